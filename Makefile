@@ -1,0 +1,21 @@
+# The two commands: `make render` and `make test`. Each bootstraps first.
+VENV := .venv
+PY := $(VENV)/bin/python
+QUALITY ?= l
+
+.PHONY: bootstrap render test list clean
+
+bootstrap:
+	@bash tools/bootstrap.sh
+
+render: bootstrap
+	$(VENV)/bin/qkv-lens render --lang all -q $(QUALITY)
+
+test: bootstrap
+	$(PY) -m pytest -q
+
+list: bootstrap
+	@$(VENV)/bin/qkv-lens list
+
+clean:
+	rm -rf renders media

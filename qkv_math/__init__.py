@@ -1,0 +1,33 @@
+"""Exact mathematics of the qkv-lens lesson (numpy only, no manim).
+
+Convention, everywhere in this package: vectors are **row vectors** and a
+matrix acts on the right, ``y = x @ W``.  So for ``W`` of shape (n, m), row i
+of ``W`` is where the i-th basis vector of the n-dimensional input lands, and
+a stack of k inputs of shape (k, n) maps to an output of shape (k, m).
+"""
+from .linear import (
+    apply,
+    collisions,
+    determinant,
+    flatten_onto,
+    linear_path,
+    rank,
+    rotation,
+    rotation_angle,
+    rotation_path,
+    shear,
+    shear_path,
+    stretch,
+    stretch_path,
+    svd_path,
+    svd_stages,
+)
+from .exact import Term, WorkedColumn, WorkedProduct, to_exact, worked_product
+
+__all__ = [
+    "apply", "collisions", "determinant", "rank",
+    "rotation", "stretch", "shear", "flatten_onto", "rotation_angle",
+    "rotation_path", "stretch_path", "shear_path", "linear_path",
+    "svd_stages", "svd_path",
+    "Term", "WorkedColumn", "WorkedProduct", "to_exact", "worked_product",
+]

@@ -1,0 +1,108 @@
+"""Shared visuals: text in the right font, matrices, vectors, word points."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from manim import (
+    DOWN, LEFT, RIGHT, UP, UL, UR, DL, DR,
+    BackgroundRectangle, DecimalNumber, Dot, MathTex, Matrix, MobjectMatrix,
+    Text, VGroup, VMobject,
+)
+
+from . import palette
+from .fonts import font_for
+from .numbers import tex_number
+
+
+def text(content: str, lang: str, size: float = 28, color=palette.INK, **kw) -> Text:
+    """A Pango Text in the lesson font for ``lang`` (CJK-capable)."""
+    return Text(content, font=font_for(lang), font_size=size, color=color, **kw)
+
+
+def backed(mob: VMobject, opacity: float = 0.85, buff: float = 0.12) -> VGroup:
+    """``mob`` on a dark rounded backing, so it stays readable over a grid."""
+    back = BackgroundRectangle(mob, color=palette.PANEL, fill_opacity=opacity, buff=buff)
+    return VGroup(back, mob)
+
+
+def matrix_mob(rows: Sequence[Sequence], row_colors: Sequence | None = None,
+               col_colors: Sequence | None = None, font_size: float = 36) -> Matrix:
+    """A bracketed matrix of exact numbers (each entry a MathTex)."""
+    entries = [[tex_number(v) for v in row] for row in rows]
+    m = Matrix(entries, element_alignment_corner=np.zeros(3),
+               h_buff=1.1, v_buff=0.75, bracket_h_buff=0.15)
+    m.scale(font_size / 48)
+    for i, row in enumerate(m.get_rows()):
+        for j, entry in enumerate(row):
+            if row_colors is not None:
+                entry.set_color(row_colors[i])
+            if col_colors is not None:
+                entry.set_color(col_colors[j])
+    return m
+
+
+class LiveMatrix(MobjectMatrix):
+    """A 2x2 readout of DecimalNumbers, updated in place by ``set_matrix``;
+    row i is drawn in ``row_colors[i]`` (row i = where basis vector i lands)."""
+
+    def __init__(self, M, row_colors=(palette.BASIS_I, palette.BASIS_J), places: int = 2,
+                 font_size: float = 34, **kw):
+        M = np.asarray(M, dtype=float)
+        self.numbers = [[DecimalNumber(M[i, j], num_decimal_places=places, font_size=font_size,
+                                       color=row_colors[i], include_sign=False)
+                         for j in range(M.shape[1])] for i in range(M.shape[0])]
+        super().__init__(self.numbers, h_buff=1.35, v_buff=0.7,
+                         element_alignment_corner=RIGHT, **kw)
+
+    def set_matrix(self, M) -> "LiveMatrix":
+        M = np.asarray(M, dtype=float)
+        for i, row in enumerate(self.numbers):
+            for j, num in enumerate(row):
+                centre = num.get_right()
+                num.set_value(float(M[i, j]))
+                num.move_to(centre, aligned_edge=RIGHT)
+        return self
+
+    def values(self) -> np.ndarray:
+        """The values shown, as a float array."""
+        return np.array([[n.get_value() for n in row] for row in self.numbers])
+
+
+class WordPoint(VGroup):
+    """A dot at plane coordinates ``coords`` with a text label beside it."""
+
+    def __init__(self, name: str, coords, lang: str, color=palette.EMBED, size: float = 24):
+        self.dot = Dot(radius=0.07, color=color)
+        self.label = text(name, lang, size=size, color=color)
+        self.name = name
+        self.coords = np.asarray(coords, dtype=float)
+        self.side = UR
+        super().__init__(self.dot, self.label)
+
+
+_SIDES = (UR, UL, DR, DL, RIGHT, LEFT, UP, DOWN)
+
+
+def _box(mob) -> tuple[float, float, float, float]:
+    return (mob.get_left()[0], mob.get_bottom()[1], mob.get_right()[0], mob.get_top()[1])
+
+
+def _overlap(a, b, pad: float = 0.04) -> bool:
+    return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad
+
+
+def place_labels(points: Sequence[WordPoint], avoid: Sequence[VMobject] = ()) -> None:
+    """Put each label next to its dot on the first side (its previous side
+    first) where it overlaps no earlier label and nothing in ``avoid``.
+    Points sharing a spot get their labels stacked apart."""
+    taken = [_box(m) for m in avoid]
+    for p in points:
+        order = (p.side,) + tuple(s for s in _SIDES if s is not p.side)
+        for side in order:
+            p.label.next_to(p.dot, side, buff=0.08)
+            box = _box(p.label)
+            if not any(_overlap(box, t) for t in taken):
+                p.side = side
+                break
+        taken.append(_box(p.label))

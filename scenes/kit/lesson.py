@@ -1,0 +1,248 @@
+"""Load and validate ``lesson.toml`` into frozen, typed objects.
+
+Every value is checked before anything renders.  A bad file raises
+``LessonError`` whose message names the file, the key path (such as
+``worked_example.W[1][2]``), what was expected and what was found.
+Numbers are kept exact: ints and decimal texts become Fractions
+(``0.5`` -> 1/2), and strings such as ``"1/2"`` are accepted too.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+LANGUAGES = ("zh", "en")
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+# The lesson's defaults (the article's numbers).  The shipped lesson.toml
+# spells every one of them out; a key left out of a user's file takes these.
+DEFAULTS: dict[str, Any] = {
+    "language": "zh",
+    "space_deformation": {
+        "words": [
+            {"zh": "苹果", "en": "apple", "at": [2, 1]},
+            {"zh": "香蕉", "en": "banana", "at": [1, 2]},
+            {"zh": "红色", "en": "red", "at": [2.5, -1]},
+            {"zh": "圆形", "en": "round", "at": [0.5, -2]},
+            {"zh": "手机", "en": "phone", "at": [-2, 1.5]},
+            {"zh": "电脑", "en": "computer", "at": [-2.5, -1]},
+        ],
+        "rotation_degrees": 60,
+        "stretch": [1.5, 0.5],
+        "shear": 1,
+        "flatten_onto": [1, 1],
+        "svd_matrix": [[1, 1], [-0.5, 1.5]],
+    },
+    "worked_example": {
+        "x": [3, 4],
+        "W": [[1, 0, 2], [0, 1, -1]],
+    },
+}
+
+
+class LessonError(ValueError):
+    """A lesson file that cannot be used; ``str(err)`` is the whole message."""
+
+
+@dataclass(frozen=True)
+class Word:
+    """A labelled point of the plane: its names and position [x, y]."""
+    zh: str
+    en: str
+    at: tuple[Fraction, Fraction]
+
+    def name(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
+
+
+@dataclass(frozen=True)
+class SpaceDeformationParams:
+    words: tuple[Word, ...]
+    rotation_degrees: Fraction
+    stretch: tuple[Fraction, Fraction]
+    shear: Fraction
+    flatten_onto: tuple[Fraction, Fraction]
+    svd_matrix: tuple[tuple[Fraction, ...], ...]
+
+
+@dataclass(frozen=True)
+class WorkedExampleParams:
+    x: tuple[Fraction, ...]
+    W: tuple[tuple[Fraction, ...], ...]
+
+
+@dataclass(frozen=True)
+class Lesson:
+    path: Path
+    language: str
+    space_deformation: SpaceDeformationParams
+    worked_example: WorkedExampleParams
+    sections: dict  # the merged raw sections, for cache keys
+
+    def section_text(self, name: str) -> str:
+        """A canonical text of one section's values (for cache keys)."""
+        return repr(self.sections.get(name))
+
+
+class _Checker:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def fail(self, where: str, expected: str, found: Any) -> LessonError:
+        shown = found if isinstance(found, str) and found.startswith("<") else repr(found)
+        loc = f"{where}: " if where else ""
+        return LessonError(f"{self.path}: {loc}expected {expected}, found {shown}")
+
+    def keys(self, table: Any, where: str, allowed: list[str]) -> dict:
+        if not isinstance(table, dict):
+            raise self.fail(where, "a table", _kind(table))
+        for key in table:
+            if key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.5)
+                hint = f' (did you mean "{close[0]}"?)' if close else ""
+                name = f"{where}.{key}" if where else key
+                raise LessonError(
+                    f'{self.path}: {name}: unknown key{hint}; expected one of: {", ".join(allowed)}'
+                )
+        return table
+
+    def number(self, value: Any, where: str) -> Fraction:
+        expected = 'a finite number (like 3, -0.5 or "1/2")'
+        if isinstance(value, bool):
+            raise self.fail(where, expected, value)
+        if isinstance(value, int):
+            return Fraction(value)
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise self.fail(where, expected, f"<{value}>")
+            return Fraction(repr(value))
+        if isinstance(value, str):
+            try:
+                return Fraction(value.strip())
+            except (ValueError, ZeroDivisionError):
+                raise self.fail(where, expected, value) from None
+        raise self.fail(where, expected, _kind(value))
+
+    def vector(self, value: Any, where: str, n: int | None = None) -> tuple[Fraction, ...]:
+        want = f"a list of {n} numbers" if n else "a non-empty list of numbers"
+        if not isinstance(value, list) or not value:
+            raise self.fail(where, want, _kind(value))
+        if n is not None and len(value) != n:
+            raise self.fail(where, want, f"<a list of {len(value)}>")
+        return tuple(self.number(v, f"{where}[{i}]") for i, v in enumerate(value))
+
+    def matrix(self, value: Any, where: str, rows: int | None = None,
+               cols: int | None = None, why: str = "") -> tuple[tuple[Fraction, ...], ...]:
+        shape = f"{rows or 'n'}x{cols or 'm'}"
+        want = f"a {shape} matrix (a list of rows){why}"
+        if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
+            raise self.fail(where, want, _kind(value))
+        if rows is not None and len(value) != rows:
+            raise self.fail(where, f"{rows} rows{why}", f"<{len(value)} rows>")
+        width = cols if cols is not None else len(value[0])
+        out = []
+        for i, row in enumerate(value):
+            if len(row) != width or width == 0:
+                raise self.fail(f"{where}[{i}]", f"a row of {width} numbers{why}", f"<a row of {len(row)}>")
+            out.append(self.vector(row, f"{where}[{i}]", width))
+        return tuple(out)
+
+    def text(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(where, "a non-empty text", _kind(value) if not isinstance(value, str) else value)
+        return value
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "a table", list: "a list", str: "a text", bool: "a boolean",
+             int: "an integer", float: "a number"}
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return repr(value)
+    return f"<{names.get(type(value), type(value).__name__)}>"
+
+
+def default_lesson_path() -> Path:
+    """QKV_LESSON if set, else ./lesson.toml if present, else the project's."""
+    env = os.environ.get("QKV_LESSON")
+    if env:
+        return Path(env)
+    here = Path.cwd() / "lesson.toml"
+    return here if here.exists() else PROJECT_ROOT / "lesson.toml"
+
+
+def load_lesson(path: str | os.PathLike | None = None, language: str | None = None) -> Lesson:
+    """Read and validate a lesson file.  ``language`` (or QKV_LANG) overrides
+    the file's own.  Raises LessonError with a one-line message."""
+    path = Path(path) if path is not None else default_lesson_path()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LessonError(f"{path}: lesson file not found") from None
+    except OSError as err:
+        raise LessonError(f"{path}: cannot read the lesson file ({err.strerror})") from None
+    except UnicodeDecodeError:
+        raise LessonError(f"{path}: the lesson file is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as err:
+        raise LessonError(f"{path}: TOML syntax error: {err}") from None
+    return parse_lesson(raw, path, language)
+
+
+def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
+    c = _Checker(path)
+    c.keys(raw, "", list(DEFAULTS))
+    merged = {
+        name: ({**default, **raw.get(name, {})} if isinstance(default, dict) else raw.get(name, default))
+        for name, default in DEFAULTS.items()
+    }
+    for name, default in DEFAULTS.items():
+        if isinstance(default, dict):
+            c.keys(raw.get(name, {}), name, list(default))
+
+    lang = language or os.environ.get("QKV_LANG") or merged["language"]
+    where = "language" if not (language or os.environ.get("QKV_LANG")) else "language (--lang / QKV_LANG)"
+    if lang not in LANGUAGES:
+        raise c.fail(where, f'one of {", ".join(map(repr, LANGUAGES))}', lang)
+
+    sd = merged["space_deformation"]
+    words_raw = sd["words"]
+    if not isinstance(words_raw, list) or not words_raw:
+        raise c.fail("space_deformation.words", "a non-empty list of words", _kind(words_raw))
+    words = []
+    for i, w in enumerate(words_raw):
+        wp = f"space_deformation.words[{i}]"
+        c.keys(w, wp, ["zh", "en", "at"])
+        for key in ("zh", "en", "at"):
+            if key not in w:
+                raise LessonError(f"{path}: {wp}: missing key \"{key}\"")
+        words.append(Word(c.text(w["zh"], f"{wp}.zh"), c.text(w["en"], f"{wp}.en"),
+                          c.vector(w["at"], f"{wp}.at", 2)))
+    onto = c.vector(sd["flatten_onto"], "space_deformation.flatten_onto", 2)
+    if all(v == 0 for v in onto):
+        raise c.fail("space_deformation.flatten_onto", "a non-zero direction", "<[0, 0]>")
+    space = SpaceDeformationParams(
+        words=tuple(words),
+        rotation_degrees=c.number(sd["rotation_degrees"], "space_deformation.rotation_degrees"),
+        stretch=c.vector(sd["stretch"], "space_deformation.stretch", 2),
+        shear=c.number(sd["shear"], "space_deformation.shear"),
+        flatten_onto=onto,
+        svd_matrix=c.matrix(sd["svd_matrix"], "space_deformation.svd_matrix", 2, 2),
+    )
+
+    we = merged["worked_example"]
+    x = c.vector(we["x"], "worked_example.x")
+    W = c.matrix(we["W"], "worked_example.W", rows=len(x),
+                 why=f" (one row per entry of worked_example.x, which has {len(x)})")
+    worked = WorkedExampleParams(x=x, W=W)
+    return Lesson(path=path, language=lang, space_deformation=space,
+                  worked_example=worked, sections=merged)

@@ -1,0 +1,70 @@
+"""Key moments of a scene, read back from its mobjects for tests.
+
+A scene calls ``key_moment(name, **probes)`` when something worth checking
+is on screen.  The record keeps every visible label's box (for the layout
+check) and the probes the scene reports (read from the mobjects it shows).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from manim import DecimalNumber, MathTex, Matrix, Mobject, SingleStringMathTex, Tex, Text, MarkupText
+
+LABEL_TYPES = (Text, MarkupText, MathTex, SingleStringMathTex, Tex, DecimalNumber, Matrix)
+
+
+@dataclass(frozen=True)
+class Label:
+    kind: str
+    content: str
+    box: tuple[float, float, float, float]  # left, bottom, right, top in scene units
+
+
+@dataclass
+class Moment:
+    name: str
+    labels: list[Label]
+    probes: dict = field(default_factory=dict)
+
+
+def _visible(mob: Mobject) -> bool:
+    fam = mob.get_family()
+    for m in fam:
+        if m.has_points():
+            try:
+                if m.get_fill_opacity() > 0.05 or m.get_stroke_opacity() > 0.05:
+                    return True
+            except (AttributeError, IndexError):
+                return True
+    return False
+
+
+def _content(mob: Mobject) -> str:
+    if isinstance(mob, DecimalNumber):
+        return f"{mob.get_value():.{mob.num_decimal_places}f}"
+    if isinstance(mob, (Text, MarkupText)):
+        return mob.text
+    if isinstance(mob, (MathTex, SingleStringMathTex, Tex)):
+        return mob.get_tex_string()
+    if isinstance(mob, Matrix):
+        return "matrix"
+    return type(mob).__name__
+
+
+def collect_labels(mobjects) -> list[Label]:
+    """The outermost text-like mobjects (Text, MathTex, DecimalNumber,
+    Matrix, ...) under ``mobjects`` that are visible, with their boxes."""
+    out: list[Label] = []
+
+    def walk(m: Mobject):
+        if isinstance(m, LABEL_TYPES):
+            if _visible(m):
+                box = (m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1])
+                out.append(Label(type(m).__name__, _content(m), tuple(float(v) for v in box)))
+            return
+        for sub in m.submobjects:
+            walk(sub)
+
+    for m in mobjects:
+        walk(m)
+    return out

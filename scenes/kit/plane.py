@@ -1,0 +1,91 @@
+"""A deformable plane: grid, unit square, basis vectors and word points, all
+moved by one 2x2 matrix in the row convention (a point p goes to p @ M)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from manim import (
+    Arrow, MathTex, NumberPlane, Polygon, VGroup, UP, RIGHT, LEFT, DOWN,
+)
+
+from . import palette
+from .displays import WordPoint, place_labels
+
+
+class DeformablePlane(VGroup):
+    """Everything drawn on the plane.  ``set_matrix(M)`` redraws every part
+    for the (2, 2) matrix M: the grid and unit square are moved point by
+    point, the basis arrows end at the rows of M, each word dot sits at
+    ``coords @ M`` and the labels are re-placed so none overlap."""
+
+    def __init__(self, words: Sequence[WordPoint], origin, unit: float = 0.85,
+                 x_extent: int = 16, y_extent: int = 12, avoid=()):
+        self.origin = np.array(origin, dtype=float)
+        self.unit = unit
+        self.avoid = list(avoid)
+        axis = {"stroke_width": 0}
+        self.background = NumberPlane(
+            x_range=(-x_extent, x_extent, 1), y_range=(-y_extent, y_extent, 1),
+            x_length=2 * x_extent * unit, y_length=2 * y_extent * unit,
+            background_line_style={"stroke_color": palette.MUTED, "stroke_width": 1,
+                                   "stroke_opacity": 0.35},
+            axis_config=axis, faded_line_ratio=1,
+        ).shift(self.origin)
+        self.grid = NumberPlane(
+            x_range=(-x_extent, x_extent, 1), y_range=(-y_extent, y_extent, 1),
+            x_length=2 * x_extent * unit, y_length=2 * y_extent * unit,
+            background_line_style={"stroke_color": "#3C7DC4", "stroke_width": 2,
+                                   "stroke_opacity": 0.8},
+            axis_config={"stroke_color": palette.INK, "stroke_width": 2.5},
+            faded_line_ratio=1,
+        ).shift(self.origin)
+        self.square = Polygon(*[self.c2p(p) for p in ((0, 0), (1, 0), (1, 1), (0, 1))],
+                              color=palette.AREA, stroke_width=2,
+                              fill_color=palette.AREA, fill_opacity=0.35)
+        self.i_arrow = self._arrow((1, 0), palette.BASIS_I)
+        self.j_arrow = self._arrow((0, 1), palette.BASIS_J)
+        self.i_label = MathTex(r"\hat{\imath}", color=palette.BASIS_I, font_size=40)
+        self.j_label = MathTex(r"\hat{\jmath}", color=palette.BASIS_J, font_size=40)
+        self.words = list(words)
+        self._originals = [[(sub, sub.points.copy()) for sub in m.family_members_with_points()]
+                           for m in (self.grid, self.square)]
+        self.matrix = np.eye(2)
+        super().__init__(self.grid, self.square, self.i_arrow, self.j_arrow,
+                         self.i_label, self.j_label, *self.words)
+        self.set_matrix(np.eye(2))
+
+    def c2p(self, coords) -> np.ndarray:
+        """Scene point of plane coordinates [x, y]."""
+        x, y = coords
+        return self.origin + self.unit * np.array([x, y, 0.0])
+
+    def p2c(self, point) -> np.ndarray:
+        """Plane coordinates [x, y] of a scene point."""
+        return (np.asarray(point)[:2] - self.origin[:2]) / self.unit
+
+    def _arrow(self, tip, color) -> Arrow:
+        return Arrow(self.c2p((0, 0)), self.c2p(tip), buff=0, color=color,
+                     stroke_width=6, max_tip_length_to_length_ratio=0.3)
+
+    def set_matrix(self, M) -> "DeformablePlane":
+        M = np.asarray(M, dtype=float)
+        self.matrix = M
+        M3 = np.eye(3)
+        M3[:2, :2] = M
+        for members in self._originals:
+            for sub, pts in members:
+                sub.points = self.origin + (pts - self.origin) @ M3
+        for arrow, label, row, side in ((self.i_arrow, self.i_label, M[0], DOWN),
+                                        (self.j_arrow, self.j_label, M[1], LEFT)):
+            tip = row if np.linalg.norm(row) > 1e-3 else np.array([1e-3, 0.0])
+            arrow.become(self._arrow(tip, arrow.get_color()))
+            label.next_to(arrow.get_end(), side if np.linalg.norm(row) > 0.3 else RIGHT, buff=0.1)
+        for w in self.words:
+            w.dot.move_to(self.c2p(w.coords @ M))
+        place_labels(self.words, avoid=[self.i_label, self.j_label, *self.avoid])
+        return self
+
+    def word_coords(self) -> np.ndarray:
+        """Plane coordinates of the word dots as drawn, shape (k, 2)."""
+        return np.array([self.p2c(w.dot.get_center()) for w in self.words])

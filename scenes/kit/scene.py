@@ -1,0 +1,72 @@
+"""LessonScene: the base of every scene (lesson, language, narration, key moments)."""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+
+from manim import Scene
+
+from .fonts import FontMissing, font_for
+from .lesson import Lesson, LessonError, load_lesson
+from .moments import Moment, collect_labels
+from .text import tr
+
+# Reading speeds for subtitles: characters per second.
+READING_RATE = {"zh": 6.5, "en": 18.0}
+
+
+def fail_clearly(message: str, status: int = 2):
+    """Print ``message`` as one error line and exit with ``status`` (no traceback)."""
+    print(f"qkv-lens: error: {message}", file=sys.stderr)
+    raise SystemExit(status)
+
+
+def lesson_or_exit() -> Lesson:
+    """The validated lesson (QKV_LESSON / QKV_LANG honoured), or a clear exit 2."""
+    try:
+        lesson = load_lesson()
+        font_for(lesson.language)
+    except (LessonError, FontMissing) as err:
+        fail_clearly(str(err))
+    return lesson
+
+
+class LessonScene(Scene):
+    """A scene of the lesson.  ``section`` names its lesson.toml section and
+    its text-table prefix; ``self.params`` is that section's frozen values."""
+
+    section = ""
+
+    def setup(self):
+        super().setup()
+        self.lesson = lesson_or_exit()
+        self.lang = self.lesson.language
+        self.params = getattr(self.lesson, self.section)
+        self.moments: dict[str, Moment] = {}
+
+    def tr(self, key: str, **fields) -> str:
+        return tr(self.lang, f"{self.section}.{key}", **fields)
+
+    def reading_time(self, sentence: str) -> float:
+        return max(1.5, len(sentence) / READING_RATE[self.lang])
+
+    @contextmanager
+    def narration(self, key: str, **fields):
+        """Narrate text ``key`` as a subcaption over the animations played
+        inside the block; waits at the end if the text needs longer to read."""
+        sentence = self.tr(key, **fields)
+        start = self.renderer.time
+        yield sentence
+        elapsed = self.renderer.time - start
+        if self.renderer.skip_animations:  # dry run: no clock, estimate instead
+            elapsed = 0.0
+        else:
+            rest = self.reading_time(sentence) - elapsed
+            if rest > 0.05:
+                self.wait(rest)
+                elapsed += rest
+        self.add_subcaption(sentence, duration=max(elapsed, 0.5), offset=-elapsed)
+
+    def key_moment(self, name: str, **probes) -> None:
+        """Record what is on screen now (labels and the scene's probes)."""
+        self.moments[name] = Moment(name, collect_labels(self.mobjects), probes)

@@ -1,0 +1,188 @@
+"""Scene 1, SpaceDeformation: a matrix deforms the whole plane.
+
+Rotation, stretch, shear and a rank-1 flattening, each along its true path
+from ``qkv_math``, then any M from lesson.toml played as its SVD stages
+rotate -> (signed) stretch -> rotate.  Row vectors: a point p goes to p @ M.
+
+    manim -ql scenes/space_deformation.py SpaceDeformation
+"""
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN, LEFT, RIGHT, UP, UL, Create, DecimalNumber, FadeIn, FadeOut, Flash,
+    GrowFromCenter, Indicate, MathTex, ReplacementTransform, ValueTracker, VGroup,
+    Write, linear, smooth,
+)
+
+import qkv_math as qm
+from scenes.kit import palette
+from scenes.kit.displays import LiveMatrix, WordPoint, backed, text
+from scenes.kit.plane import DeformablePlane
+from scenes.kit.scene import LessonScene
+from scenes.kit.wrap import wrapped_text
+
+PANEL_LEFT = -6.85
+PLANE_ORIGIN = np.array([2.3, -0.3, 0.0])
+
+
+class SpaceDeformation(LessonScene):
+    section = "space_deformation"
+
+    def construct(self):
+        p = self.params
+        lang = self.lang
+        words = [WordPoint(w.name(lang), np.array(w.at, dtype=float), lang) for w in p.words]
+        points = np.array([w.at for w in p.words], dtype=float)
+
+        # --- the readout panel (left) ---------------------------------
+        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
+        stage = text(" ", lang, size=30, color=palette.AREA)
+        readout = LiveMatrix(np.eye(2))
+        m_eq = MathTex("M =", font_size=40)
+        m_row = VGroup(m_eq, readout).arrange(RIGHT, buff=0.2)
+        det_tex = MathTex(r"\det M =", font_size=36)
+        det_num = DecimalNumber(1.0, num_decimal_places=2, font_size=36, color=palette.AREA)
+        det_row = VGroup(det_tex, det_num).arrange(RIGHT, buff=0.2)
+        det_note = text(self.tr("det_label") + " = |det M|", lang, size=22, color=palette.AREA)
+        convention = VGroup(
+            MathTex(r"y = x\,M", font_size=38),
+            wrapped_text(self.tr("convention"), lang, size=22, width=3.9, color=palette.MUTED),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
+        column = VGroup(m_row, det_row, det_note).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
+        column.next_to(title, DOWN, aligned_edge=LEFT, buff=0.9)
+        stage.next_to(title, DOWN, aligned_edge=LEFT, buff=0.3)
+        convention.next_to(column, DOWN, aligned_edge=LEFT, buff=0.45)
+        panel = backed(VGroup(title, column, convention), opacity=0.9, buff=0.2)
+
+        plane = DeformablePlane(words, PLANE_ORIGIN, avoid=[panel])
+        self.plane = plane
+
+        def show(M):
+            plane.set_matrix(M)
+            readout.set_matrix(M)
+            det_num.set_value(qm.determinant(M))
+
+        tracker = ValueTracker(0.0)
+        state = {"path": lambda t: np.eye(2)}
+
+        def follow(_mob):
+            show(state["path"](min(1.0, max(0.0, tracker.get_value()))))
+
+        def run(path, seconds=3.0, back=False, rate=smooth):
+            state["path"] = path
+            tracker.set_value(1.0 if back else 0.0)
+            self.play(tracker.animate.set_value(0.0 if back else 1.0), run_time=seconds, rate_func=rate)
+
+        def set_stage(key, **fields):
+            new = text(self.tr(key, **fields), lang, size=30, color=palette.AREA)
+            new.next_to(title, DOWN, aligned_edge=LEFT, buff=0.3)
+            self.play(ReplacementTransform(self.stage, new), run_time=0.5)
+            self.stage = new
+
+        def probes(M):
+            return dict(matrix=np.array(M), words=plane.word_coords(), readout=readout.values(),
+                        det=det_num.get_value(), i_tip=plane.p2c(plane.i_arrow.get_end()),
+                        j_tip=plane.p2c(plane.j_arrow.get_end()))
+
+        self.stage = stage
+        self.add(plane.background)
+        with self.narration("intro"):
+            self.play(Create(plane.grid), run_time=1.5)
+            self.play(FadeIn(panel[0]), Write(title), FadeIn(plane.square),
+                      GrowFromCenter(plane.i_arrow), GrowFromCenter(plane.j_arrow),
+                      FadeIn(plane.i_label), FadeIn(plane.j_label), run_time=1.2)
+            self.play(*[FadeIn(w, scale=0.6) for w in words], run_time=1.0)
+        driver = VGroup()
+        driver.add_updater(follow)
+        self.add(driver)
+        with self.narration("convention_say"):
+            self.play(FadeIn(column), FadeIn(convention), run_time=1.0)
+            self.play(Indicate(readout.get_rows()[0], color=palette.BASIS_I),
+                      Indicate(plane.i_arrow, color=palette.BASIS_I), run_time=1.0)
+            self.play(Indicate(readout.get_rows()[1], color=palette.BASIS_J),
+                      Indicate(plane.j_arrow, color=palette.BASIS_J), run_time=1.0)
+        self.key_moment("start", **probes(np.eye(2)))
+
+        # --- the four primitives, each along its true path ----------------
+        theta = np.deg2rad(float(p.rotation_degrees))
+        sx, sy = (float(v) for v in p.stretch)
+        k = float(p.shear)
+        steps = [
+            ("rotation", qm.rotation_path(theta), qm.rotation(theta)),
+            ("stretch", qm.stretch_path(sx, sy), qm.stretch(sx, sy)),
+            ("shear", qm.shear_path(k), qm.shear(k)),
+        ]
+        for key, path, M in steps:
+            set_stage(key)
+            with self.narration(f"{key}_say"):
+                if key == "rotation":
+                    run(path, 1.5, rate=linear)
+                    half = path(0.5)
+                    state["path"] = lambda t, h=half: h
+                    self.wait(0.6)
+                    self.key_moment("rotation_half", **probes(half))
+                    run(lambda t: path(0.5 + 0.5 * t), 1.5, rate=linear)
+                else:
+                    run(path, 2.5)
+                self.wait(1.0)
+                self.key_moment(key, **probes(M))
+            run(path, 1.2, back=True)
+
+        set_stage("flatten")
+        F = qm.flatten_onto(np.array(p.flatten_onto, dtype=float))
+        with self.narration("flatten_say"):
+            run(qm.linear_path(F), 3.0)
+            groups = qm.collisions(points, F)
+            marks = VGroup()
+            for g in groups:
+                spot = plane.c2p(points[g[0]] @ F)
+                mark = text(self.tr("same_point"), lang, size=24, color=palette.ALERT)
+                marks.add(mark)
+                self.play(Flash(spot, color=palette.ALERT), run_time=0.8)
+            lost = text(self.tr("info_lost"), lang, size=26, color=palette.ALERT)
+            lost.next_to(det_row, RIGHT, buff=0.3)
+            self.play(det_num.animate.set_color(palette.ALERT), FadeIn(lost), run_time=0.8)
+            for g, mark in zip(groups, marks):
+                mark.next_to(VGroup(*[words[i].label for i in g]), DOWN, buff=0.12)
+                self.play(FadeIn(mark), run_time=0.5)
+            self.wait(1.0)
+            self.key_moment("flatten", collisions=groups, **probes(F))
+        self.play(FadeOut(marks), FadeOut(lost), FadeOut(plane.grid), FadeOut(plane.square),
+                  det_num.animate.set_color(palette.AREA), run_time=0.6)
+        state["path"] = lambda t: np.eye(2)
+        self.wait(0.1)
+        self.play(FadeIn(plane.grid), FadeIn(plane.square), run_time=0.6)
+
+        # --- any M as rotate -> stretch -> rotate -------------------------
+        M = np.array(p.svd_matrix, dtype=float)
+        A, B, C = qm.svd_stages(M)
+        stage_paths = qm.svd_path(M)
+        set_stage("svd")
+        with self.narration("svd_say"):
+            self.wait(0.5)
+        stage_keys = [("svd_a", {"angle": _deg(qm.rotation_angle(A))}),
+                      ("svd_b_flip" if B[1, 1] < 0 else "svd_b",
+                       {"sx": _num(B[0, 0]), "sy": _num(B[1, 1])}),
+                      ("svd_c", {"angle": _deg(qm.rotation_angle(C))})]
+        ends = [A, A @ B, A @ B @ C]
+        with self.narration("svd_stage_say"):
+            for (key, fields), path, end, name in zip(stage_keys, stage_paths, ends, "abc"):
+                set_stage(key, **fields)
+                run(path, 2.2)
+                self.wait(0.6)
+                self.key_moment(f"svd_{name}", **probes(end))
+        set_stage("outro")
+        with self.narration("outro_say"):
+            self.play(Indicate(readout, color=palette.AREA), run_time=1.2)
+            self.wait(0.8)
+        self.key_moment("end", **probes(M))
+
+
+def _deg(radians: float) -> str:
+    return f"{np.rad2deg(radians):.1f}"
+
+
+def _num(v: float) -> str:
+    return f"{v:.2f}"
+

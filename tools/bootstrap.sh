@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Idempotent set-up for qkv-lens on Debian/Ubuntu: system pieces manim needs,
+# then .venv with the project installed editable (with its test extra).
+# Fast when nothing is missing: a few checks and a stamp comparison.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES="libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base \
+texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended \
+dvisvgm fonts-noto-cjk"
+# Browser tests of the lesson page (Playwright drives Debian's Chromium).
+APT_PACKAGES="$APT_PACKAGES chromium chromium-driver"
+
+missing=()
+pkg-config --exists pangocairo 2>/dev/null || missing+=("pangocairo (libpango1.0-dev, libcairo2-dev, pkg-config)")
+command -v latex >/dev/null 2>&1 || missing+=("latex (texlive-latex-base)")
+{ command -v kpsewhich >/dev/null 2>&1 && [ -n "$(kpsewhich standalone.cls 2>/dev/null)" ]; } \
+  || missing+=("standalone.cls (texlive-latex-extra)")
+command -v dvisvgm >/dev/null 2>&1 || missing+=("dvisvgm")
+[ -n "$(fc-list :lang=zh 2>/dev/null | head -n 1)" ] || missing+=("a CJK font (fonts-noto-cjk)")
+[ -x /usr/bin/chromium ] || missing+=("chromium (for the lesson-page browser tests)")
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: missing system pieces:"
+  printf '  - %s\n' "${missing[@]}"
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "bootstrap: installing with apt-get (this takes a few minutes once)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    # shellcheck disable=SC2086
+    apt-get install -y -q --no-install-recommends $APT_PACKAGES
+  else
+    echo "bootstrap: cannot install them here; run:"
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $APT_PACKAGES" | tr -s ' '
+    exit 1
+  fi
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "bootstrap: creating .venv"
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.qkv-lens-installed
+want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "bootstrap: installing qkv-lens into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e '.[test]'
+  echo "$want" > "$stamp"
+fi
+echo "bootstrap: ready"
