@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, UL, Create, DecimalNumber, FadeIn, FadeOut, Flash,
-    GrowFromCenter, Indicate, MathTex, ReplacementTransform, ValueTracker, VGroup,
+    DOWN, LEFT, RIGHT, UP, UL, Create, Rectangle, config, DecimalNumber, FadeIn, FadeOut, Flash,
+    GrowFromCenter, Indicate, MathTex, ValueTracker, VGroup,
     Write, linear, smooth,
 )
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.displays import LiveMatrix, WordPoint, backed, text
+from scenes.kit.displays import FastDecimal, LiveMatrix, WordPoint, set_shown, text
 from scenes.kit.plane import DeformablePlane
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
 
-PANEL_LEFT = -6.85
+SIDEBAR_WIDTH = 4.6                       # the readout column on the left
+TEXT_WIDTH = SIDEBAR_WIDTH - 0.6
 PLANE_ORIGIN = np.array([2.3, -0.3, 0.0])
 
 
@@ -36,13 +37,14 @@ class SpaceDeformation(LessonScene):
         points = np.array([w.at for w in p.words], dtype=float)
 
         # --- the readout panel (left) ---------------------------------
-        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
-        stage = text(" ", lang, size=30, color=palette.AREA)
+        title = wrapped_text(self.tr("title"), lang, size=32, width=TEXT_WIDTH)
+        title.to_corner(UL, buff=0.35)
+        stage = text(" ", lang, size=28, color=palette.AREA)
         readout = LiveMatrix(np.eye(2))
         m_eq = MathTex("M =", font_size=40)
         m_row = VGroup(m_eq, readout).arrange(RIGHT, buff=0.2)
         det_tex = MathTex(r"\det M =", font_size=36)
-        det_num = DecimalNumber(1.0, num_decimal_places=2, font_size=36, color=palette.AREA)
+        det_num = FastDecimal(1.0, num_decimal_places=2, font_size=36, color=palette.AREA)
         det_row = VGroup(det_tex, det_num).arrange(RIGHT, buff=0.2)
         det_note = text(self.tr("det_label") + " = |det M|", lang, size=22, color=palette.AREA)
         convention = VGroup(
@@ -50,10 +52,13 @@ class SpaceDeformation(LessonScene):
             wrapped_text(self.tr("convention"), lang, size=22, width=3.9, color=palette.MUTED),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
         column = VGroup(m_row, det_row, det_note).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
-        column.next_to(title, DOWN, aligned_edge=LEFT, buff=0.9)
+        column.next_to(title, DOWN, aligned_edge=LEFT, buff=1.25)
         stage.next_to(title, DOWN, aligned_edge=LEFT, buff=0.3)
-        convention.next_to(column, DOWN, aligned_edge=LEFT, buff=0.45)
-        panel = backed(VGroup(title, column, convention), opacity=0.9, buff=0.2)
+        convention.next_to(column, DOWN, aligned_edge=LEFT, buff=0.85)
+        panel = Rectangle(width=SIDEBAR_WIDTH, height=config.frame_height + 0.1, stroke_width=0,
+                          fill_color=palette.PANEL, fill_opacity=0.93)
+        panel.to_edge(LEFT, buff=0)
+        VGroup(panel, title, column, convention, stage).set_z_index(5)
 
         plane = DeformablePlane(words, PLANE_ORIGIN, avoid=[panel])
         self.plane = plane
@@ -61,7 +66,7 @@ class SpaceDeformation(LessonScene):
         def show(M):
             plane.set_matrix(M)
             readout.set_matrix(M)
-            det_num.set_value(qm.determinant(M))
+            set_shown(det_num, qm.determinant(M))
 
         tracker = ValueTracker(0.0)
         state = {"path": lambda t: np.eye(2)}
@@ -75,9 +80,10 @@ class SpaceDeformation(LessonScene):
             self.play(tracker.animate.set_value(0.0 if back else 1.0), run_time=seconds, rate_func=rate)
 
         def set_stage(key, **fields):
-            new = text(self.tr(key, **fields), lang, size=30, color=palette.AREA)
-            new.next_to(title, DOWN, aligned_edge=LEFT, buff=0.3)
-            self.play(ReplacementTransform(self.stage, new), run_time=0.5)
+            new = wrapped_text(self.tr(key, **fields), lang, size=28, width=TEXT_WIDTH,
+                               color=palette.AREA)
+            new.next_to(title, DOWN, aligned_edge=LEFT, buff=0.3).set_z_index(5)
+            self.play(FadeOut(self.stage), FadeIn(new), run_time=0.5)
             self.stage = new
 
         def probes(M):
@@ -86,16 +92,17 @@ class SpaceDeformation(LessonScene):
                         j_tip=plane.p2c(plane.j_arrow.get_end()))
 
         self.stage = stage
-        self.add(plane.background)
+        # Everything added after the driver is redrawn each frame; the static
+        # background grid stays in manim's cached background.
+        driver = VGroup()
+        self.add(plane.background, driver)
         with self.narration("intro"):
             self.play(Create(plane.grid), run_time=1.5)
-            self.play(FadeIn(panel[0]), Write(title), FadeIn(plane.square),
+            self.play(FadeIn(panel), Write(title), FadeIn(plane.square),
                       GrowFromCenter(plane.i_arrow), GrowFromCenter(plane.j_arrow),
                       FadeIn(plane.i_label), FadeIn(plane.j_label), run_time=1.2)
             self.play(*[FadeIn(w, scale=0.6) for w in words], run_time=1.0)
-        driver = VGroup()
         driver.add_updater(follow)
-        self.add(driver)
         with self.narration("convention_say"):
             self.play(FadeIn(column), FadeIn(convention), run_time=1.0)
             self.play(Indicate(readout.get_rows()[0], color=palette.BASIS_I),
@@ -125,9 +132,9 @@ class SpaceDeformation(LessonScene):
                     run(lambda t: path(0.5 + 0.5 * t), 1.5, rate=linear)
                 else:
                     run(path, 2.5)
-                self.wait(1.0)
+                self.wait(0.6)
                 self.key_moment(key, **probes(M))
-            run(path, 1.2, back=True)
+            run(path, 0.9, back=True)
 
         set_stage("flatten")
         F = qm.flatten_onto(np.array(p.flatten_onto, dtype=float))
@@ -137,17 +144,19 @@ class SpaceDeformation(LessonScene):
             marks = VGroup()
             for g in groups:
                 spot = plane.c2p(points[g[0]] @ F)
-                mark = text(self.tr("same_point"), lang, size=24, color=palette.ALERT)
+                mark = text(self.tr("same_point"), lang, size=24, color=palette.ALERT).set_z_index(4)
                 marks.add(mark)
                 self.play(Flash(spot, color=palette.ALERT), run_time=0.8)
-            lost = text(self.tr("info_lost"), lang, size=26, color=palette.ALERT)
-            lost.next_to(det_row, RIGHT, buff=0.3)
+            lost = text(self.tr("info_lost"), lang, size=26, color=palette.ALERT).set_z_index(5)
+            lost.next_to(det_note, DOWN, aligned_edge=LEFT, buff=0.15)
             self.play(det_num.animate.set_color(palette.ALERT), FadeIn(lost), run_time=0.8)
             for g, mark in zip(groups, marks):
-                mark.next_to(VGroup(*[words[i].label for i in g]), DOWN, buff=0.12)
+                mark.next_to(VGroup(*[words[i].label for i in g]), UP, buff=0.12)
+                plane.avoid.append(mark)
                 self.play(FadeIn(mark), run_time=0.5)
             self.wait(1.0)
             self.key_moment("flatten", collisions=groups, **probes(F))
+        plane.avoid = [panel]
         self.play(FadeOut(marks), FadeOut(lost), FadeOut(plane.grid), FadeOut(plane.square),
                   det_num.animate.set_color(palette.AREA), run_time=0.6)
         state["path"] = lambda t: np.eye(2)

@@ -49,8 +49,8 @@ class LiveMatrix(MobjectMatrix):
     def __init__(self, M, row_colors=(palette.BASIS_I, palette.BASIS_J), places: int = 2,
                  font_size: float = 34, **kw):
         M = np.asarray(M, dtype=float)
-        self.numbers = [[DecimalNumber(M[i, j], num_decimal_places=places, font_size=font_size,
-                                       color=row_colors[i], include_sign=False)
+        self.numbers = [[FastDecimal(M[i, j], num_decimal_places=places, font_size=font_size,
+                                       color=row_colors[i], edge_to_fix=RIGHT)
                          for j in range(M.shape[1])] for i in range(M.shape[0])]
         super().__init__(self.numbers, h_buff=1.35, v_buff=0.7,
                          element_alignment_corner=RIGHT, **kw)
@@ -59,9 +59,7 @@ class LiveMatrix(MobjectMatrix):
         M = np.asarray(M, dtype=float)
         for i, row in enumerate(self.numbers):
             for j, num in enumerate(row):
-                centre = num.get_right()
-                num.set_value(float(M[i, j]))
-                num.move_to(centre, aligned_edge=RIGHT)
+                set_shown(num, float(M[i, j]))
         return self
 
     def values(self) -> np.ndarray:
@@ -106,3 +104,40 @@ def place_labels(points: Sequence[WordPoint], avoid: Sequence[VMobject] = ()) ->
                 p.side = side
                 break
         taken.append(_box(p.label))
+
+
+def _light_copy(mob: VMobject) -> VMobject:
+    """A copy of a glyph's geometry and style without manim's deep copy
+    (which costs milliseconds per glyph and dominates live readouts)."""
+    new = VMobject()
+    new.points = mob.points.copy()
+    new.set_fill(mob.get_fill_color(), mob.get_fill_opacity(), family=False)
+    new.set_stroke(mob.get_stroke_color(), mob.get_stroke_width(), mob.get_stroke_opacity(),
+                   family=False)
+    new.add(*[_light_copy(s) for s in mob.submobjects])
+    return new
+
+
+class FastDecimal(DecimalNumber):
+    """DecimalNumber whose glyphs are light copies: same look, far cheaper
+    ``set_value`` (used by every readout that changes each frame)."""
+
+    _glyphs: dict = {}
+
+    def _string_to_mob(self, string, mob_class=None, **kwargs):
+        mob_class = mob_class or self.mob_class
+        key = (mob_class, string, tuple(sorted((k, str(v)) for k, v in kwargs.items())))
+        if key not in self._glyphs:
+            self._glyphs[key] = mob_class(string, **kwargs)
+        template = self._glyphs[key]
+        mob = _light_copy(template)
+        mob.scale(self._font_size / template.font_size)
+        return mob
+
+
+def set_shown(num: DecimalNumber, value: float) -> None:
+    """Set a readout's value, rebuilding its glyphs only when the shown text
+    changes (its ``edge_to_fix`` stays in place)."""
+    if num._get_num_string(value) != num._get_num_string(num.get_value()):
+        num.set_value(value)
+    num.number = value  # what get_value() reads back

@@ -149,7 +149,8 @@ class _Checker:
         if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
             raise self.fail(where, want, _kind(value))
         if rows is not None and len(value) != rows:
-            raise self.fail(where, f"{rows} rows{why}", f"<{len(value)} rows>")
+            raise self.fail(where, f"{rows} rows{why}",
+                            f"<{len(value)} row{'' if len(value) == 1 else 's'}>")
         width = cols if cols is not None else len(value[0])
         out = []
         for i, row in enumerate(value):

@@ -53,18 +53,25 @@ def _content(mob: Mobject) -> str:
 
 def collect_labels(mobjects) -> list[Label]:
     """The outermost text-like mobjects (Text, MathTex, DecimalNumber,
-    Matrix, ...) under ``mobjects`` that are visible, with their boxes."""
-    out: list[Label] = []
+    Matrix, ...) under ``mobjects`` that are visible, with their boxes.  A
+    label that is also part of another label (an entry of a Matrix that an
+    animation added to the scene on its own) is counted once, as the outer."""
+    found: dict[int, Mobject] = {}
 
     def walk(m: Mobject):
         if isinstance(m, LABEL_TYPES):
-            if _visible(m):
-                box = (m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1])
-                out.append(Label(type(m).__name__, _content(m), tuple(float(v) for v in box)))
+            found.setdefault(id(m), m)
             return
         for sub in m.submobjects:
             walk(sub)
 
     for m in mobjects:
         walk(m)
+    inner = {id(sub) for m in found.values() for sub in m.get_family()[1:]}
+    out = []
+    for key, m in found.items():
+        if key in inner or not _visible(m):
+            continue
+        box = (m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1])
+        out.append(Label(type(m).__name__, _content(m), tuple(float(v) for v in box)))
     return out

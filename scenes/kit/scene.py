@@ -12,7 +12,7 @@ from .moments import Moment, collect_labels
 from .text import tr
 
 # Reading speeds for subtitles: characters per second.
-READING_RATE = {"zh": 6.5, "en": 18.0}
+READING_RATE = {"zh": 7.0, "en": 19.0}
 
 
 def fail_clearly(message: str, status: int = 2):
@@ -57,15 +57,11 @@ class LessonScene(Scene):
         sentence = self.tr(key, **fields)
         start = self.renderer.time
         yield sentence
-        elapsed = self.renderer.time - start
-        if self.renderer.skip_animations:  # dry run: no clock, estimate instead
-            elapsed = 0.0
-        else:
-            rest = self.reading_time(sentence) - elapsed
-            if rest > 0.05:
-                self.wait(rest)
-                elapsed += rest
-        self.add_subcaption(sentence, duration=max(elapsed, 0.5), offset=-elapsed)
+        rest = self.reading_time(sentence) - (self.renderer.time - start)
+        if rest > 0.05 and not self.renderer.skip_animations:
+            self.wait(rest)
+        now = self.renderer.time
+        self.add_subcaption(sentence, duration=max(now - start, 0.5), offset=start - now)
 
     def key_moment(self, name: str, **probes) -> None:
         """Record what is on screen now (labels and the scene's probes)."""

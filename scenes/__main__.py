@@ -1,0 +1,4 @@
+"""``python -m scenes`` is the ``qkv-lens`` command."""
+from scenes.cli import main
+
+raise SystemExit(main())

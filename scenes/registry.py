@@ -1,0 +1,44 @@
+"""The lesson's scenes in storyboard order: class name, module, lesson.toml section."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+SCENES_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class SceneInfo:
+    name: str        # the Scene class
+    module: str      # module file name under scenes/ (without .py)
+    section: str     # its lesson.toml section and text-table prefix
+    chapter: int
+    number: int      # its place in STORYBOARD.md
+
+    @property
+    def path(self) -> Path:
+        return SCENES_DIR / f"{self.module}.py"
+
+
+SCENES: tuple[SceneInfo, ...] = (
+    SceneInfo("SpaceDeformation", "space_deformation", "space_deformation", 1, 1),
+    SceneInfo("WorkedExample", "worked_example", "worked_example", 1, 6),
+)
+
+QUALITIES = {  # -q letter -> manim's folder name
+    "l": "480p15",
+    "m": "720p30",
+    "h": "1080p60",
+    "k": "2160p60",
+}
+
+
+def find(name: str) -> SceneInfo:
+    """The scene called ``name`` (class name, case-insensitive, or module name)."""
+    for s in SCENES:
+        if name.lower() in (s.name.lower(), s.module):
+            return s
+    import difflib
+    close = difflib.get_close_matches(name, [s.name for s in SCENES], n=1)
+    hint = f' (did you mean "{close[0]}"?)' if close else ""
+    raise KeyError(f'unknown scene "{name}"{hint}; `qkv-lens list` shows them all')

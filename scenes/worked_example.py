@@ -1,0 +1,191 @@
+"""Scene 6, WorkedExample: y = x W written out term by term, exactly.
+
+For each output column j of W the products x_i * W_ij and their sum come from
+``qkv_math.worked_product`` (Fractions when the lesson's numbers are
+rational); then each output is shown as a glass mixing the inputs in the
+proportions of W's column.  Row vectors: x has shape (n,), W (n, m).
+
+    manim -ql scenes/worked_example.py WorkedExample
+"""
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN, LEFT, RIGHT, UP, UL, DashedVMobject, FadeIn, FadeOut, GrowFromEdge, Line,
+    MathTex, Rectangle, SurroundingRectangle, TransformFromCopy, VGroup, Write,
+)
+
+import qkv_math as qm
+from scenes.kit import palette
+from scenes.kit.displays import matrix_mob, text
+from scenes.kit.numbers import plain_vector, tex_number
+from scenes.kit.scene import LessonScene
+
+LINES_BOTTOM = -3.6    # lowest the block of arithmetic lines may reach
+BASELINE = -2.95       # bottom of the glasses
+GLASS_HEIGHT = 2.8     # tallest stack of a glass, in scene units
+
+
+def column_tex(col: qm.WorkedColumn) -> str:
+    """TeX of one output: ``x1 \\times w1 + ... = p1 + p2 ... = total`` (the
+    middle step only when two or more products are non-zero)."""
+    factors = " + ".join(
+        f"{tex_number(t.x, paren_negative=i > 0)} \\times {tex_number(t.w, paren_negative=True)}"
+        for i, t in enumerate(col.terms))
+    parts = [factors]
+    nonzero = [t.product for t in col.terms if t.product != 0]
+    if len(nonzero) >= 2:
+        step = tex_number(nonzero[0])
+        for p in nonzero[1:]:
+            step += f" - {tex_number(-p)}" if p < 0 else f" + {tex_number(p)}"
+        parts.append(step)
+    parts.append(tex_number(col.total))
+    return " = ".join(parts)
+
+
+class WorkedExample(LessonScene):
+    section = "worked_example"
+
+    def construct(self):
+        lang = self.lang
+        x, W = self.params.x, self.params.W
+        work = qm.worked_product(x, W)
+        n, m = len(x), len(W[0])
+        ing = [palette.INGREDIENTS[i % len(palette.INGREDIENTS)] for i in range(n)]
+        cols = [palette.COLUMNS[j % len(palette.COLUMNS)] for j in range(m)]
+
+        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
+        x_mat = matrix_mob([x], col_colors=ing, font_size=52)
+        w_mat = matrix_mob(W, font_size=52)
+        y_mat = matrix_mob([[0] * m], font_size=52)
+        for entry in y_mat.get_entries():
+            entry.set_opacity(0)
+        eq = MathTex("=", font_size=56)
+        product = VGroup(x_mat, w_mat, eq, y_mat).arrange(RIGHT, buff=0.3)
+        names = VGroup(*[MathTex(s, font_size=40, color=palette.MUTED).next_to(mob, DOWN, buff=0.15)
+                         for s, mob in (("x", x_mat), ("W", w_mat), ("y", y_mat))])
+        top = VGroup(product, names)
+        top.next_to(title, DOWN, buff=0.35).set_x(0)
+        if top.width > 13:
+            top.scale_to_fit_width(13)
+
+        with self.narration("intro_say", n=n, m=m):
+            self.play(Write(title), run_time=0.8)
+            self.play(FadeIn(x_mat), FadeIn(w_mat), FadeIn(eq), FadeIn(y_mat), FadeIn(names),
+                      run_time=1.2)
+        self.key_moment("start", x=[e.get_tex_string() for e in x_mat.get_entries()],
+                        W=[[e.get_tex_string() for e in row] for row in w_mat.get_rows()])
+
+        # --- one output column at a time -----------------------------------
+        lines = VGroup()
+        for j, col in enumerate(work.columns):
+            label = text(self.tr("column", j=j + 1), lang, size=32, color=cols[j])
+            line = MathTex(column_tex(col), font_size=52, color=cols[j])
+            lines.add(VGroup(label, line).arrange(RIGHT, buff=0.4))
+        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
+        lines.next_to(top, DOWN, buff=0.6)
+        room = lines.get_top()[1] - LINES_BOTTOM
+        if lines.height > room or lines.width > 13:
+            lines.scale(min(room / lines.height, 13 / lines.width), about_edge=UP)
+        lines.set_x(0)
+
+        y_entries = y_mat.get_entries()
+        w_cols = w_mat.get_columns()
+        for j, col in enumerate(work.columns):
+            box_w = SurroundingRectangle(w_cols[j], color=cols[j], buff=0.1)
+            box_x = SurroundingRectangle(x_mat.get_entries(), color=cols[j], buff=0.1)
+            with self.narration("column_say", j=j + 1):
+                self.play(FadeIn(box_w), FadeIn(box_x),
+                          *[e.animate.set_color(cols[j]) for e in w_cols[j]], run_time=0.6)
+                self.play(Write(lines[j]), run_time=1.6)
+                result = MathTex(tex_number(col.total), font_size=y_entries[j].font_size,
+                                 color=cols[j]).move_to(y_entries[j])
+                self.play(TransformFromCopy(lines[j][1][0][-len(result[0]):], result), run_time=0.8)
+                y_entries[j].become(result)
+                self.remove(result)
+                self.play(FadeOut(box_w), FadeOut(box_x), run_time=0.4)
+        result_text = plain_vector(work.result)
+        with self.narration("result_say", result=result_text):
+            self.play(*[e.animate.scale(1.15) for e in y_entries], run_time=0.5)
+            self.play(*[e.animate.scale(1 / 1.15) for e in y_entries], run_time=0.5)
+        self.key_moment("columns", lines=[l[1].get_tex_string() for l in lines],
+                        result=[e.get_tex_string() for e in y_entries])
+
+        # --- each output is a glass mixed by W's column --------------------
+        self.play(FadeOut(lines), run_time=0.6)
+        glasses, levels = self._glasses(work, ing, cols)
+        heading = text(self.tr("cocktail"), lang, size=32, color=palette.AREA)
+        heading.to_corner(UP + RIGHT, buff=0.35)
+        with self.narration("cocktail_say"):
+            self.play(FadeIn(heading), run_time=0.6)
+            for g in glasses:
+                self.play(FadeIn(g["glass"]), FadeIn(g["recipe"]), run_time=0.4)
+                self.play(*[GrowFromEdge(layer, DOWN) for layer in g["add"]], run_time=0.8)
+                if len(g["remove"]):
+                    self.play(FadeIn(g["remove"]), run_time=0.6)
+                self.play(FadeIn(g["level"]), FadeIn(g["value"]), run_time=0.4)
+        self.key_moment("cocktail", levels=levels,
+                        values=[g["value"].get_tex_string() for g in glasses])
+        outro = text(self.tr("outro"), lang, size=30, color=palette.AREA).move_to(heading)
+        with self.narration("outro_say"):
+            self.play(FadeOut(heading), FadeIn(outro), run_time=0.8)
+            self.wait(1.0)
+        self.key_moment("end")
+
+    def _glasses(self, work: qm.WorkedProduct, ing, cols):
+        """One glass per output: positive products stacked up from the
+        baseline, negative ones drawn as dashed 'poured out' blocks from the
+        top down; a level line at the sum.  Returns the glasses and the level
+        of each (in value units, read back from the drawing)."""
+        m = len(work.columns)
+        pos = [sum(float(t.product) for t in c.terms if t.product > 0) for c in work.columns]
+        low = [min(0.0, float(c.total)) for c in work.columns]
+        span = max(max(pos), 1e-9) - min(low)
+        unit = GLASS_HEIGHT / span
+        base = BASELINE - min(low) * unit
+        width = min(1.3, 11.0 / m - 0.6)
+        xs = np.linspace(-(m - 1) / 2, (m - 1) / 2, m) * min(3.2, 12.0 / m)
+        glasses, levels = [], []
+        for j, col in enumerate(work.columns):
+            cx = xs[j]
+            add, remove = VGroup(), VGroup()
+            top = 0.0
+            for i, t in enumerate(col.terms):
+                p = float(t.product)
+                if p > 0:
+                    add.add(Rectangle(width=width, height=p * unit, stroke_width=0,
+                                      fill_color=ing[i], fill_opacity=0.85)
+                            .move_to([cx, base + (top + p / 2) * unit, 0]))
+                    top += p
+            cur = top
+            for i, t in enumerate(col.terms):
+                p = float(t.product)
+                if p < 0:
+                    block = Rectangle(width=width, height=-p * unit, stroke_width=0,
+                                      fill_color=palette.PANEL, fill_opacity=0.75)
+                    block.move_to([cx, base + (cur + p / 2) * unit, 0])
+                    edge = DashedVMobject(Rectangle(width=width, height=-p * unit,
+                                                    color=ing[i], stroke_width=3).move_to(block))
+                    remove.add(VGroup(block, edge))
+                    cur += p
+            level_y = base + float(col.total) * unit
+            glass = VGroup(Line([cx - width / 2 - 0.08, base + max(pos) * unit + 0.15, 0],
+                                [cx - width / 2 - 0.08, base, 0]),
+                           Line([cx - width / 2 - 0.08, base, 0], [cx + width / 2 + 0.08, base, 0]),
+                           Line([cx + width / 2 + 0.08, base, 0],
+                                [cx + width / 2 + 0.08, base + max(pos) * unit + 0.15, 0]))
+            glass.set_stroke(palette.INK, 3)
+            level = Line([cx - width / 2 - 0.2, level_y, 0], [cx + width / 2 + 0.2, level_y, 0],
+                         color=cols[j], stroke_width=5)
+            value = MathTex(f"y_{{{j + 1}}} = {tex_number(col.total)}", font_size=40, color=cols[j])
+            value.next_to(glass, UP, buff=0.12)
+            recipe = MathTex(" + ".join(f"{tex_number(t.w, paren_negative=i > 0)}\\,x_{{{i + 1}}}"
+                                        for i, t in enumerate(col.terms)),
+                             font_size=36, color=cols[j])
+            recipe.next_to([cx, BASELINE, 0], DOWN, buff=0.2)
+            if recipe.width > 12.5 / m:
+                recipe.scale_to_fit_width(12.5 / m)
+            glasses.append(dict(glass=glass, add=add, remove=remove, level=level,
+                                value=value, recipe=recipe))
+            levels.append((level.get_center()[1] - base) / unit)
+        return glasses, levels

@@ -1,0 +1,89 @@
+"""Reusable test helpers: dry-run a scene, check its layout, probe a video."""
+from __future__ import annotations
+
+import importlib
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+from manim import config, tempconfig
+
+from scenes.kit.moments import Moment
+from scenes.registry import find
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@contextmanager
+def lesson_env(lesson: Path | None = None, lang: str | None = None):
+    old = {k: os.environ.get(k) for k in ("QKV_LESSON", "QKV_LANG")}
+    for k, v in (("QKV_LESSON", lesson), ("QKV_LANG", lang)):
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = str(v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def dry_run(scene_name: str, tmp: Path, lesson: Path | None = None, lang: str = "zh"):
+    """Run a scene's construct with no video written, every animation skipped
+    to its end state (updaters still run), and return the scene."""
+    info = find(scene_name)
+    module = importlib.import_module(f"scenes.{info.module}")
+    cls = getattr(module, info.name)
+    with lesson_env(lesson or ROOT / "lesson.toml", lang), tempconfig({
+        "dry_run": True, "quality": "low_quality", "disable_caching": True,
+        "progress_bar": "none", "media_dir": str(tmp), "verbosity": "ERROR",
+    }):
+        scene = cls(skip_animations=True)
+        scene.render()
+    return scene
+
+
+def layout_problems(moment: Moment, margin: float = 0.02, min_overlap: float = 0.02) -> list[str]:
+    """Labels of ``moment`` that leave the frame or overlap another label.
+    Two labels overlap when their boxes intersect by more than
+    ``min_overlap`` scene units in both directions."""
+    half_w, half_h = config.frame_width / 2, config.frame_height / 2
+    problems = []
+    labels = moment.labels
+    for lab in labels:
+        l, b, r, t = lab.box
+        if l < -half_w + margin or r > half_w - margin or b < -half_h + margin or t > half_h - margin:
+            problems.append(f"{moment.name}: {lab.kind} {lab.content!r} leaves the frame {lab.box}")
+    for i, a in enumerate(labels):
+        for c in labels[i + 1:]:
+            dx = min(a.box[2], c.box[2]) - max(a.box[0], c.box[0])
+            dy = min(a.box[3], c.box[3]) - max(a.box[1], c.box[1])
+            if dx > min_overlap and dy > min_overlap:
+                problems.append(f"{moment.name}: {a.kind} {a.content!r} overlaps {c.kind} {c.content!r}")
+    return problems
+
+
+def assert_clean_layout(scene) -> None:
+    """Every key moment of ``scene``: labels inside the frame, none overlapping."""
+    assert scene.moments, "the scene recorded no key moments"
+    problems = [p for m in scene.moments.values() for p in layout_problems(m)]
+    assert not problems, "\n".join(problems)
+
+
+def probe_video(path: Path) -> dict:
+    """Decode a video fully; return its duration (s), frame size and frame count."""
+    import av
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        frames = 0
+        last = 0.0
+        for frame in container.decode(stream):
+            frames += 1
+            last = float(frame.pts * stream.time_base)
+        rate = float(stream.average_rate)
+        return {"duration": last + 1 / rate, "width": stream.width, "height": stream.height,
+                "frames": frames, "rate": rate}
