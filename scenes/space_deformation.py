@@ -58,7 +58,6 @@ class SpaceDeformation(LessonScene):
         panel = Rectangle(width=SIDEBAR_WIDTH, height=config.frame_height + 0.1, stroke_width=0,
                           fill_color=palette.PANEL, fill_opacity=0.93)
         panel.to_edge(LEFT, buff=0)
-        VGroup(panel, title, column, convention, stage).set_z_index(5)
 
         plane = DeformablePlane(words, PLANE_ORIGIN, avoid=[panel])
         self.plane = plane
@@ -74,15 +73,16 @@ class SpaceDeformation(LessonScene):
         def follow(_mob):
             show(state["path"](min(1.0, max(0.0, tracker.get_value()))))
 
-        def run(path, seconds=3.0, back=False, rate=smooth):
+        def run(path, seconds=3.0, start=0.0, end=1.0, rate=smooth):
+            """Play ``path`` from time ``start`` to ``end`` (end < start plays it back)."""
             state["path"] = path
-            tracker.set_value(1.0 if back else 0.0)
-            self.play(tracker.animate.set_value(0.0 if back else 1.0), run_time=seconds, rate_func=rate)
+            tracker.set_value(start)
+            self.play(tracker.animate.set_value(end), run_time=seconds, rate_func=rate)
 
         def set_stage(key, **fields):
-            new = wrapped_text(self.tr(key, **fields), lang, size=28, width=TEXT_WIDTH,
+            new = wrapped_text(self.tr(key, **fields), lang, size=26, width=TEXT_WIDTH,
                                color=palette.AREA)
-            new.next_to(title, DOWN, aligned_edge=LEFT, buff=0.3).set_z_index(5)
+            new.next_to(title, DOWN, aligned_edge=LEFT, buff=0.3)
             self.play(FadeOut(self.stage), FadeIn(new), run_time=0.5)
             self.stage = new
 
@@ -123,18 +123,16 @@ class SpaceDeformation(LessonScene):
         for key, path, M in steps:
             set_stage(key)
             with self.narration(f"{key}_say"):
-                if key == "rotation":
-                    run(path, 1.5, rate=linear)
-                    half = path(0.5)
-                    state["path"] = lambda t, h=half: h
+                if key == "rotation":  # pause halfway: still a rotation
+                    run(path, 1.5, 0.0, 0.5, rate=linear)
                     self.wait(0.6)
-                    self.key_moment("rotation_half", **probes(half))
-                    run(lambda t: path(0.5 + 0.5 * t), 1.5, rate=linear)
+                    self.key_moment("rotation_half", **probes(path(0.5)))
+                    run(path, 1.5, 0.5, 1.0, rate=linear)
                 else:
                     run(path, 2.5)
                 self.wait(0.6)
                 self.key_moment(key, **probes(M))
-            run(path, 0.9, back=True)
+            run(path, 0.9, 1.0, 0.0)
 
         set_stage("flatten")
         F = qm.flatten_onto(np.array(p.flatten_onto, dtype=float))
@@ -144,10 +142,10 @@ class SpaceDeformation(LessonScene):
             marks = VGroup()
             for g in groups:
                 spot = plane.c2p(points[g[0]] @ F)
-                mark = text(self.tr("same_point"), lang, size=24, color=palette.ALERT).set_z_index(4)
+                mark = text(self.tr("same_point"), lang, size=24, color=palette.ALERT)
                 marks.add(mark)
                 self.play(Flash(spot, color=palette.ALERT), run_time=0.8)
-            lost = text(self.tr("info_lost"), lang, size=26, color=palette.ALERT).set_z_index(5)
+            lost = text(self.tr("info_lost"), lang, size=26, color=palette.ALERT)
             lost.next_to(det_note, DOWN, aligned_edge=LEFT, buff=0.15)
             self.play(det_num.animate.set_color(palette.ALERT), FadeIn(lost), run_time=0.8)
             for g, mark in zip(groups, marks):

@@ -57,7 +57,7 @@ class WorkedExample(LessonScene):
         title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
         x_mat = matrix_mob([x], col_colors=ing, font_size=52)
         w_mat = matrix_mob(W, font_size=52)
-        y_mat = matrix_mob([[0] * m], font_size=52)
+        y_mat = matrix_mob([work.result], col_colors=cols, font_size=52)
         for entry in y_mat.get_entries():
             entry.set_opacity(0)
         eq = MathTex("=", font_size=56)
@@ -98,22 +98,21 @@ class WorkedExample(LessonScene):
                 self.play(FadeIn(box_w), FadeIn(box_x),
                           *[e.animate.set_color(cols[j]) for e in w_cols[j]], run_time=0.6)
                 self.play(Write(lines[j]), run_time=1.6)
-                result = MathTex(tex_number(col.total), font_size=y_entries[j].font_size,
-                                 color=cols[j]).move_to(y_entries[j])
-                self.play(TransformFromCopy(lines[j][1][0][-len(result[0]):], result), run_time=0.8)
-                y_entries[j].become(result)
-                self.remove(result)
+                shown = y_entries[j].copy().set_opacity(1)
+                self.play(TransformFromCopy(lines[j][1][0][-len(shown[0]):], shown), run_time=0.8)
+                y_entries[j].set_opacity(1)
+                self.remove(shown)
                 self.play(FadeOut(box_w), FadeOut(box_x), run_time=0.4)
         result_text = plain_vector(work.result)
         with self.narration("result_say", result=result_text):
             self.play(*[e.animate.scale(1.15) for e in y_entries], run_time=0.5)
             self.play(*[e.animate.scale(1 / 1.15) for e in y_entries], run_time=0.5)
         self.key_moment("columns", lines=[l[1].get_tex_string() for l in lines],
-                        result=[e.get_tex_string() for e in y_entries])
+                        result=[e.get_tex_string() for e in y_entries if e.get_fill_opacity() > 0])
 
         # --- each output is a glass mixed by W's column --------------------
         self.play(FadeOut(lines), run_time=0.6)
-        glasses, levels = self._glasses(work, ing, cols)
+        glasses, levels = self._glasses(work, ing, cols, ceiling=top.get_bottom()[1] - 0.75)
         heading = text(self.tr("cocktail"), lang, size=32, color=palette.AREA)
         heading.to_corner(UP + RIGHT, buff=0.35)
         with self.narration("cocktail_say"):
@@ -132,19 +131,21 @@ class WorkedExample(LessonScene):
             self.wait(1.0)
         self.key_moment("end")
 
-    def _glasses(self, work: qm.WorkedProduct, ing, cols):
+    def _glasses(self, work: qm.WorkedProduct, ing, cols, ceiling: float):
         """One glass per output: positive products stacked up from the
         baseline, negative ones drawn as dashed 'poured out' blocks from the
         top down; a level line at the sum.  Returns the glasses and the level
-        of each (in value units, read back from the drawing)."""
+        of each (in value units, read back from the drawing).  Glass tops
+        stay below ``ceiling``."""
         m = len(work.columns)
         pos = [sum(float(t.product) for t in c.terms if t.product > 0) for c in work.columns]
         low = [min(0.0, float(c.total)) for c in work.columns]
         span = max(max(pos), 1e-9) - min(low)
-        unit = GLASS_HEIGHT / span
+        unit = min(GLASS_HEIGHT, ceiling - 0.15 - BASELINE) / span
         base = BASELINE - min(low) * unit
-        width = min(1.3, 11.0 / m - 0.6)
-        xs = np.linspace(-(m - 1) / 2, (m - 1) / 2, m) * min(3.2, 12.0 / m)
+        spacing = min(3.2, 12.0 / m)
+        width = min(1.3, spacing - 0.6)
+        xs = np.linspace(-(m - 1) / 2, (m - 1) / 2, m) * spacing
         glasses, levels = [], []
         for j, col in enumerate(work.columns):
             cx = xs[j]
@@ -183,8 +184,8 @@ class WorkedExample(LessonScene):
                                         for i, t in enumerate(col.terms)),
                              font_size=36, color=cols[j])
             recipe.next_to([cx, BASELINE, 0], DOWN, buff=0.2)
-            if recipe.width > 12.5 / m:
-                recipe.scale_to_fit_width(12.5 / m)
+            if recipe.width > spacing - 0.25:
+                recipe.scale_to_fit_width(spacing - 0.25)
             glasses.append(dict(glass=glass, add=add, remove=remove, level=level,
                                 value=value, recipe=recipe))
             levels.append((level.get_center()[1] - base) / unit)

@@ -47,7 +47,7 @@ class LiveMatrix(MobjectMatrix):
     row i is drawn in ``row_colors[i]`` (row i = where basis vector i lands)."""
 
     def __init__(self, M, row_colors=(palette.BASIS_I, palette.BASIS_J), places: int = 2,
-                 font_size: float = 34, **kw):
+                 font_size: float = 40, **kw):
         M = np.asarray(M, dtype=float)
         self.numbers = [[FastDecimal(M[i, j], num_decimal_places=places, font_size=font_size,
                                        color=row_colors[i], edge_to_fix=RIGHT)

@@ -48,8 +48,11 @@ class DeformablePlane(VGroup):
         self.i_label = MathTex(r"\hat{\imath}", color=palette.BASIS_I, font_size=40)
         self.j_label = MathTex(r"\hat{\jmath}", color=palette.BASIS_J, font_size=40)
         self.words = list(words)
+        # Below z 0, so panels and captions (z 0, added later) draw on top;
+        # glyphs that readouts rebuild each frame come in at z 0 as well.
         for z, mobs in enumerate(([self.grid], [self.square],
-                                  [self.i_arrow, self.j_arrow, self.i_label, self.j_label], self.words)):
+                                  [self.i_arrow, self.j_arrow, self.i_label, self.j_label], self.words),
+                                 start=-4):
             for mob in mobs:
                 mob.set_z_index(z)
         self._originals = [[(sub, sub.points.copy()) for sub in m.family_members_with_points()]

@@ -1,0 +1,106 @@
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from scenes.kit.lesson import DEFAULTS, LessonError, load_lesson, parse_lesson
+from tests.helpers import ROOT
+
+try:
+    import tomllib
+except ImportError:  # pragma: no cover
+    import tomli as tomllib
+
+
+def test_shipped_lesson_spells_out_every_default():
+    raw = tomllib.loads((ROOT / "lesson.toml").read_text(encoding="utf-8"))
+    assert raw == DEFAULTS, "lesson.toml and DEFAULTS disagree"
+
+
+def test_default_lesson_values():
+    lesson = load_lesson(ROOT / "lesson.toml", language="en")
+    assert lesson.language == "en"
+    assert lesson.worked_example.x == (3, 4)
+    assert lesson.worked_example.W == ((1, 0, 2), (0, 1, -1))
+    assert lesson.space_deformation.words[0].name("zh") == "苹果"
+    assert isinstance(lesson.space_deformation.stretch[0], Fraction)
+
+
+def test_numbers_are_exact():
+    lesson = parse_lesson({"worked_example": {"x": ["1/3", 0.1], "W": [[1], ["-2/7"]]}}, Path("t.toml"))
+    assert lesson.worked_example.x == (Fraction(1, 3), Fraction(1, 10))
+    assert lesson.worked_example.W[1][0] == Fraction(-2, 7)
+
+
+def test_partial_file_takes_defaults():
+    lesson = parse_lesson({"worked_example": {"x": [1, 2]}}, Path("t.toml"))
+    assert lesson.worked_example.W == ((1, 0, 2), (0, 1, -1))
+    assert len(lesson.space_deformation.words) == 6
+
+
+BAD = [
+    ('language = "fr"\n', ["language", "'zh'", "'fr'"]),
+    ("[worked_example]\nW = [[1, 0, 2], [0, 1, \"abc\"]]\n", ["worked_example.W[1][2]", "finite number", "'abc'"]),
+    ("[worked_example]\nW = [[1, 0, 2], [0, 1, nan]]\n", ["worked_example.W[1][2]", "nan"]),
+    ("[worked_example]\nx = [1, inf]\n", ["worked_example.x[1]", "inf"]),
+    ("[worked_example]\nW = [[1, 0, 2]]\n", ["worked_example.W", "2 rows", "1 row"]),
+    ("[worked_example]\nW = [[1, 0, 2], [0, 1]]\n", ["worked_example.W[1]", "3 numbers", "2"]),
+    ("[worked_example]\nWW = 1\n", ["worked_example.WW", "unknown key", 'did you mean "W"']),
+    ("[worked_exampel]\nW = 1\n", ["worked_exampel", "unknown key", 'did you mean "worked_example"']),
+    ("[space_deformation]\nstretch = [1, 2, 3]\n", ["space_deformation.stretch", "2 numbers", "3"]),
+    ("[space_deformation]\nflatten_onto = [0, 0]\n", ["space_deformation.flatten_onto", "non-zero"]),
+    ("[space_deformation]\nsvd_matrix = [[1, 2], [3, true]]\n", ["space_deformation.svd_matrix[1][1]", "True"]),
+    ("[space_deformation]\nwords = [{zh = \"苹果\", en = \"apple\", at = [1]}]\n",
+     ["space_deformation.words[0].at", "2 numbers"]),
+    ("[worked_example]\nW = [[1, 0, 2]\n", ["TOML syntax error"]),
+]
+
+
+@pytest.mark.parametrize("content, parts", BAD, ids=[b[1][0] for b in BAD])
+def test_bad_lesson_message(tmp_path, content, parts):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(content, encoding="utf-8")
+    with pytest.raises(LessonError) as err:
+        load_lesson(bad)
+    message = str(err.value)
+    assert message.startswith(str(bad))
+    assert "\n" not in message
+    for part in parts:
+        assert part in message
+
+
+@pytest.mark.parametrize("content, parts", BAD[:3] + BAD[6:7] + BAD[-1:], ids=lambda v: str(v)[:20])
+def test_cli_refuses_bad_lesson_with_status_2(tmp_path, content, parts):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(content, encoding="utf-8")
+    out = tmp_path / "renders"
+    proc = subprocess.run([sys.executable, "-m", "scenes", "render", "--lesson", str(bad),
+                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert all(p in proc.stderr for p in parts)
+    assert not out.exists()
+
+
+def test_manim_cli_shows_the_same_message(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(BAD[1][0], encoding="utf-8")
+    expected = None
+    try:
+        load_lesson(bad)
+    except LessonError as err:
+        expected = str(err)
+    proc = subprocess.run([sys.executable, "-m", "manim", "render", "-ql", "--media_dir",
+                           str(tmp_path / "media"), str(ROOT / "scenes" / "worked_example.py"),
+                           "WorkedExample"], capture_output=True, text=True, cwd=tmp_path,
+                          env={**__import__("os").environ, "QKV_LESSON": str(bad)})
+    assert proc.returncode == 2
+    assert expected in proc.stderr
+    assert not list((tmp_path / "media").glob("**/*.mp4"))
+
+
+def test_missing_lesson_file(tmp_path):
+    with pytest.raises(LessonError, match="not found"):
+        load_lesson(tmp_path / "nope.toml")

@@ -1,0 +1,31 @@
+import re
+import string
+
+import pytest
+
+from scenes.kit.text import GLOSSARY, TEXTS, tr
+
+
+def test_both_languages_have_the_same_texts():
+    assert set(TEXTS["zh"]) == set(TEXTS["en"])
+
+
+@pytest.mark.parametrize("key", sorted(TEXTS["zh"]))
+def test_fields_agree_and_glossary_resolves(key):
+    fields = {}
+    for lang in ("zh", "en"):
+        names = {f for _, f, _, _ in string.Formatter().parse(re.sub(r"\{g:[a-z_]+\}", "", TEXTS[lang][key])) if f}
+        fields[lang] = names
+        for term in re.findall(r"\{g:([a-z_]+)\}", TEXTS[lang][key]):
+            assert term in GLOSSARY, f"{key}: unknown glossary term {term}"
+    assert fields["zh"] == fields["en"], key
+    filled = {f: "1" for f in fields["zh"]}
+    zh, en = tr("zh", key, **filled), tr("en", key, **filled)
+    assert "{" not in zh and "{" not in en
+    assert re.search(r"[\u4e00-\u9fff]", zh), key
+    assert not re.search(r"[\u4e00-\u9fff]", en), key
+
+
+def test_glossary_terms_are_used_consistently():
+    assert tr("zh", "worked_example.outro").startswith(GLOSSARY["projection_matrix"]["zh"])
+    assert "projection matrix" in tr("en", "worked_example.outro")
