@@ -49,11 +49,14 @@ class LiveMatrix(MobjectMatrix):
     def __init__(self, M, row_colors=(palette.BASIS_I, palette.BASIS_J), places: int = 2,
                  font_size: float = 40, **kw):
         M = np.asarray(M, dtype=float)
-        self.numbers = [[FastDecimal(M[i, j], num_decimal_places=places, font_size=font_size,
-                                       color=row_colors[i], edge_to_fix=RIGHT)
+        # Lay the matrix out for the widest entry it shows (|v| < 10), then
+        # show M: entries keep their right edges inside the brackets.
+        self.numbers = [[FastDecimal(-8.88, num_decimal_places=places, font_size=font_size,
+                                     color=row_colors[i], edge_to_fix=RIGHT)
                          for j in range(M.shape[1])] for i in range(M.shape[0])]
         super().__init__(self.numbers, h_buff=1.35, v_buff=0.7,
                          element_alignment_corner=RIGHT, **kw)
+        self.set_matrix(M)
 
     def set_matrix(self, M) -> "LiveMatrix":
         M = np.asarray(M, dtype=float)
