@@ -1,4 +1,4 @@
 """``python -m scenes`` is the ``qkv-lens`` command."""
-from scenes.cli import main
+from scenes.pipeline.cli import main
 
 raise SystemExit(main())

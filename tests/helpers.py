@@ -9,7 +9,7 @@ from pathlib import Path
 from manim import config, tempconfig
 
 from scenes.kit.moments import Moment
-from scenes.registry import find
+from scenes.pipeline.registry import find
 
 ROOT = Path(__file__).resolve().parents[1]
 

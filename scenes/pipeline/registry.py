@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-SCENES_DIR = Path(__file__).resolve().parent
+SCENES_DIR = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
