@@ -1,73 +1,160 @@
-"""Real renders through `qkv-lens render` at the lowest quality, probed."""
+"""Real renders through `qkv-lens render` at the lowest quality: probed
+videos, subtitles, posters, the cache, a killed worker, the lesson page."""
+import json
+import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
+from scenes.pipeline.subtitles import cue_times
 from tests.helpers import ROOT, probe_video
 
 JOBS = [("SpaceDeformation", "zh"), ("WorkedExample", "en")]
 
 
+def qkv(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "scenes", *args], capture_output=True, text=True,
+                          cwd=ROOT, **kw)
+
+
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
+def out(tmp_path_factory):
+    """Both scenes rendered: SpaceDeformation in zh, WorkedExample in en, two at once."""
     out = tmp_path_factory.mktemp("renders")
-    results = {}
-    for scene, lang in JOBS:
-        proc = subprocess.run([sys.executable, "-m", "scenes", "render", scene, "--lang", lang,
-                               "-q", "l", "--out", str(out)], capture_output=True, text=True, cwd=ROOT)
-        assert proc.returncode == 0, proc.stderr
-        results[scene] = out / lang / "480p15"
-    return results
+    procs = [subprocess.Popen([sys.executable, "-m", "scenes", "render", scene, "--lang", lang, "-q", "l",
+                               "--out", str(out), "--jobs", "1"], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for scene, lang in JOBS]
+    for p in procs:
+        _, err = p.communicate()
+        assert p.returncode == 0, err
+    assert qkv("lesson", "--out", str(out)).returncode == 0
+    return out
 
 
-def srt_times(path):
-    stamps = re.findall(r"(\d\d):(\d\d):(\d\d),(\d\d\d) --> (\d\d):(\d\d):(\d\d),(\d\d\d)",
-                        path.read_text(encoding="utf-8"))
-    to_s = lambda h, m, s, ms: int(h) * 3600 + int(m) * 60 + int(s) + int(ms) / 1000
-    return [(to_s(*t[:4]), to_s(*t[4:])) for t in stamps]
+def manifest(out):
+    return {(e["scene"], e["language"]): e
+            for e in json.loads((out / "manifest.json").read_text(encoding="utf-8"))["renders"]}
 
 
 @pytest.mark.parametrize("scene, lang", JOBS)
-def test_video_decodes_with_expected_size_and_length(rendered, scene, lang):
-    video = rendered[scene] / f"{scene}.mp4"
-    info = probe_video(video)
+def test_video_decodes_with_expected_size_and_length(out, scene, lang):
+    info = probe_video(out / lang / "480p15" / f"{scene}.mp4")
     assert (info["width"], info["height"]) == (854, 480)
     assert info["rate"] == pytest.approx(15, abs=0.01)
     assert 20 <= info["duration"] <= 60.5, info["duration"]
     assert info["frames"] == pytest.approx(info["duration"] * 15, abs=2)
+    entry = manifest(out)[(scene, lang)]
+    assert entry["duration"] == pytest.approx(info["duration"], abs=0.1)
+    assert (entry["width"], entry["height"]) == (854, 480)
 
 
 @pytest.mark.parametrize("scene, lang", JOBS)
-def test_subtitles_cover_the_video(rendered, scene, lang):
-    times = srt_times(rendered[scene] / f"{scene}.srt")
-    duration = probe_video(rendered[scene] / f"{scene}.mp4")["duration"]
+def test_subtitles_cover_the_video(out, scene, lang):
+    folder = out / lang / "480p15"
+    srt = (folder / f"{scene}.srt").read_text(encoding="utf-8")
+    vtt = (folder / f"{scene}.vtt").read_text(encoding="utf-8")
+    times = cue_times(srt)
+    duration = probe_video(folder / f"{scene}.mp4")["duration"]
+    assert cue_times(vtt) == times and vtt.startswith("WEBVTT")
     assert len(times) >= 4
     assert times[0][0] == pytest.approx(0, abs=0.1)
     assert all(a < b for a, b in times)
     assert all(b1 <= a2 + 1e-3 for (_, b1), (a2, _) in zip(times, times[1:])), "subtitles overlap"
     assert times[-1][1] <= duration + 0.1
-    covered = sum(b - a for a, b in times)
-    assert covered > 0.8 * duration
-    text = (rendered[scene] / f"{scene}.srt").read_text(encoding="utf-8")
-    assert bool(re.search(r"[\u4e00-\u9fff]", text)) == (lang == "zh")
+    assert sum(b - a for a, b in times) > 0.8 * duration
+    assert bool(re.search(r"[\u4e00-\u9fff]", srt)) == (lang == "zh")
 
 
-def test_no_temporary_files_left(rendered):
-    for folder in rendered.values():
-        assert not list(folder.glob("*.part"))
+@pytest.mark.parametrize("scene, lang", JOBS)
+def test_poster_is_the_last_frame_size(out, scene, lang):
+    from PIL import Image
+    with Image.open(out / lang / "480p15" / f"{scene}.png") as im:
+        assert im.size == (854, 480)
+        assert im.getextrema() != ((0, 0), (0, 0), (0, 0))  # not blank
+
+
+def test_noop_render_is_a_hash_check(out):
+    start = time.monotonic()
+    p = qkv("render", "SpaceDeformation", "--lang", "zh", "--out", str(out))
+    assert p.returncode == 0 and "nothing changed" in p.stdout
+    assert time.monotonic() - start < 15  # process start-up included; no render
+
+
+def test_killed_worker_leaves_old_files_and_manifest(out):
+    video = out / "en" / "480p15" / "WorkedExample.mp4"
+    before = video.read_bytes()
+    entry = manifest(out)[("WorkedExample", "en")]
+    proc = subprocess.Popen([sys.executable, "-m", "scenes", "render", "WorkedExample", "--lang", "en",
+                             "--force", "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    worker = None
+    deadline = time.monotonic() + 30
+    while worker is None and time.monotonic() < deadline:
+        found = subprocess.run(["pgrep", "-f", f"manim render.*--media_dir.*WorkedExample"],
+                               capture_output=True, text=True).stdout.split()
+        worker = int(found[0]) if found else None
+        time.sleep(0.2)
+    assert worker, "no manim worker started"
+    time.sleep(2.0)  # mid-render
+    os.kill(worker, signal.SIGKILL)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert "FAILED WorkedExample" in err
+    assert video.read_bytes() == before
+    assert manifest(out)[("WorkedExample", "en")] == entry
+    assert not list(video.parent.glob(".*.part"))
+
+
+def test_lesson_page_in_chromium(out, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    entries = manifest(out)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.goto((out / "index.html").resolve().as_uri())
+        page.wait_for_function(
+            "Array.from(document.querySelectorAll('video')).every(v => v.readyState >= 1 && "
+            "v.textTracks.length && v.textTracks[0].cues && v.textTracks[0].cues.length)", timeout=30000)
+        videos = page.evaluate("""() => Array.from(document.querySelectorAll('video')).map(v => ({
+            scene: v.dataset.scene, lang: v.closest('section').lang, duration: v.duration,
+            cues: v.textTracks[0].cues.length, visible: !v.closest('[hidden]')}))""")
+        assert {(v["scene"], v["lang"]) for v in videos} == set(entries)
+        for v in videos:
+            assert v["duration"] == pytest.approx(entries[(v["scene"], v["lang"])]["duration"], abs=0.2)
+            assert v["cues"] >= 4
+        assert [v["visible"] for v in videos if v["lang"] == "zh"] == [True]
+        assert [v["visible"] for v in videos if v["lang"] == "en"] == [False]
+        page.click("nav button[data-lang=en]")
+        shown = page.evaluate("() => Array.from(document.querySelectorAll('section.lesson'))"
+                              ".filter(s => !s.hidden).map(s => s.lang)")
+        assert shown == ["en"]
+        assert page.evaluate("document.documentElement.lang") == "en"
+        page.screenshot(path=str(tmp_path / "page.png"))
+        browser.close()
 
 
 def test_list_names_every_scene():
-    proc = subprocess.run([sys.executable, "-m", "scenes", "list"], capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 0
-    assert "SpaceDeformation" in proc.stdout and "WorkedExample" in proc.stdout
+    p = qkv("list")
+    assert p.returncode == 0
+    assert "SpaceDeformation" in p.stdout and "WorkedExample" in p.stdout
 
 
 def test_unknown_scene_is_refused(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "scenes", "render", "SpaceDeformaton", "--out", str(tmp_path / "r")],
-                          capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 2
-    assert 'did you mean "SpaceDeformation"' in proc.stderr
+    p = qkv("render", "SpaceDeformaton", "--out", str(tmp_path / "r"))
+    assert p.returncode == 2
+    assert 'did you mean "SpaceDeformation"' in p.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_preview_writes_the_last_frame(tmp_path):
+    p = qkv("preview", "WorkedExample", "--lang", "en", "--out", str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    from PIL import Image
+    with Image.open(tmp_path / "preview" / "en" / "WorkedExample.png") as im:
+        assert im.size == (854, 480)

@@ -53,6 +53,7 @@ def render_lesson(args, quiet: bool = False) -> int:
     from scenes.pipeline import manifest, page
     from scenes.pipeline.cache import cache_key, code_digests, manim_version
     from scenes.pipeline.progress import Display
+    from scenes.pipeline import render as render_mod
     from scenes.pipeline.render import Job, Options, run_jobs
 
     t0 = time.monotonic()
@@ -78,20 +79,20 @@ def render_lesson(args, quiet: bool = False) -> int:
         if not result.ok:
             return
         job = result.job
-        entries[manifest.entry_id(job.scene.name, job.lang, QUALITIES[args.quality], args.format)] = {
+        manifest.record(out, {
             "scene": job.scene.name, "order": job.scene.number, "key": job.key,
             "language": job.lang, "quality": QUALITIES[args.quality], "format": args.format,
             "duration": round(result.duration, 3), "width": result.width, "height": result.height,
             "files": [str(f.relative_to(out)) for f in result.files],
             "bytes": sum(f.stat().st_size for f in result.files),
             "render_seconds": round(result.seconds, 2),
-        }
-        manifest.save(out, entries)
+        })
 
     results = []
     if jobs:
         with display:
-            results = run_jobs(jobs, opts, args.jobs, on_start=display.started, on_done=record)
+            results = run_jobs(jobs, opts, args.jobs, render=render_mod.render_job,
+                               on_start=display.started, on_done=record)
     failed = [r for r in results if not r.ok]
     if jobs or not (out / "index.html").exists():
         page.build(out)
