@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 QUALITY ?= l
 
-.PHONY: bootstrap render test list clean
+.PHONY: bootstrap render test list lesson watch bench clean
 
 bootstrap:
 	@bash tools/bootstrap.sh
@@ -16,6 +16,15 @@ test: bootstrap
 
 list: bootstrap
 	@$(VENV)/bin/qkv-lens list
+
+lesson: bootstrap
+	$(VENV)/bin/qkv-lens lesson
+
+watch: bootstrap
+	$(VENV)/bin/qkv-lens watch --lang all
+
+bench: bootstrap
+	$(PY) tools/bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf renders media

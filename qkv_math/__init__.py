@@ -22,6 +22,7 @@ from .linear import (
     svd_path,
     svd_stages,
 )
+from .attention import AttentionSteps, attention, attention_steps, causal_mask, project, softmax
 from .exact import Term, WorkedColumn, WorkedProduct, to_exact, worked_product
 
 __all__ = [
@@ -29,5 +30,6 @@ __all__ = [
     "rotation", "stretch", "shear", "flatten_onto", "rotation_angle",
     "rotation_path", "stretch_path", "shear_path", "linear_path",
     "svd_stages", "svd_path",
+    "softmax", "causal_mask", "project", "attention", "attention_steps", "AttentionSteps",
     "Term", "WorkedColumn", "WorkedProduct", "to_exact", "worked_product",
 ]

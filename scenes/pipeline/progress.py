@@ -64,5 +64,4 @@ class Display:
                   file=sys.stderr, flush=True)
 
     def say(self, message: str, error: bool = False) -> None:
-        print(("qkv-lens: " if not error else "qkv-lens: ") + message,
-              file=sys.stderr if error else sys.stdout, flush=True)
+        print(f"qkv-lens: {message}", file=sys.stderr if error else sys.stdout, flush=True)

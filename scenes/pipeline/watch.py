@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 from scenes.kit.lesson import default_lesson_path
 from scenes.pipeline.registry import SCENES_DIR
@@ -18,7 +19,7 @@ def watch(args, render_lesson) -> int:
     from watchdog.observers import Observer
 
     changed = threading.Event()
-    lesson = (default_lesson_path() if not args.lesson else __import__("pathlib").Path(args.lesson)).resolve()
+    lesson = (Path(args.lesson) if args.lesson else default_lesson_path()).resolve()
 
     class Handler(FileSystemEventHandler):
         def on_any_event(self, event):
