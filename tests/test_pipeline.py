@@ -225,3 +225,36 @@ def test_manifest_is_valid_json_with_every_field(tmp_path, fake):
 
 def test_bad_jobs_value(tmp_path):
     assert cli.main(["render", "--jobs", "0", "--out", str(tmp_path / "o")]) == 2
+
+
+def test_watch_renders_on_edit_and_not_on_reads(tmp_path):
+    from types import SimpleNamespace
+
+    from scenes.pipeline.watch import watch
+
+    lesson = tmp_path / "lesson.toml"
+    shutil.copyfile(ROOT / "lesson.toml", lesson)
+    calls = []
+    stop = threading.Event()
+    args = SimpleNamespace(lesson=str(lesson))
+    t = threading.Thread(target=watch, args=(args, lambda a: calls.append(time.monotonic()), stop))
+    t.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not calls and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(calls) == 1  # the first round at start
+        time.sleep(1.0)
+        lesson.read_text(encoding="utf-8")               # reading is not a change
+        (ROOT / "scenes" / "worked_example.py").read_bytes()
+        time.sleep(1.5)
+        assert len(calls) == 1
+        lesson.write_text(lesson.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        deadline = time.monotonic() + 10
+        while len(calls) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(calls) == 2
+    finally:
+        stop.set()
+        t.join(timeout=10)
+    assert not t.is_alive()
