@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, UL, Create, Rectangle, config, DecimalNumber, FadeIn, FadeOut, Flash,
+    DOWN, LEFT, RIGHT, UP, UL, Create, Rectangle, config, FadeIn, FadeOut, Flash,
     GrowFromCenter, Indicate, MathTex, ValueTracker, VGroup,
     Write, linear, smooth,
 )

@@ -6,7 +6,7 @@ from typing import Sequence
 import numpy as np
 from manim import (
     DOWN, LEFT, RIGHT, UP, UL, UR, DL, DR,
-    BackgroundRectangle, DecimalNumber, Dot, MathTex, Matrix, MobjectMatrix,
+    DecimalNumber, Dot, Matrix, MobjectMatrix,
     Text, VGroup, VMobject,
 )
 
@@ -18,12 +18,6 @@ from .numbers import tex_number
 def text(content: str, lang: str, size: float = 28, color=palette.INK, **kw) -> Text:
     """A Pango Text in the lesson font for ``lang`` (CJK-capable)."""
     return Text(content, font=font_for(lang), font_size=size, color=color, **kw)
-
-
-def backed(mob: VMobject, opacity: float = 0.85, buff: float = 0.12) -> VGroup:
-    """``mob`` on a dark rounded backing, so it stays readable over a grid."""
-    back = BackgroundRectangle(mob, color=palette.PANEL, fill_opacity=opacity, buff=buff)
-    return VGroup(back, mob)
 
 
 def matrix_mob(rows: Sequence[Sequence], row_colors: Sequence | None = None,

@@ -90,10 +90,6 @@ class Lesson:
     worked_example: WorkedExampleParams
     sections: dict  # the merged raw sections, for cache keys
 
-    def section_text(self, name: str) -> str:
-        """A canonical text of one section's values (for cache keys)."""
-        return repr(self.sections.get(name))
-
 
 class _Checker:
     def __init__(self, path: Path):

@@ -48,7 +48,9 @@ def plain_number(v) -> str:
     if isinstance(v, Fraction):
         if v.denominator == 1:
             return str(v.numerator)
-        return _decimal_text(abs(v)).join(["-" if v < 0 else "", ""]) if _finite_decimal(v) else str(v)
+        if _finite_decimal(v):
+            return ("-" if v < 0 else "") + _decimal_text(abs(v))
+        return str(v)
     return f"{float(v):.3f}".rstrip("0").rstrip(".")
 
 

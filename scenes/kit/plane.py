@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 from manim import (
-    Arrow, MathTex, NumberPlane, Polygon, VGroup, UP, RIGHT, LEFT, DOWN,
+    Arrow, MathTex, NumberPlane, Polygon, VGroup, RIGHT, LEFT, DOWN,
 )
 
 from . import palette
