@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -29,9 +30,9 @@ def resolve(args) -> tuple[Path, dict[str, Lesson], list[SceneInfo]]:
         base = load_lesson(lesson_path)
         lang_arg = getattr(args, "lang", None)
         langs = list(LANGUAGES) if lang_arg == "all" else [lang_arg or base.language]
-        lessons = {}
+        # The language is the only field that depends on it: no second read.
+        lessons = {lang: dataclasses.replace(base, language=lang) for lang in langs}
         for lang in langs:
-            lessons[lang] = load_lesson(lesson_path, language=lang)
             font_for(lang)
         names = getattr(args, "scenes", None) or []
         scenes = [find(n) for n in names] if names else list(SCENES)

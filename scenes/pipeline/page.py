@@ -51,12 +51,15 @@ function showLang(lang) {
 def best_entries(entries: dict[str, dict]) -> dict[str, dict[str, dict]]:
     """For each language, the best render of each scene: highest quality,
     then a browser-playable format."""
-    best: dict[str, dict[str, dict]] = {}
     fmt_rank = {"mp4": 0, "webm": 1, "gif": 2, "mov": 3}
+
+    def rank(e: dict) -> tuple[int, int]:
+        return -QUALITY_RANK.get(e["quality"], -1), fmt_rank.get(e["format"], 9)
+
+    best: dict[str, dict[str, dict]] = {}
     for e in entries.values():
         cur = best.setdefault(e["language"], {}).get(e["scene"])
-        rank = (-QUALITY_RANK.get(e["quality"], -1), fmt_rank.get(e["format"], 9))
-        if cur is None or rank < (-QUALITY_RANK.get(cur["quality"], -1), fmt_rank.get(cur["format"], 9)):
+        if cur is None or rank(e) < rank(cur):
             best[e["language"]][e["scene"]] = e
     return best
 
