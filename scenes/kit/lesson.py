@@ -48,7 +48,35 @@ DEFAULTS: dict[str, Any] = {
         "x": [3, 4],
         "W": [[1, 0, 2], [0, 1, -1]],
     },
+    "attention": {
+        "tokens": [{"zh": "我", "en": "I"}, {"zh": "想", "en": "want"},
+                   {"zh": "吃", "en": "to eat"}, {"zh": "苹果", "en": "apples"}],
+        "traits": [{"zh": "水果", "en": "fruit"}, {"zh": "科技", "en": "tech"},
+                   {"zh": "红色", "en": "red"}, {"zh": "圆形", "en": "round"},
+                   {"zh": "甜", "en": "sweet"}, {"zh": "人", "en": "person"},
+                   {"zh": "意愿", "en": "wish"}, {"zh": "进食", "en": "eating"}],
+        "embeddings": [[0, 0, 0, 0, 0, 1, 0, 0],
+                       [0, 0, 0, 0, 0, 0.3, 1, 0],
+                       [0, 0, 0, 0, 0, 0, 0.4, 1],
+                       [1, 0.8, 0.7, 0.8, 0.6, 0, 0, 0]],
+        "qk_dims": [{"zh": "食物", "en": "food"}, {"zh": "主语", "en": "subject"},
+                    {"zh": "科技", "en": "tech"}],
+        "v_dims": [{"zh": "甜味", "en": "sweetness"}, {"zh": "品牌", "en": "brand"},
+                   {"zh": "人物", "en": "person"}],
+        "W_Q": [[0, 0, 0], [0, 0, 0.5], [0, 0, 0], [0, 0, 0],
+                [0, 0, 0], [0, 0, 0], [0, 1.5, 0], [2, 0, 0]],
+        "W_K": [[2, 0, 0], [0, 0, 1.5], [0, 0, 0], [0, 0, 0],
+                [0.5, 0, 0], [0, 2, 0], [0, 0, 0], [0, 0, 0]],
+        "W_V": [[0.5, 0, 0], [0, 1.5, 0], [0.2, 0, 0], [0, 0, 0],
+                [1.5, 0, 0], [0, 0, 1.5], [0, 0, 0], [0, 0, 0]],
+        "focus": 3,
+        "query": 2,
+        "causal_mask": False,
+        "temperature": 1,
+    },
 }
+
+MAX_TOKENS = 6  # the attention grids are laid out (and tested) up to this size
 
 
 class LessonError(ValueError):
@@ -83,11 +111,41 @@ class WorkedExampleParams:
 
 
 @dataclass(frozen=True)
+class Named:
+    """A thing with a Chinese and an English name (a token, a trait, a dimension)."""
+    zh: str
+    en: str
+
+    def name(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
+
+
+@dataclass(frozen=True)
+class AttentionParams:
+    """The sentence as embeddings X (n_tokens x n_traits, row vectors) and
+    W_Q, W_K (n_traits x d_k), W_V (n_traits x d_v); ``focus`` is the token
+    QKVProjection shows, ``query`` the row AttentionMatching follows."""
+    tokens: tuple[Named, ...]
+    traits: tuple[Named, ...]
+    embeddings: tuple[tuple[Fraction, ...], ...]
+    qk_dims: tuple[Named, ...]
+    v_dims: tuple[Named, ...]
+    W_Q: tuple[tuple[Fraction, ...], ...]
+    W_K: tuple[tuple[Fraction, ...], ...]
+    W_V: tuple[tuple[Fraction, ...], ...]
+    focus: int
+    query: int
+    causal_mask: bool
+    temperature: Fraction
+
+
+@dataclass(frozen=True)
 class Lesson:
     path: Path
     language: str
     space_deformation: SpaceDeformationParams
     worked_example: WorkedExampleParams
+    attention: AttentionParams
     sections: dict  # the merged raw sections, for cache keys
 
 
@@ -154,6 +212,31 @@ class _Checker:
                 raise self.fail(f"{where}[{i}]", f"a row of {width} numbers{why}", f"<a row of {len(row)}>")
             out.append(self.vector(row, f"{where}[{i}]", width))
         return tuple(out)
+
+    def names(self, value: Any, where: str, most: int | None = None) -> tuple[Named, ...]:
+        want = "a non-empty list of {zh = ..., en = ...} names" + (f" (at most {most})" if most else "")
+        if not isinstance(value, list) or not value or (most and len(value) > most):
+            raise self.fail(where, want, _kind(value) if not isinstance(value, list)
+                            else f"<a list of {len(value)}>")
+        out = []
+        for i, item in enumerate(value):
+            self.keys(item, f"{where}[{i}]", ["zh", "en"])
+            for key in ("zh", "en"):
+                if key not in item:
+                    raise LessonError(f'{self.path}: {where}[{i}]: missing key "{key}"')
+            out.append(Named(self.text(item["zh"], f"{where}[{i}].zh"),
+                             self.text(item["en"], f"{where}[{i}].en")))
+        return tuple(out)
+
+    def index(self, value: Any, where: str, n: int, of: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+            raise self.fail(where, f"a token index from 0 to {n - 1} (into {of})", _kind(value))
+        return value
+
+    def boolean(self, value: Any, where: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(where, "true or false", _kind(value))
+        return value
 
     def text(self, value: Any, where: str) -> str:
         if not isinstance(value, str) or not value.strip():
@@ -242,4 +325,30 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
                  why=f" (one row per entry of worked_example.x, which has {len(x)})")
     worked = WorkedExampleParams(x=x, W=W)
     return Lesson(path=path, language=lang, space_deformation=space,
-                  worked_example=worked, sections=merged)
+                  worked_example=worked, attention=_attention(c, merged["attention"]),
+                  sections=merged)
+
+
+def _attention(c: _Checker, at: dict) -> AttentionParams:
+    tokens = c.names(at["tokens"], "attention.tokens", most=MAX_TOKENS)
+    traits = c.names(at["traits"], "attention.traits")
+    qk = c.names(at["qk_dims"], "attention.qk_dims")
+    v = c.names(at["v_dims"], "attention.v_dims")
+    n, d = len(tokens), len(traits)
+    X = c.matrix(at["embeddings"], "attention.embeddings", n, d,
+                 why=f" (one row per token in attention.tokens ({n}), one column per trait "
+                     f"in attention.traits ({d}))")
+    mats = {}
+    for name, dims, dims_key in (("W_Q", qk, "qk_dims"), ("W_K", qk, "qk_dims"), ("W_V", v, "v_dims")):
+        mats[name] = c.matrix(at[name], f"attention.{name}", d, len(dims),
+                              why=f" (one row per trait in attention.traits ({d}), one column per "
+                                  f"entry of attention.{dims_key} ({len(dims)}))")
+    temperature = c.number(at["temperature"], "attention.temperature")
+    if temperature <= 0:
+        raise c.fail("attention.temperature", "a number > 0", float(temperature))
+    return AttentionParams(
+        tokens=tokens, traits=traits, embeddings=X, qk_dims=qk, v_dims=v, **mats,
+        focus=c.index(at["focus"], "attention.focus", n, "attention.tokens"),
+        query=c.index(at["query"], "attention.query", n, "attention.tokens"),
+        causal_mask=c.boolean(at["causal_mask"], "attention.causal_mask"),
+        temperature=temperature)

@@ -32,16 +32,18 @@ def lesson_or_exit() -> Lesson:
 
 
 class LessonScene(Scene):
-    """A scene of the lesson.  ``section`` names its lesson.toml section and
-    its text-table prefix; ``self.params`` is that section's frozen values."""
+    """A scene of the lesson.  ``section`` names its text-table prefix and
+    its lesson.toml section (unless ``params_section`` names a shared one);
+    ``self.params`` is that section's frozen values."""
 
     section = ""
+    params_section = ""  # lesson.toml section when it differs from ``section``
 
     def setup(self):
         super().setup()
         self.lesson = lesson_or_exit()
         self.lang = self.lesson.language
-        self.params = getattr(self.lesson, self.section)
+        self.params = getattr(self.lesson, self.params_section or self.section)
         self.moments: dict[str, Moment] = {}
 
     def tr(self, key: str, **fields) -> str:

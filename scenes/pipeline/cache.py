@@ -49,7 +49,7 @@ def cache_key(scene: SceneInfo, lesson: Lesson, lang: str, quality: str, fmt: st
         "module": hashlib.sha256((scenes_dir / f"{scene.module}.py").read_bytes()).hexdigest(),
         "kit": digests["kit"],
         "qkv_math": digests["qkv_math"],
-        "section": lesson.sections.get(scene.section),
+        "section": lesson.sections.get(scene.lesson_section),
         "texts": section_texts(lang, scene.section),
         "glossary": {k: v[lang] for k, v in GLOSSARY.items()},
         "lang": lang,

@@ -45,7 +45,7 @@ def resolve(args) -> tuple[Path, dict[str, Lesson], list[SceneInfo]]:
 
 def cmd_list(args) -> int:
     for s in SCENES:
-        print(f"{s.number:>2}  {s.name:<20} scenes/{s.module}.py  [{s.section}]")
+        print(f"{s.number:>2}  {s.name:<20} scenes/{s.module}.py  [{s.lesson_section}]")
     return 0
 
 

@@ -14,6 +14,11 @@ class SceneInfo:
     section: str     # its lesson.toml section and text-table prefix
     chapter: int
     number: int      # its place in STORYBOARD.md
+    params: str = ""  # lesson.toml section, when not ``section`` (scenes may share one)
+
+    @property
+    def lesson_section(self) -> str:
+        return self.params or self.section
 
     @property
     def path(self) -> Path:
@@ -23,6 +28,8 @@ class SceneInfo:
 SCENES: tuple[SceneInfo, ...] = (
     SceneInfo("SpaceDeformation", "space_deformation", "space_deformation", 1, 1),
     SceneInfo("WorkedExample", "worked_example", "worked_example", 1, 6),
+    SceneInfo("QKVProjection", "qkv_projection", "qkv_projection", 2, 7, params="attention"),
+    SceneInfo("AttentionMatching", "attention_matching", "attention_matching", 2, 8, params="attention"),
 )
 
 QUALITIES = {  # -q letter -> manim's folder name

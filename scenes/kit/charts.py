@@ -1,0 +1,161 @@
+"""Named bar charts, heat-maps of matrices and grids of numbers.
+
+Every chart keeps the values it shows (``.values``) and draws them from
+those values only, so a test can read back exactly what is on screen.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+from manim import (
+    DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Line, MathTex, Rectangle, Square, VGroup,
+)
+
+from . import palette
+from .displays import text
+
+
+def fmt(v: float, places: int = 2) -> str:
+    """TeX of a shown number: ``places`` decimals, -inf as -\\infty, no -0.00."""
+    if v == -math.inf:
+        return r"-\infty"
+    s = f"{v:.{places}f}"
+    return s[1:] if s.startswith("-") and float(s) == 0 else s
+
+
+class TraitBars(VGroup):
+    """Horizontal bars, one per named trait, from a zero line; the value is
+    written at the end of each bar.  ``unit`` is scene units per 1.0."""
+
+    def __init__(self, names: Sequence[str], values, lang: str, color, unit: float = 0.9,
+                 row: float = 0.42, size: float = 22, places: int = 2):
+        super().__init__()
+        self.values = np.asarray(values, dtype=float)
+        self.unit = unit
+        self.labels = VGroup(*[text(n, lang, size=size, color=palette.INK) for n in names])
+        self.bars = VGroup()
+        self.numbers = VGroup()
+        low = min(0.0, float(self.values.min()))
+        zero_x = -low * unit
+        for i, (label, v) in enumerate(zip(self.labels, self.values)):
+            y = -i * row
+            label.move_to([-0.15, y, 0], aligned_edge=RIGHT)
+            width = max(abs(v) * unit, 1e-3)
+            bar = Rectangle(width=width, height=row * 0.62, stroke_width=0, fill_color=color,
+                            fill_opacity=0.85 if v >= 0 else 0.45)
+            bar.move_to([zero_x + (width / 2 if v >= 0 else -width / 2), y, 0])
+            num = MathTex(fmt(v, places), font_size=size + 4, color=color)
+            num.next_to(bar, RIGHT if v >= 0 else LEFT, buff=0.08)
+            if v < 0:
+                num.next_to(bar, RIGHT, buff=0.08).shift(RIGHT * width)
+            self.bars.add(bar)
+            self.numbers.add(num)
+        self.axis = Line([zero_x, row * 0.45, 0], [zero_x, -(len(self.values) - 1) * row - row * 0.45, 0],
+                         stroke_width=2, color=palette.MUTED)
+        self.add(self.axis, self.labels, self.bars, self.numbers)
+
+    def grow(self) -> list:
+        """Animations that grow each bar out of the zero line and show its value."""
+        x0 = self.axis.get_center()[0]
+        return [GrowFromEdge(bar, LEFT if bar.get_center()[0] >= x0 else RIGHT) for bar in self.bars] + [
+            FadeIn(self.numbers)]
+
+    def shown_values(self) -> np.ndarray:
+        """The values as drawn: bar width over ``unit``, signed by side of the axis."""
+        x0 = self.axis.get_center()[0]
+        out = []
+        for bar in self.bars:
+            w = bar.width / self.unit
+            out.append(w if bar.get_center()[0] >= x0 else -w)
+        return np.where(np.abs(out) < 2e-3 / self.unit, 0.0, out)
+
+
+class HeatMap(VGroup):
+    """A matrix as coloured cells (opacity grows with |value|, negatives in
+    ``negative``), each non-zero value written in its cell, rows and columns
+    named."""
+
+    def __init__(self, M, row_names: Sequence[str], col_names: Sequence[str], lang: str, color,
+                 negative=palette.ALERT, cell: float = 0.52, size: float = 20, name: str = "",
+                 cell_width: float | None = None):
+        super().__init__()
+        self.values = np.asarray(M, dtype=float)
+        top = float(np.abs(self.values).max()) or 1.0
+        rows, cols = self.values.shape
+        self.cells = VGroup()
+        self.numbers = VGroup()
+        for i in range(rows):
+            for j in range(cols):
+                v = self.values[i, j]
+                sq = Rectangle(width=cell_width or cell, height=cell, stroke_width=1,
+                               stroke_color=palette.MUTED, fill_color=color if v >= 0 else negative,
+                               fill_opacity=0.08 + 0.8 * abs(v) / top)
+                sq.move_to([j * (cell_width or cell), -i * cell, 0])
+                self.cells.add(sq)
+                if v != 0:
+                    self.numbers.add(MathTex(fmt(v, 1), font_size=size + 4,
+                                             color=palette.PANEL if abs(v) / top > 0.5 else palette.INK)
+                                     .move_to(sq))
+        self.row_labels = VGroup(*[text(n, lang, size=size, color=palette.MUTED)
+                                   .next_to(self.cells[i * cols], LEFT, buff=0.12)
+                                   for i, n in enumerate(row_names)])
+        self.col_labels = VGroup()
+        for j, n in enumerate(col_names):
+            label = text(n, lang, size=size, color=color)
+            if label.width > 0.92 * (cell_width or cell):
+                label.scale_to_fit_width(0.92 * (cell_width or cell))
+            self.col_labels.add(label.next_to(self.cells[j], UP, buff=0.1))
+        self.add(self.cells, self.numbers, self.row_labels, self.col_labels)
+        if name:
+            self.title = MathTex(name, font_size=36, color=color).next_to(self.col_labels, UP, buff=0.15)
+            self.add(self.title)
+
+
+class NumberGrid(VGroup):
+    """An n x m grid of numbered cells with row names on the left and column
+    names on top.  ``make_numbers(M)`` builds the numbers for M, placed in
+    the cells, and makes them the grid's current ``numbers``; the scene adds
+    and animates them itself (they are not part of this VGroup, so swapping
+    them never breaks the grid apart)."""
+
+    def __init__(self, row_names: Sequence[str], col_names: Sequence[str], lang: str,
+                 cell: float = 0.82, size: float = 24, row_color=palette.Q_GOLD, col_color=palette.K_TEAL):
+        super().__init__()
+        self.n, self.m = len(row_names), len(col_names)
+        self.cell, self.size = cell, size
+        self.cells = VGroup(*[Square(cell, stroke_width=1.5, stroke_color=palette.MUTED, fill_opacity=0)
+                              .move_to([j * cell, -i * cell, 0])
+                              for i in range(self.n) for j in range(self.m)])
+        self.row_labels = VGroup(*[text(nm, lang, size=size, color=row_color)
+                                   .next_to(self.cells[i * self.m], LEFT, buff=0.15)
+                                   for i, nm in enumerate(row_names)])
+        self.col_labels = VGroup(*[text(nm, lang, size=size, color=col_color)
+                                   .next_to(self.cells[j], UP, buff=0.12)
+                                   for j, nm in enumerate(col_names)])
+        self.numbers = VGroup()
+        self.values = np.zeros((self.n, self.m))
+        self.add(self.cells, self.row_labels, self.col_labels)
+
+    def cell_at(self, i: int, j: int) -> Square:
+        return self.cells[i * self.m + j]
+
+    def make_numbers(self, M, places: int = 2) -> VGroup:
+        """Numbers for M placed in the cells (not yet added); records M."""
+        M = np.asarray(M, dtype=float)
+        self.values = M
+        nums = VGroup()
+        for i in range(self.n):
+            for j in range(self.m):
+                t = MathTex(fmt(M[i, j], places), font_size=self.size)
+                if t.width > self.cell * 0.9:
+                    t.scale_to_fit_width(self.cell * 0.9)
+                nums.add(t.move_to(self.cell_at(i, j)))
+        self.numbers = nums
+        return nums
+
+    def shown(self) -> list[list[str]]:
+        """The TeX of every number on screen, row by row."""
+        texts = [n.get_tex_string() for n in self.numbers]
+        return [texts[i * self.m:(i + 1) * self.m] for i in range(self.n)]
