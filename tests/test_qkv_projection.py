@@ -1,5 +1,4 @@
 """QKVProjection: bars and heat-maps show exactly x, W and x W."""
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -10,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Line, MathTex, Rectangle, Square, VGroup,
+    LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Line, MathTex, Rectangle, Square, VGroup,
 )
 
 from . import palette
@@ -23,6 +23,14 @@ def fmt(v: float, places: int = 2) -> str:
         return r"-\infty"
     s = f"{v:.{places}f}"
     return s[1:] if s.startswith("-") and float(s) == 0 else s
+
+
+def _column_labels(names, lang: str, size: float, color, width: float, cells) -> VGroup:
+    """Names over the first ``len(names)`` cells, all shrunk by one common
+    factor if any is wider than its column."""
+    labels = [text(n, lang, size=size, color=color) for n in names]
+    factor = min([1.0] + [0.92 * width / label.width for label in labels])
+    return VGroup(*[label.scale(factor).next_to(cells[j], UP, buff=0.1) for j, label in enumerate(labels)])
 
 
 class TraitBars(VGroup):
@@ -101,12 +109,7 @@ class HeatMap(VGroup):
         self.row_labels = VGroup(*[text(n, lang, size=size, color=palette.MUTED)
                                    .next_to(self.cells[i * cols], LEFT, buff=0.12)
                                    for i, n in enumerate(row_names)])
-        self.col_labels = VGroup()
-        for j, n in enumerate(col_names):
-            label = text(n, lang, size=size, color=color)
-            if label.width > 0.92 * (cell_width or cell):
-                label.scale_to_fit_width(0.92 * (cell_width or cell))
-            self.col_labels.add(label.next_to(self.cells[j], UP, buff=0.1))
+        self.col_labels = _column_labels(col_names, lang, size, color, cell_width or cell, self.cells)
         self.add(self.cells, self.numbers, self.row_labels, self.col_labels)
         if name:
             self.title = MathTex(name, font_size=36, color=color).next_to(self.col_labels, UP, buff=0.15)
@@ -131,9 +134,7 @@ class NumberGrid(VGroup):
         self.row_labels = VGroup(*[text(nm, lang, size=size, color=row_color)
                                    .next_to(self.cells[i * self.m], LEFT, buff=0.15)
                                    for i, nm in enumerate(row_names)])
-        self.col_labels = VGroup(*[text(nm, lang, size=size, color=col_color)
-                                   .next_to(self.cells[j], UP, buff=0.12)
-                                   for j, nm in enumerate(col_names)])
+        self.col_labels = _column_labels(col_names, lang, size, col_color, cell, self.cells)
         self.numbers = VGroup()
         self.values = np.zeros((self.n, self.m))
         self.add(self.cells, self.row_labels, self.col_labels)
