@@ -23,6 +23,7 @@ from .linear import (
     svd_stages,
 )
 from .attention import AttentionSteps, attention, attention_steps, causal_mask, project, softmax
+from .similarity import dot_and_angle, dot_product_samples, histogram, saturation
 from .exact import Term, WorkedColumn, WorkedProduct, to_exact, worked_product
 
 __all__ = [
@@ -31,5 +32,6 @@ __all__ = [
     "rotation_path", "stretch_path", "shear_path", "linear_path",
     "svd_stages", "svd_path",
     "softmax", "causal_mask", "project", "attention", "attention_steps", "AttentionSteps",
+    "dot_and_angle", "dot_product_samples", "histogram", "saturation",
     "Term", "WorkedColumn", "WorkedProduct", "to_exact", "worked_product",
 ]

@@ -160,3 +160,11 @@ class NumberGrid(VGroup):
         """The TeX of every number on screen, row by row."""
         texts = [n.get_tex_string() for n in self.numbers]
         return [texts[i * self.m:(i + 1) * self.m] for i in range(self.n)]
+
+
+def bar_values(chart) -> np.ndarray:
+    """The values a manim BarChart draws: bar heights over the y unit, signed
+    by which side of the zero line the bar stands."""
+    zero = chart.c2p(0, 0)[1]
+    unit = chart.y_axis.unit_size
+    return np.array([(1 if bar.get_center()[1] >= zero else -1) * bar.height / unit for bar in chart.bars])

@@ -74,6 +74,17 @@ DEFAULTS: dict[str, Any] = {
         "causal_mask": False,
         "temperature": 1,
     },
+    "dot_product_softmax": {
+        "vector_a": [2, 0.5],
+        "vector_b_length": 1.5,
+        "scores": [2, 1, 0.5, -1],
+        "temperatures": [0.5, 1, 2],
+        "d_k": [4, 64],
+        "samples": 2000,
+        "seed": 7,
+        "bins": 25,
+        "saturation_tokens": 8,
+    },
 }
 
 MAX_TOKENS = 6  # the attention grids are laid out (and tested) up to this size
@@ -140,12 +151,26 @@ class AttentionParams:
 
 
 @dataclass(frozen=True)
+class DotProductParams:
+    vector_a: tuple[Fraction, Fraction]
+    vector_b_length: Fraction
+    scores: tuple[Fraction, ...]
+    temperatures: tuple[Fraction, ...]
+    d_k: tuple[int, ...]
+    samples: int
+    seed: int
+    bins: int
+    saturation_tokens: int
+
+
+@dataclass(frozen=True)
 class Lesson:
     path: Path
     language: str
     space_deformation: SpaceDeformationParams
     worked_example: WorkedExampleParams
     attention: AttentionParams
+    dot_product_softmax: DotProductParams
     sections: dict  # the merged raw sections, for cache keys
 
 
@@ -232,6 +257,17 @@ class _Checker:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
             raise self.fail(where, f"a token index from 0 to {n - 1} (into {of})", _kind(value))
         return value
+
+    def integer(self, value: Any, where: str, lo: int, hi: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise self.fail(where, f"a whole number from {lo} to {hi}", _kind(value))
+        return value
+
+    def positive(self, value: Any, where: str) -> Fraction:
+        v = self.number(value, where)
+        if v <= 0:
+            raise self.fail(where, "a number > 0", float(v))
+        return v
 
     def boolean(self, value: Any, where: str) -> bool:
         if not isinstance(value, bool):
@@ -326,7 +362,33 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
     worked = WorkedExampleParams(x=x, W=W)
     return Lesson(path=path, language=lang, space_deformation=space,
                   worked_example=worked, attention=_attention(c, merged["attention"]),
+                  dot_product_softmax=_dot_product(c, merged["dot_product_softmax"]),
                   sections=merged)
+
+
+def _dot_product(c: _Checker, dp: dict) -> DotProductParams:
+    w = "dot_product_softmax"
+    scores = c.vector(dp["scores"], f"{w}.scores")
+    if not 2 <= len(scores) <= 8:
+        raise c.fail(f"{w}.scores", "from 2 to 8 scores", f"<a list of {len(scores)}>")
+    temps = c.vector(dp["temperatures"], f"{w}.temperatures")
+    if len(temps) > 4:
+        raise c.fail(f"{w}.temperatures", "at most 4 temperatures", f"<a list of {len(temps)}>")
+    for i, t in enumerate(temps):
+        if t <= 0:
+            raise c.fail(f"{w}.temperatures[{i}]", "a number > 0", float(t))
+    dims = dp["d_k"]
+    if not isinstance(dims, list) or not 1 <= len(dims) <= 3:
+        raise c.fail(f"{w}.d_k", "a list of 1 to 3 dimensions", _kind(dims))
+    return DotProductParams(
+        vector_a=c.vector(dp["vector_a"], f"{w}.vector_a", 2),
+        vector_b_length=c.positive(dp["vector_b_length"], f"{w}.vector_b_length"),
+        scores=scores, temperatures=temps,
+        d_k=tuple(c.integer(d, f"{w}.d_k[{i}]", 1, 4096) for i, d in enumerate(dims)),
+        samples=c.integer(dp["samples"], f"{w}.samples", 100, 200000),
+        seed=c.integer(dp["seed"], f"{w}.seed", 0, 2**32 - 1),
+        bins=c.integer(dp["bins"], f"{w}.bins", 5, 60),
+        saturation_tokens=c.integer(dp["saturation_tokens"], f"{w}.saturation_tokens", 2, 8))
 
 
 def _attention(c: _Checker, at: dict) -> AttentionParams:
@@ -343,9 +405,7 @@ def _attention(c: _Checker, at: dict) -> AttentionParams:
         mats[name] = c.matrix(at[name], f"attention.{name}", d, len(dims),
                               why=f" (one row per trait in attention.traits ({d}), one column per "
                                   f"entry of attention.{dims_key} ({len(dims)}))")
-    temperature = c.number(at["temperature"], "attention.temperature")
-    if temperature <= 0:
-        raise c.fail("attention.temperature", "a number > 0", float(temperature))
+    temperature = c.positive(at["temperature"], "attention.temperature")
     return AttentionParams(
         tokens=tokens, traits=traits, embeddings=X, qk_dims=qk, v_dims=v, **mats,
         focus=c.index(at["focus"], "attention.focus", n, "attention.tokens"),

@@ -30,6 +30,7 @@ SCENES: tuple[SceneInfo, ...] = (
     SceneInfo("WorkedExample", "worked_example", "worked_example", 1, 6),
     SceneInfo("QKVProjection", "qkv_projection", "qkv_projection", 2, 7, params="attention"),
     SceneInfo("AttentionMatching", "attention_matching", "attention_matching", 2, 8, params="attention"),
+    SceneInfo("DotProductSoftmax", "dot_product_softmax", "dot_product_softmax", 2, 9),
 )
 
 QUALITIES = {  # -q letter -> manim's folder name

@@ -1,0 +1,87 @@
+"""DotProductSoftmax and the similarity math behind it."""
+import math
+
+import numpy as np
+import pytest
+
+import qkv_math as qm
+from scenes.kit.lesson import load_lesson
+from tests.helpers import ROOT, assert_clean_layout, dry_run
+
+
+def test_dot_and_angle_by_hand():
+    dot, na, nb, ang = qm.dot_and_angle([3, 4], [4, -3])
+    assert (dot, na, nb) == (0, 5, 5) and ang == pytest.approx(math.pi / 2)
+    assert qm.dot_and_angle([1, 0], [-2, 0])[3] == pytest.approx(math.pi)
+    with pytest.raises(ValueError):
+        qm.dot_and_angle([1, 2], [1, 2, 3])
+
+
+@pytest.mark.parametrize("d", [1, 4, 64, 256])
+def test_spread_grows_like_sqrt_dk(d):
+    s = qm.dot_product_samples(d, 20000, seed=3)
+    assert s.std() == pytest.approx(math.sqrt(d), rel=0.05)
+    assert (s / math.sqrt(d)).std() == pytest.approx(1, rel=0.05)
+
+
+def test_samples_are_reproducible():
+    assert np.array_equal(qm.dot_product_samples(8, 50, 1), qm.dot_product_samples(8, 50, 1))
+    assert not np.array_equal(qm.dot_product_samples(8, 50, 1), qm.dot_product_samples(8, 50, 2))
+
+
+def test_histogram_counts_everything():
+    counts, edges = qm.histogram([-100, 0, 0.1, 100], bins=4, limit=2)
+    assert counts.sum() == 4 and counts[0] == 1 and counts[-1] == 1 and len(edges) == 5
+
+
+def test_saturation_without_scaling():
+    hard, soft = qm.saturation(256, 8, seed=0)
+    assert hard.max() > soft.max()
+    assert hard.sum() == pytest.approx(1) and soft.sum() == pytest.approx(1)
+
+
+@pytest.fixture(scope="module", params=["zh", "en"])
+def scene(request, tmp_path_factory):
+    return dry_run("DotProductSoftmax", tmp_path_factory.mktemp("dp"), lang=request.param)
+
+
+def test_dot_readouts(scene):
+    p = load_lesson(ROOT / "lesson.toml").dot_product_softmax
+    a = np.array(p.vector_a, dtype=float)
+    na, nb = float(np.hypot(*a)), float(p.vector_b_length)
+    for name, angle in (("aligned", 0), ("perpendicular", 90), ("opposite", 180)):
+        pr = scene.moments[name].probes
+        assert pr["na"] == pytest.approx(na) and pr["nb"] == pytest.approx(nb)
+        assert pr["theta"] == pytest.approx(angle, abs=1e-6)
+        assert pr["dot"] == pytest.approx(na * nb * math.cos(math.radians(angle)), abs=1e-9)
+
+
+def test_softmax_bars(scene):
+    p = load_lesson(ROOT / "lesson.toml").dot_product_softmax
+    s = np.array(p.scores, dtype=float)
+    e = np.exp(s)
+    assert np.allclose(scene.moments["scores"].probes["bars"], s, atol=1e-6)
+    assert np.allclose(scene.moments["exp"].probes["bars"], e, atol=1e-6)
+    w = e / e.sum()
+    assert np.allclose(scene.moments["weights"].probes["bars"], w, atol=1e-6)
+    assert scene.moments["weights"].probes["labels"] == [f"{v:.2f}" for v in w]
+    for T in p.temperatures:
+        wt = np.exp(s / float(T)) / np.exp(s / float(T)).sum()
+        assert np.allclose(scene.moments[f"temperature_{float(T):.2f}"].probes["bars"], wt, atol=1e-6)
+
+
+def test_histograms_and_saturation(scene):
+    p = load_lesson(ROOT / "lesson.toml").dot_product_softmax
+    pr = scene.moments["spread"].probes
+    for d, std, cap in zip(p.d_k, pr["stds"], pr["captions"]):
+        assert std == pytest.approx(math.sqrt(d), rel=0.1)
+        assert f"{std:.2f}" in cap
+    for hist in pr["hist"] + scene.moments["scaled"].probes["hist"]:
+        assert sum(hist) == pytest.approx(1, abs=1e-6)   # shares of all samples
+    sat = scene.moments["saturation"].probes
+    assert max(sat["hard"]) > max(sat["soft"])
+    assert sum(sat["hard"]) == pytest.approx(1, abs=1e-6)
+
+
+def test_layout(scene):
+    assert_clean_layout(scene)
