@@ -55,6 +55,20 @@ BAD = [
     ("[space_deformation]\nwords = [{zh = \"苹果\", en = \"apple\", at = [1]}]\n",
      ["space_deformation.words[0].at", "2 numbers"]),
     ("[worked_example]\nW = [[1, 0, 2]\n", ["TOML syntax error"]),
+    ("[attention]\nembeddings = [[1, 0], [0, 1], [1, 1], [0, 0]]\n",
+     ["attention.embeddings[0]", "8 numbers", "one column per trait in attention.traits (8)"]),
+    ("[attention]\nW_Q = [[1, 0, 0]]\n", ["attention.W_Q", "8 rows", "one row per trait"]),
+    ("[attention]\nW_V = [[1]] \n", ["attention.W_V", "8 rows"]),
+    ("[attention]\nfocus = 4\n", ["attention.focus", "0 to 3", "4"]),
+    ("[attention]\ntemperature = 0\n", ["attention.temperature", "> 0"]),
+    ("[attention]\ncausal_mask = \"yes\"\n", ["attention.causal_mask", "true or false"]),
+    ("[attention]\ntokens = [" + ", ".join(['{zh="a", en="a"}'] * 7) + "]\n",
+     ["attention.tokens", "at most 6", "7"]),
+    ("[attention]\ntraits = [{zh=\"甲\"}]\n", ["attention.traits[0]", 'missing key "en"']),
+    ("[dot_product_softmax]\nd_k = [4, 0]\n", ["dot_product_softmax.d_k[1]", "1 to 4096"]),
+    ("[dot_product_softmax]\ntemperatures = [1, -2]\n", ["dot_product_softmax.temperatures[1]", "> 0"]),
+    ("[dot_product_softmax]\nscores = [1]\n", ["dot_product_softmax.scores", "2 to 8"]),
+    ("[dot_product_softmax]\nseed = 1.5\n", ["dot_product_softmax.seed", "whole number"]),
 ]
 
 
