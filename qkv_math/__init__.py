@@ -24,6 +24,9 @@ from .linear import (
 )
 from .attention import AttentionSteps, attention, attention_steps, causal_mask, project, softmax
 from .similarity import dot_and_angle, dot_product_samples, histogram, saturation
+from .projection import lamp_matrix, lamp_shadows, shadow_matrix, wall_basis
+from .filters import (Filtered, apply_color, apply_spatial, blur_matrix, darken, downsample_matrix,
+                      generated_picture, grayscale, warm_tint)
 from .exact import Term, WorkedColumn, WorkedProduct, to_exact, worked_product
 
 __all__ = [
@@ -33,5 +36,8 @@ __all__ = [
     "svd_stages", "svd_path",
     "softmax", "causal_mask", "project", "attention", "attention_steps", "AttentionSteps",
     "dot_and_angle", "dot_product_samples", "histogram", "saturation",
+    "shadow_matrix", "wall_basis", "lamp_matrix", "lamp_shadows",
+    "Filtered", "apply_color", "apply_spatial", "blur_matrix", "darken", "downsample_matrix",
+    "generated_picture", "grayscale", "warm_tint",
     "Term", "WorkedColumn", "WorkedProduct", "to_exact", "worked_product",
 ]

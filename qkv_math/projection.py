@@ -1,0 +1,86 @@
+"""Shadows: projections of 3-D points onto a wall (row vectors, x @ P).
+
+Parallel light along d casts x onto the wall plane n . x = 0 as x @ P with
+P = I - outer(n, d) / (n . d)   (row convention: x @ outer(n, d) = (x . n) d).
+A point lamp gives a perspective projection, linear only in homogeneous
+coordinates: [x, 1] @ H is proportional to [shadow, 1].
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _vec3(v, name: str) -> np.ndarray:
+    v = np.asarray(v, dtype=float)
+    if v.shape != (3,) or not np.all(np.isfinite(v)):
+        raise ValueError(f"{name} must be a finite 3-vector, got {v!r}")
+    if not np.any(v):
+        raise ValueError(f"{name} must not be the zero vector")
+    return v
+
+
+def shadow_matrix(light_dir, wall_normal) -> np.ndarray:
+    """(3, 3) P casting x along the light direction d onto the wall n . x = 0:
+    x @ P lies on the wall, x - x @ P is parallel to d, P @ P == P, rank 2.
+    Raises ValueError for a zero vector or light parallel to the wall."""
+    d = _vec3(light_dir, "light_dir")
+    n = _vec3(wall_normal, "wall_normal")
+    nd = float(n @ d)
+    if abs(nd) <= 1e-12 * np.linalg.norm(n) * np.linalg.norm(d):
+        raise ValueError("the light runs parallel to the wall (n . d == 0): it casts no shadow on it")
+    return np.eye(3) - np.outer(n, d) / nd
+
+
+def wall_basis(wall_normal) -> np.ndarray:
+    """(3, 2) matrix B of two orthonormal axes on the wall n . x = 0: the
+    first horizontal, the second as close to 'up' (z) as the wall allows.
+    A shadow s (shape (3,)) has wall coordinates s @ B (shape (2,))."""
+    n = _vec3(wall_normal, "wall_normal")
+    n = n / np.linalg.norm(n)
+    up = np.array([0.0, 0.0, 1.0])
+    if abs(n @ up) > 1 - 1e-9:  # a horizontal wall (floor): use x as 'up'
+        up = np.array([1.0, 0.0, 0.0])
+    v = up - (up @ n) * n
+    v /= np.linalg.norm(v)
+    u = np.cross(v, n)
+    return np.column_stack([u, v])
+
+
+def lamp_matrix(lamp, wall_normal, offset: float = 0.0) -> np.ndarray:
+    """(4, 4) homogeneous H for a point lamp at L and the wall n . x = offset:
+    [x, 1] @ H = w [s, 1] with s the shadow of x.  (Row convention:
+    H = (p . L_h) I - outer(p, L_h), with p = [n, -offset], L_h = [L, 1].)"""
+    L = np.asarray(lamp, dtype=float)
+    if L.shape != (3,) or not np.all(np.isfinite(L)):
+        raise ValueError(f"lamp must be a finite 3-vector, got {lamp!r}")
+    n = _vec3(wall_normal, "wall_normal")
+    p = np.append(n, -float(offset))
+    Lh = np.append(L, 1.0)
+    if abs(p @ Lh) < 1e-12:
+        raise ValueError("the lamp is on the wall: it casts no shadows")
+    return (p @ Lh) * np.eye(4) - np.outer(p, Lh)
+
+
+def lamp_shadows(lamp, wall_normal, offset, X) -> np.ndarray:
+    """Shadows (k, 3) of the points X (k, 3) from a point lamp on the wall
+    n . x = offset, through the homogeneous matrix.  A point as far from the
+    wall as the lamp (its ray never meets the wall) or behind the lamp, or
+    beyond the wall, is refused with ValueError naming it."""
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    H = lamp_matrix(lamp, wall_normal, offset)
+    n = np.asarray(wall_normal, dtype=float)
+    L = np.asarray(lamp, dtype=float)
+    lamp_side = float(n @ L - offset)
+    out = []
+    for i, x in enumerate(X):
+        point_side = float(n @ x - offset)
+        if abs(point_side - lamp_side) <= 1e-12 * max(1.0, abs(lamp_side)):
+            raise ValueError(f"point {i} {x.tolist()} is as far from the wall as the lamp: "
+                             "its light ray runs parallel to the wall")
+        if lamp_side * point_side < 0:
+            raise ValueError(f"point {i} {x.tolist()} is on the far side of the wall")
+        if abs(point_side) > abs(lamp_side):
+            raise ValueError(f"point {i} {x.tolist()} is behind the lamp: the lamp lights it from the front")
+        h = np.append(x, 1.0) @ H
+        out.append(h[:3] / h[3])
+    return np.array(out)

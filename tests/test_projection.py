@@ -1,0 +1,135 @@
+"""Shadow projections and photo filters."""
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
+
+import qkv_math as qm
+
+vec = arrays(np.float64, 3, elements=st.floats(-5, 5))
+
+
+@settings(max_examples=200)
+@given(vec, vec, vec)
+def test_shadow_invariants(d, n, x):
+    assume(np.linalg.norm(d) > 0.1 and np.linalg.norm(n) > 0.1)
+    assume(abs(n @ d) > 0.1 * np.linalg.norm(n) * np.linalg.norm(d))
+    P = qm.shadow_matrix(d, n)
+    s = x @ P
+    scale = 1 + np.abs(x).max()
+    assert abs(s @ n) < 1e-8 * scale * np.linalg.norm(n)                     # on the wall
+    r = x - s
+    assert np.linalg.norm(np.cross(r, d)) < 1e-8 * scale * np.linalg.norm(d) * 10  # along the light
+    assert np.allclose(P @ P, P, atol=1e-9 * max(1, np.abs(P).max()))       # idempotent
+    assert qm.rank(P) == 2
+
+
+def test_two_points_on_one_ray_share_a_shadow():
+    d, n = np.array([1.0, -1, -2]), np.array([0.0, 0, 1])
+    P = qm.shadow_matrix(d, n)
+    x = np.array([1.0, 2, 3])
+    assert np.allclose(x @ P, (x + 2.5 * d) @ P)
+
+
+@pytest.mark.parametrize("d, n, match", [([1, 0, 0], [0, 0, 1], "parallel"), ([0, 0, 0], [0, 0, 1], "zero"),
+                                         ([0, 0, 1], [0, 0, 0], "zero")])
+def test_refused_lights(d, n, match):
+    with pytest.raises(ValueError, match=match):
+        qm.shadow_matrix(d, n)
+
+
+@given(vec)
+def test_wall_basis_is_orthonormal_on_the_wall(n):
+    assume(np.linalg.norm(n) > 0.1)
+    B = qm.wall_basis(n)
+    assert B.shape == (3, 2)
+    assert np.allclose(B.T @ B, np.eye(2), atol=1e-9)
+    assert np.allclose(n @ B, 0, atol=1e-9)
+
+
+def test_wall_coordinates_recover_the_shadow():
+    n = np.array([1.0, 1, 0])
+    P, B = qm.shadow_matrix([1, 0.2, -0.3], n), qm.wall_basis(n)
+    s = np.array([2.0, 1, 0.5]) @ P
+    assert np.allclose((s @ B) @ B.T, s)
+
+
+def ray_plane(L, x, n, c):
+    """Independent: walk from L through x until n . p = c."""
+    t = (c - n @ L) / (n @ (x - L))
+    return L + t * (x - L)
+
+
+@settings(max_examples=200)
+@given(arrays(np.float64, (4, 3), elements=st.floats(-2, 2)))
+def test_lamp_matches_ray_plane_intersection(X):
+    L, n, c = np.array([0.5, -1.0, 6.0]), np.array([0.0, 0.0, 1.0]), -1.0
+    # keep points strictly between the wall (z = -1) and the lamp's height (z = 6)
+    X = X.copy()
+    X[:, 2] = np.clip(X[:, 2], -0.5, 5.0)
+    shadows = qm.lamp_shadows(L, n, c, X)
+    for x, s in zip(X, shadows):
+        assert np.allclose(s, ray_plane(L, x, n, c), atol=1e-9)
+        assert s[2] == pytest.approx(c)
+
+
+@pytest.mark.parametrize("x, match", [([0, 0, 6], "as far from the wall"), ([0, 0, 8], "behind the lamp"),
+                                      ([0, 0, -3], "far side")])
+def test_lamp_refuses(x, match):
+    with pytest.raises(ValueError, match=match):
+        qm.lamp_shadows([0, 0, 6], [0, 0, 1], -1, [x])
+    with pytest.raises(ValueError, match="on the wall"):
+        qm.lamp_matrix([0, 0, -1], [0, 0, 1], -1)
+
+
+# --- filters -----------------------------------------------------------------
+
+pixels = arrays(np.float64, (4, 5, 3), elements=st.floats(0, 1))
+coef = st.floats(-2, 2)
+
+
+@given(pixels, pixels, coef, coef)
+def test_colour_filters_are_linear_before_clipping(x, y, a, b):
+    for M in (qm.warm_tint(0.2), qm.darken(0.5), qm.grayscale()):
+        lhs = qm.apply_color(a * x + b * y, M).raw
+        rhs = a * qm.apply_color(x, M).raw + b * qm.apply_color(y, M).raw
+        assert np.allclose(lhs, rhs, atol=1e-12)
+
+
+@given(pixels, pixels, coef, coef)
+def test_spatial_filters_are_linear(x, y, a, b):
+    for A, shape, cols in ((qm.blur_matrix(4, 5), (4, 5), 5), (qm.downsample_matrix(4, 4, 2), (2, 2), 4)):
+        xx, yy = x[:, :cols], y[:, :cols]
+        lhs = qm.apply_spatial(a * xx + b * yy, A, shape).raw
+        rhs = a * qm.apply_spatial(xx, A, shape).raw + b * qm.apply_spatial(yy, A, shape).raw
+        assert np.allclose(lhs, rhs, atol=1e-12)
+
+
+def test_grayscale_is_rank_one_onto_the_grey_axis():
+    G = qm.grayscale()
+    assert qm.rank(G) == 1
+    out = np.array([0.9, 0.2, 0.4]) @ G
+    assert out[0] == out[1] == out[2] == pytest.approx(0.299 * 0.9 + 0.587 * 0.2 + 0.114 * 0.4)
+
+
+def test_clipping_is_reported():
+    img = np.full((2, 2, 3), 0.9)
+    f = qm.apply_color(img, qm.darken(1.5))
+    assert f.clipped == 12 and f.raw.max() == pytest.approx(1.35) and f.image.max() == 1.0
+    assert qm.apply_color(img, qm.darken(0.5)).clipped == 0
+
+
+def test_blur_keeps_flat_images_and_downsample_averages():
+    flat = np.full((3, 4, 3), 0.3)
+    assert np.allclose(qm.apply_spatial(flat, qm.blur_matrix(3, 4), (3, 4)).raw, 0.3)
+    img = np.arange(16, dtype=float).reshape(4, 4)[:, :, None].repeat(3, axis=2) / 16
+    small = qm.apply_spatial(img, qm.downsample_matrix(4, 4, 2), (2, 2)).raw
+    assert small[0, 0, 0] == pytest.approx(np.mean([0, 1, 4, 5]) / 16)
+    with pytest.raises(ValueError):
+        qm.downsample_matrix(5, 4, 2)
+
+
+def test_generated_picture():
+    img = qm.generated_picture(24, 32)
+    assert img.shape == (24, 32, 3) and img.min() >= 0 and img.max() <= 1
+    assert np.array_equal(img, qm.generated_picture(24, 32))
