@@ -12,9 +12,11 @@ from scenes.kit.lesson import load_lesson, parse_lesson
 from scenes.pipeline import cli, manifest
 from scenes.pipeline import render as render_mod
 from scenes.pipeline.cache import cache_key, code_digests
-from scenes.pipeline.registry import find
+from scenes.pipeline.registry import SCENES, find
 from scenes.pipeline.subtitles import cue_times, srt_to_vtt
 from tests.helpers import ROOT
+
+ALL = sorted(s.name for s in SCENES)
 
 SRT = """1
 00:00:00,000 --> 00:00:02,500
@@ -157,7 +159,7 @@ def test_cache_hit_and_one_edit_one_render(tmp_path, fake, capsys):
     lesson = tmp_path / "lesson.toml"
     shutil.copyfile(ROOT / "lesson.toml", lesson)
     assert run_cli(tmp_path, lesson=lesson) == 0
-    assert sorted(fake.calls) == ["SpaceDeformation", "WorkedExample"]
+    assert sorted(fake.calls) == ALL
     fake.calls.clear()
     assert run_cli(tmp_path, lesson=lesson) == 0
     assert fake.calls == []
@@ -168,7 +170,7 @@ def test_cache_hit_and_one_edit_one_render(tmp_path, fake, capsys):
     assert fake.calls == ["WorkedExample"]
     fake.calls.clear()
     assert run_cli(tmp_path, "--force", lesson=lesson) == 0
-    assert sorted(fake.calls) == ["SpaceDeformation", "WorkedExample"]
+    assert sorted(fake.calls) == ALL
 
 
 def test_missing_output_file_is_rerendered(tmp_path, fake):
@@ -188,7 +190,7 @@ def test_failure_is_isolated_and_old_output_kept(tmp_path, fake, capsys):
     fake.calls.clear()
     status = run_cli(tmp_path, "--force", "--jobs", "2")
     assert status == 1
-    assert sorted(fake.calls) == ["SpaceDeformation", "WorkedExample"]
+    assert sorted(fake.calls) == ALL
     assert video.read_text(encoding="utf-8") == old
     entries = manifest.load(tmp_path / "out")
     assert entries["SpaceDeformation/en/480p15/mp4"] == old_entry
@@ -200,7 +202,7 @@ def test_jobs_run_in_parallel(tmp_path, monkeypatch):
     slow = FakeRenderer(delay=0.5)
     monkeypatch.setattr(render_mod, "render_job", slow)
     assert cli.main(["render", "--lang", "all", "--jobs", "2", "--out", str(tmp_path / "out")]) == 0
-    assert len(slow.calls) == 4 and slow.max_active == 2
+    assert len(slow.calls) == 2 * len(ALL) and slow.max_active == 2
 
 
 def test_an_exception_in_one_job_is_a_failure_not_a_crash(tmp_path, monkeypatch):
