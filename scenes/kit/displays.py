@@ -89,17 +89,21 @@ def _overlap(a, b, pad: float = 0.04) -> bool:
 
 def place_labels(points: Sequence[WordPoint], avoid: Sequence[VMobject] = ()) -> None:
     """Put each label next to its dot on the first side (its previous side
-    first) where it overlaps no earlier label and nothing in ``avoid``.
-    Points sharing a spot get their labels stacked apart."""
+    first) where it overlaps no earlier label and nothing in ``avoid``;
+    if every side is taken, try again further from the dot.  Points sharing
+    a spot so get their labels stacked apart."""
     taken = [_box(m) for m in avoid]
     for p in points:
         order = (p.side,) + tuple(s for s in _SIDES if s is not p.side)
-        for side in order:
-            p.label.next_to(p.dot, side, buff=0.08)
-            box = _box(p.label)
-            if not any(_overlap(box, t) for t in taken):
+        # nearest first; only when every side is taken, move further out
+        tries = [(side, buff) for buff in (0.08, 0.4, 0.75) for side in order]
+        for side, buff in tries:
+            p.label.next_to(p.dot, side, buff=buff)
+            if not any(_overlap(_box(p.label), t) for t in taken):
                 p.side = side
                 break
+        else:
+            p.label.next_to(p.dot, p.side, buff=0.08)
         taken.append(_box(p.label))
 
 

@@ -74,6 +74,32 @@ DEFAULTS: dict[str, Any] = {
         "causal_mask": False,
         "temperature": 1,
     },
+    "three_lenses": {
+        "traits": [{"zh": "食物", "en": "food"}, {"zh": "科技", "en": "tech"},
+                   {"zh": "红色", "en": "red"}, {"zh": "圆形", "en": "round"}],
+        "words": [
+            {"zh": "苹果", "en": "apple", "traits": [1, 0.6, 0.9, 0.9]},
+            {"zh": "香蕉", "en": "banana", "traits": [1, 0, 0, 0.1]},
+            {"zh": "番茄", "en": "tomato", "traits": [0.8, 0, 1, 1]},
+            {"zh": "手机", "en": "phone", "traits": [0, 1, 0.2, 0]},
+            {"zh": "电脑", "en": "computer", "traits": [0, 0.9, 0, 0]},
+            {"zh": "消防车", "en": "fire truck", "traits": [0, 0.5, 1, 0.2]},
+        ],
+        "lenses": [
+            {"keep": {"zh": "食物与科技", "en": "food vs tech"},
+             "drop": {"zh": "颜色、形状", "en": "colour, shape"},
+             "axes": [{"zh": "食物", "en": "food"}, {"zh": "科技", "en": "tech"}],
+             "matrix": [[1, 0], [0, 1], [0, 0], [0, 0]]},
+            {"keep": {"zh": "颜色与形状", "en": "colour and shape"},
+             "drop": {"zh": "能不能吃、科技", "en": "food, tech"},
+             "axes": [{"zh": "红色", "en": "red"}, {"zh": "圆形", "en": "round"}],
+             "matrix": [[0, 0], [0, 0], [1, 0], [0, 1]]},
+            {"keep": {"zh": "只看圆不圆", "en": "roundness only"},
+             "drop": {"zh": "其他一切", "en": "everything else"},
+             "axes": [{"zh": "圆形", "en": "round"}, {"zh": "（压扁）", "en": "(flat)"}],
+             "matrix": [[0, 0], [0, 0], [0, 0], [1, 0]]},
+        ],
+    },
     "dot_product_softmax": {
         "vector_a": [2, 0.5],
         "vector_b_length": 1.5,
@@ -151,6 +177,23 @@ class AttentionParams:
 
 
 @dataclass(frozen=True)
+class Lens:
+    """A 2-D view of the word cloud: what it keeps and drops, the names of
+    its two output axes, and its matrix (n_traits x 2, row vectors)."""
+    keep: Named
+    drop: Named
+    axes: tuple[Named, Named]
+    matrix: tuple[tuple[Fraction, ...], ...]
+
+
+@dataclass(frozen=True)
+class ThreeLensesParams:
+    traits: tuple[Named, ...]
+    words: tuple[tuple[Named, tuple[Fraction, ...]], ...]
+    lenses: tuple[Lens, ...]
+
+
+@dataclass(frozen=True)
 class DotProductParams:
     vector_a: tuple[Fraction, Fraction]
     vector_b_length: Fraction
@@ -170,6 +213,7 @@ class Lesson:
     space_deformation: SpaceDeformationParams
     worked_example: WorkedExampleParams
     attention: AttentionParams
+    three_lenses: ThreeLensesParams
     dot_product_softmax: DotProductParams
     sections: dict  # the merged raw sections, for cache keys
 
@@ -362,8 +406,43 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
     worked = WorkedExampleParams(x=x, W=W)
     return Lesson(path=path, language=lang, space_deformation=space,
                   worked_example=worked, attention=_attention(c, merged["attention"]),
+                  three_lenses=_three_lenses(c, merged["three_lenses"]),
                   dot_product_softmax=_dot_product(c, merged["dot_product_softmax"]),
                   sections=merged)
+
+
+def _three_lenses(c: _Checker, tl: dict) -> ThreeLensesParams:
+    w = "three_lenses"
+    traits = c.names(tl["traits"], f"{w}.traits")
+    d = len(traits)
+    if not isinstance(tl["words"], list) or not 1 <= len(tl["words"]) <= 8:
+        raise c.fail(f"{w}.words", "a list of 1 to 8 words", _kind(tl["words"]))
+    words = []
+    for i, item in enumerate(tl["words"]):
+        where = f"{w}.words[{i}]"
+        c.keys(item, where, ["zh", "en", "traits"])
+        for key in ("zh", "en", "traits"):
+            if key not in item:
+                raise LessonError(f'{c.path}: {where}: missing key "{key}"')
+        name = Named(c.text(item["zh"], f"{where}.zh"), c.text(item["en"], f"{where}.en"))
+        words.append((name, c.vector(item["traits"], f"{where}.traits", d)))
+    if not isinstance(tl["lenses"], list) or len(tl["lenses"]) != 3:
+        raise c.fail(f"{w}.lenses", "a list of exactly 3 lenses", _kind(tl["lenses"]))
+    lenses = []
+    for i, item in enumerate(tl["lenses"]):
+        where = f"{w}.lenses[{i}]"
+        c.keys(item, where, ["keep", "drop", "axes", "matrix"])
+        for key in ("keep", "drop", "axes", "matrix"):
+            if key not in item:
+                raise LessonError(f'{c.path}: {where}: missing key "{key}"')
+        axes = c.names(item["axes"], f"{where}.axes")
+        if len(axes) != 2:
+            raise c.fail(f"{where}.axes", "2 axis names", f"<a list of {len(axes)}>")
+        lenses.append(Lens(c.names([item["keep"]], f"{where}.keep")[0],
+                           c.names([item["drop"]], f"{where}.drop")[0], (axes[0], axes[1]),
+                           c.matrix(item["matrix"], f"{where}.matrix", d, 2,
+                                    why=f" (one row per trait in {w}.traits ({d}), 2 columns)")))
+    return ThreeLensesParams(traits, tuple(words), tuple(lenses))
 
 
 def _dot_product(c: _Checker, dp: dict) -> DotProductParams:
