@@ -27,8 +27,9 @@ class Filtered:
         return self.clipped / self.raw.size
 
 
-def _report(raw: np.ndarray) -> Filtered:
-    clipped = int(np.count_nonzero((raw < 0) | (raw > 1)))
+def _report(raw: np.ndarray, tol: float = 1e-9) -> Filtered:
+    # rounding (an average of ones is 0.9999999999999999 or 1.0000000000000002) is not clipping
+    clipped = int(np.count_nonzero((raw < -tol) | (raw > 1 + tol)))
     return Filtered(raw, np.clip(raw, 0.0, 1.0), clipped)
 
 

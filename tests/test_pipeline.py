@@ -93,6 +93,21 @@ def test_key_changes_with_own_section_only(tree):
     assert key_for(tree, lesson=other) == base
 
 
+def test_key_changes_with_the_picture_file(tree, tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    pic = tmp_path / "pic.png"
+    lesson_file = tmp_path / "l.toml"
+    Image.fromarray(np.zeros((8, 8, 3), dtype=np.uint8)).save(pic)
+    lesson_file.write_text('[photo_filter]\nimage = "pic.png"\nsize = [8, 8]\npixel = [0, 0]\n'
+                           'downsample = 2\n', encoding="utf-8")
+    before = key_for(tree, scene="PhotoFilter", lesson=load_lesson(lesson_file, language="en"))
+    Image.fromarray(np.full((8, 8, 3), 200, dtype=np.uint8)).save(pic)
+    after = key_for(tree, scene="PhotoFilter", lesson=load_lesson(lesson_file, language="en"))
+    assert before != after
+
+
 def test_key_changes_with_own_texts_only(tree, monkeypatch):
     base = key_for(tree)
     monkeypatch.setitem(text_mod.TEXTS["en"], "space_deformation.title", "Another title")

@@ -14,7 +14,8 @@ from scenes.pipeline.subtitles import cue_times
 from tests.helpers import ROOT, probe_video
 
 JOBS = [("SpaceDeformation", "zh"), ("WorkedExample", "en"), ("QKVProjection", "zh"),
-        ("AttentionMatching", "en"), ("DotProductSoftmax", "zh")]
+        ("AttentionMatching", "en"), ("DotProductSoftmax", "zh"), ("ThreeLenses", "en"),
+        ("PhotoFilter", "en")]
 
 
 def qkv(*args, **kw):

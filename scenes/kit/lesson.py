@@ -100,6 +100,17 @@ DEFAULTS: dict[str, Any] = {
              "matrix": [[0, 0], [0, 0], [0, 0], [1, 0]]},
         ],
     },
+    "photo_filter": {
+        "image": "",
+        "size": [24, 32],
+        "pixel": [14, 11],
+        "tint_strength": 0.2,
+        "darken_factor": 0.6,
+        "downsample": 4,
+        "query_filter": [[1, 0, 0], [0, 0.4, 0], [0, 0, 0.4]],
+        "key_filter": [[0.3, 0.3, 0.3], [0.3, 0.3, 0.3], [0.3, 0.3, 0.3]],
+        "value_filter": [[0.2, 0, 0.9], [0, 1, 0], [0.9, 0, 0.2]],
+    },
     "dot_product_softmax": {
         "vector_a": [2, 0.5],
         "vector_b_length": 1.5,
@@ -194,6 +205,23 @@ class ThreeLensesParams:
 
 
 @dataclass(frozen=True)
+class PhotoFilterParams:
+    """``picture``: the (h, w, 3) image in [0, 1] (generated, or the file
+    named by ``image`` resized to ``size``); filters are (3, 3) matrices in
+    the row convention, a pixel [r, g, b] @ M."""
+    image: str
+    size: tuple[int, int]
+    pixel: tuple[int, int]
+    tint_strength: Fraction
+    darken_factor: Fraction
+    downsample: int
+    query_filter: tuple[tuple[Fraction, ...], ...]
+    key_filter: tuple[tuple[Fraction, ...], ...]
+    value_filter: tuple[tuple[Fraction, ...], ...]
+    picture: Any = None
+
+
+@dataclass(frozen=True)
 class DotProductParams:
     vector_a: tuple[Fraction, Fraction]
     vector_b_length: Fraction
@@ -214,6 +242,7 @@ class Lesson:
     worked_example: WorkedExampleParams
     attention: AttentionParams
     three_lenses: ThreeLensesParams
+    photo_filter: PhotoFilterParams
     dot_product_softmax: DotProductParams
     sections: dict  # the merged raw sections, for cache keys
 
@@ -407,6 +436,7 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
     return Lesson(path=path, language=lang, space_deformation=space,
                   worked_example=worked, attention=_attention(c, merged["attention"]),
                   three_lenses=_three_lenses(c, merged["three_lenses"]),
+                  photo_filter=_photo_filter(c, merged["photo_filter"]),
                   dot_product_softmax=_dot_product(c, merged["dot_product_softmax"]),
                   sections=merged)
 
@@ -443,6 +473,50 @@ def _three_lenses(c: _Checker, tl: dict) -> ThreeLensesParams:
                            c.matrix(item["matrix"], f"{where}.matrix", d, 2,
                                     why=f" (one row per trait in {w}.traits ({d}), 2 columns)")))
     return ThreeLensesParams(traits, tuple(words), tuple(lenses))
+
+
+def _photo_filter(c: _Checker, pf: dict) -> PhotoFilterParams:
+    import numpy as np
+    from qkv_math import generated_picture
+
+    w = "photo_filter"
+    h = c.integer(pf["size"][0] if isinstance(pf["size"], list) and len(pf["size"]) == 2 else None,
+                  f"{w}.size[0]", 4, 64)
+    wd = c.integer(pf["size"][1], f"{w}.size[1]", 4, 64)
+    pixel = pf["pixel"]
+    if not isinstance(pixel, list) or len(pixel) != 2:
+        raise c.fail(f"{w}.pixel", "[row, column] of one pixel", _kind(pixel))
+    row = c.integer(pixel[0], f"{w}.pixel[0]", 0, h - 1)
+    col = c.integer(pixel[1], f"{w}.pixel[1]", 0, wd - 1)
+    factor = c.integer(pf["downsample"], f"{w}.downsample", 1, min(h, wd))
+    if h % factor or wd % factor:
+        raise c.fail(f"{w}.downsample", f"a factor that divides both sides of the picture ({h}x{wd})",
+                     factor)
+    image = pf["image"]
+    if not isinstance(image, str):
+        raise c.fail(f"{w}.image", 'a file name, or "" for the generated picture', _kind(image))
+    if image:
+        path = (c.path.parent / image)
+        try:
+            from PIL import Image
+            with Image.open(path) as im:
+                picture = np.asarray(im.convert("RGB").resize((wd, h), Image.Resampling.BOX),
+                                     dtype=float) / 255.0
+        except FileNotFoundError:
+            raise LessonError(f"{c.path}: {w}.image: the picture {str(path)!r} does not exist") from None
+        except OSError as err:
+            raise LessonError(f"{c.path}: {w}.image: cannot read {str(path)!r} as a picture ({err})") from None
+    else:
+        picture = generated_picture(h, wd)
+    picture.setflags(write=False)
+    return PhotoFilterParams(
+        image=image, size=(h, wd), pixel=(row, col),
+        tint_strength=c.number(pf["tint_strength"], f"{w}.tint_strength"),
+        darken_factor=c.positive(pf["darken_factor"], f"{w}.darken_factor"),
+        downsample=factor,
+        **{k: c.matrix(pf[k], f"{w}.{k}", 3, 3, why=" (a colour filter: [r, g, b] @ M)")
+           for k in ("query_filter", "key_filter", "value_filter")},
+        picture=picture)
 
 
 def _dot_product(c: _Checker, dp: dict) -> DotProductParams:

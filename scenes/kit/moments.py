@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from manim import DecimalNumber, MathTex, Matrix, Mobject, SingleStringMathTex, Tex, Text, MarkupText
+from manim import (DecimalNumber, ImageMobject, MathTex, Matrix, Mobject, SingleStringMathTex, Tex, Text,
+                   MarkupText)
 
-LABEL_TYPES = (Text, MarkupText, MathTex, SingleStringMathTex, Tex, DecimalNumber, Matrix)
+# Things that must stay inside the frame and clear of each other (pictures too).
+LABEL_TYPES = (Text, MarkupText, MathTex, SingleStringMathTex, Tex, DecimalNumber, Matrix, ImageMobject)
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,8 @@ class Moment:
 
 
 def _visible(mob: Mobject) -> bool:
+    if isinstance(mob, ImageMobject):
+        return float(mob.pixel_array[..., 3].max()) > 12  # alpha of its most opaque pixel
     fam = mob.get_family()
     for m in fam:
         if m.has_points():
@@ -48,6 +52,8 @@ def _content(mob: Mobject) -> str:
         return mob.get_tex_string()
     if isinstance(mob, Matrix):
         return "matrix"
+    if isinstance(mob, ImageMobject):
+        return "image"
     return type(mob).__name__
 
 

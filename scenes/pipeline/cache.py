@@ -2,8 +2,9 @@
 
 The key of (scene, language, quality, format) hashes: the scene's own
 module, every ``.py`` file of ``scenes/kit`` and ``qkv_math``, the scene's
-section of lesson.toml (after defaults), its texts and the glossary in that
-language, the quality, the format, transparency and the manim version.
+section of lesson.toml (after defaults) and the contents of any file it names
+(a picture), its texts and the glossary in that language, the quality, the
+format, transparency and the manim version.
 """
 from __future__ import annotations
 
@@ -34,6 +35,18 @@ def code_digests(scenes_dir: Path = SCENES_DIR) -> dict[str, str]:
             "qkv_math": _tree_digest(scenes_dir.parent / "qkv_math")}
 
 
+def _named_files(lesson: Lesson, section) -> dict[str, str]:
+    """Digests of files the section names (a picture), so editing the file
+    itself re-renders the scene."""
+    out = {}
+    for value in (section or {}).values():
+        if isinstance(value, str) and value:
+            path = lesson.path.parent / value
+            if path.is_file():
+                out[value] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
 def manim_version() -> str:
     from importlib.metadata import version
     return version("manim")
@@ -50,6 +63,7 @@ def cache_key(scene: SceneInfo, lesson: Lesson, lang: str, quality: str, fmt: st
         "kit": digests["kit"],
         "qkv_math": digests["qkv_math"],
         "section": lesson.sections.get(scene.lesson_section),
+        "files": _named_files(lesson, lesson.sections.get(scene.lesson_section)),
         "texts": section_texts(lang, scene.section),
         "glossary": {k: v[lang] for k, v in GLOSSARY.items()},
         "lang": lang,
