@@ -1,6 +1,7 @@
 """Shared visuals: text in the right font, matrices, vectors, word points."""
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import numpy as np
@@ -24,8 +25,9 @@ def matrix_mob(rows: Sequence[Sequence], row_colors: Sequence | None = None,
                col_colors: Sequence | None = None, font_size: float = 36) -> Matrix:
     """A bracketed matrix of exact numbers (each entry a MathTex)."""
     entries = [[tex_number(v) for v in row] for row in rows]
+    widest = max(len(re.sub(r"\\tfrac|[{}()]", "", e)) for row in entries for e in row)
     m = Matrix(entries, element_alignment_corner=np.zeros(3),
-               h_buff=1.1, v_buff=0.75, bracket_h_buff=0.15)
+               h_buff=max(1.1, 0.6 + 0.25 * widest), v_buff=0.75, bracket_h_buff=0.15)
     m.scale(font_size / 48)
     for i, row in enumerate(m.get_rows()):
         for j, entry in enumerate(row):

@@ -100,6 +100,12 @@ DEFAULTS: dict[str, Any] = {
              "matrix": [[0, 0], [0, 0], [0, 0], [1, 0]]},
         ],
     },
+    "up_projection": {
+        "point": [3, 4],
+        "W": [[1, 0, 2], [0, 1, -1]],
+        "contrast_rotation_degrees": 30,
+        "contrast_stretch": [1.5, 0.75],
+    },
     "photo_filter": {
         "image": "",
         "size": [24, 32],
@@ -205,6 +211,16 @@ class ThreeLensesParams:
 
 
 @dataclass(frozen=True)
+class UpProjectionParams:
+    """point (2,) carried by W (2, 3) into 3-D; the contrast map is
+    rotation(deg) @ stretch(sx, sy), a 2x2 same-dimension map."""
+    point: tuple[Fraction, Fraction]
+    W: tuple[tuple[Fraction, ...], ...]
+    contrast_rotation_degrees: Fraction
+    contrast_stretch: tuple[Fraction, Fraction]
+
+
+@dataclass(frozen=True)
 class PhotoFilterParams:
     """``picture``: the (h, w, 3) image in [0, 1] (generated, or the file
     named by ``image`` resized to ``size``); filters are (3, 3) matrices in
@@ -242,6 +258,7 @@ class Lesson:
     worked_example: WorkedExampleParams
     attention: AttentionParams
     three_lenses: ThreeLensesParams
+    up_projection: UpProjectionParams
     photo_filter: PhotoFilterParams
     dot_product_softmax: DotProductParams
     sections: dict  # the merged raw sections, for cache keys
@@ -436,6 +453,14 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
     return Lesson(path=path, language=lang, space_deformation=space,
                   worked_example=worked, attention=_attention(c, merged["attention"]),
                   three_lenses=_three_lenses(c, merged["three_lenses"]),
+                  up_projection=UpProjectionParams(
+                      point=c.vector(merged["up_projection"]["point"], "up_projection.point", 2),
+                      W=c.matrix(merged["up_projection"]["W"], "up_projection.W", 2, 3,
+                                 why=" (2 rows: the plane's two axes; 3 columns: x, y, z)"),
+                      contrast_rotation_degrees=c.number(merged["up_projection"]["contrast_rotation_degrees"],
+                                                         "up_projection.contrast_rotation_degrees"),
+                      contrast_stretch=c.vector(merged["up_projection"]["contrast_stretch"],
+                                                "up_projection.contrast_stretch", 2)),
                   photo_filter=_photo_filter(c, merged["photo_filter"]),
                   dot_product_softmax=_dot_product(c, merged["dot_product_softmax"]),
                   sections=merged)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from manim import (DecimalNumber, ImageMobject, MathTex, Matrix, Mobject, SingleStringMathTex, Tex, Text,
                    MarkupText)
 
@@ -57,9 +59,20 @@ def _content(mob: Mobject) -> str:
     return type(mob).__name__
 
 
-def collect_labels(mobjects) -> list[Label]:
+def _screen_box(m: Mobject, camera) -> tuple[float, float, float, float]:
+    """Left, bottom, right, top of ``m`` as drawn: through the camera's own
+    projection (a 3-D camera's rotation, or nothing for a fixed-in-frame mobject)."""
+    if camera is None:
+        return (m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1])
+    pts = [camera.transform_points_pre_display(sub, sub.points)
+           for sub in m.get_family() if len(sub.points)]
+    allp = np.concatenate(pts) if pts else np.zeros((1, 3))
+    return (allp[:, 0].min(), allp[:, 1].min(), allp[:, 0].max(), allp[:, 1].max())
+
+
+def collect_labels(mobjects, camera=None) -> list[Label]:
     """The outermost text-like mobjects (Text, MathTex, DecimalNumber,
-    Matrix, ...) under ``mobjects`` that are visible, with their boxes.  A
+    Matrix, ...) under ``mobjects`` that are visible, with their boxes as drawn by ``camera`` (if given).  A
     label that is also part of another label (an entry of a Matrix that an
     animation added to the scene on its own) is counted once, as the outer."""
     found: dict[int, Mobject] = {}
@@ -78,6 +91,6 @@ def collect_labels(mobjects) -> list[Label]:
     for key, m in found.items():
         if key in inner or not _visible(m):
             continue
-        box = (m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1])
+        box = _screen_box(m, camera)
         out.append(Label(type(m).__name__, _content(m), tuple(float(v) for v in box)))
     return out

@@ -67,4 +67,4 @@ class LessonScene(Scene):
 
     def key_moment(self, name: str, **probes) -> None:
         """Record what is on screen now (labels and the scene's probes)."""
-        self.moments[name] = Moment(name, collect_labels(self.mobjects), probes)
+        self.moments[name] = Moment(name, collect_labels(self.mobjects, self.renderer.camera), probes)
