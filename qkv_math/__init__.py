@@ -24,7 +24,8 @@ from .linear import (
 )
 from .attention import AttentionSteps, attention, attention_steps, causal_mask, project, softmax
 from .similarity import dot_and_angle, dot_product_samples, histogram, saturation
-from .projection import lamp_matrix, lamp_shadows, shadow_matrix, wall_basis
+from .projection import (CUBE_EDGES, convex_hull_2d, cube_vertices, lamp_matrix, lamp_shadows, shadow_matrix,
+                         wall_basis)
 from .filters import (Filtered, apply_color, apply_spatial, blur_matrix, darken, downsample_matrix,
                       generated_picture, grayscale, warm_tint)
 from .exact import Term, WorkedColumn, WorkedProduct, to_exact, worked_product
@@ -36,7 +37,8 @@ __all__ = [
     "svd_stages", "svd_path",
     "softmax", "causal_mask", "project", "attention", "attention_steps", "AttentionSteps",
     "dot_and_angle", "dot_product_samples", "histogram", "saturation",
-    "shadow_matrix", "wall_basis", "lamp_matrix", "lamp_shadows",
+    "shadow_matrix", "wall_basis", "lamp_matrix", "lamp_shadows", "cube_vertices", "CUBE_EDGES",
+    "convex_hull_2d",
     "Filtered", "apply_color", "apply_spatial", "blur_matrix", "darken", "downsample_matrix",
     "generated_picture", "grayscale", "warm_tint",
     "Term", "WorkedColumn", "WorkedProduct", "to_exact", "worked_product",

@@ -84,3 +84,34 @@ def lamp_shadows(lamp, wall_normal, offset, X) -> np.ndarray:
         h = np.append(x, 1.0) @ H
         out.append(h[:3] / h[3])
     return np.array(out)
+
+
+def cube_vertices(center, size: float) -> np.ndarray:
+    """(8, 3) corners of an axis-aligned cube; corner i has sign bits (x, y, z) of i."""
+    c = np.asarray(center, dtype=float)
+    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
+    return c + 0.5 * float(size) * signs
+
+
+CUBE_EDGES = tuple((i, j) for i in range(8) for j in range(i + 1, 8) if bin(i ^ j).count("1") == 1)
+
+
+def convex_hull_2d(points) -> np.ndarray:
+    """Indices of the convex hull of (k, 2) points, counter-clockwise
+    (Andrew's monotone chain; collinear points dropped)."""
+    pts = np.asarray(points, dtype=float)
+    order = sorted(range(len(pts)), key=lambda i: (pts[i, 0], pts[i, 1]))
+
+    def cross(o, a, b):
+        return (pts[a, 0] - pts[o, 0]) * (pts[b, 1] - pts[o, 1]) - (pts[a, 1] - pts[o, 1]) * (pts[b, 0] - pts[o, 0])
+
+    lower, upper = [], []
+    for i in order:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], i) <= 1e-12:
+            lower.pop()
+        lower.append(i)
+    for i in reversed(order):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], i) <= 1e-12:
+            upper.pop()
+        upper.append(i)
+    return np.array(lower[:-1] + upper[:-1])

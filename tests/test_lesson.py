@@ -69,6 +69,11 @@ BAD = [
     ("[dot_product_softmax]\ntemperatures = [1, -2]\n", ["dot_product_softmax.temperatures[1]", "> 0"]),
     ("[dot_product_softmax]\nscores = [1]\n", ["dot_product_softmax.scores", "2 to 8"]),
     ("[dot_product_softmax]\nseed = 1.5\n", ["dot_product_softmax.seed", "whole number"]),
+    ("[shadow_projection]\ncube_center = [-1, 0, 0]\n", ["shadow_projection.cube_center", "in front of the wall"]),
+    ("[shadow_projection]\nlight = [1, 0, 0]\n", ["shadow_projection.light", "towards the wall"]),
+    ("[shadow_projection]\nlamp = [2, 0, 1]\n", ["shadow_projection.lamp", "further from the wall"]),
+    ("[up_projection]\nW = [[1, 0], [0, 1]]\n", ["up_projection.W[0]", "3 numbers"]),
+    ("[three_lenses]\nlenses = []\n", ["three_lenses.lenses", "exactly 3"]),
 ]
 
 

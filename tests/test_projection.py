@@ -133,3 +133,16 @@ def test_generated_picture():
     img = qm.generated_picture(24, 32)
     assert img.shape == (24, 32, 3) and img.min() >= 0 and img.max() <= 1
     assert np.array_equal(img, qm.generated_picture(24, 32))
+
+
+def test_cube_and_hull():
+    V = qm.cube_vertices([0, 0, 0], 2)
+    assert V.shape == (8, 3) and len(qm.CUBE_EDGES) == 12
+    assert all(np.isclose(np.linalg.norm(V[i] - V[j]), 2) for i, j in qm.CUBE_EDGES)
+    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5], [0.5, 0]])
+    hull = qm.convex_hull_2d(square)
+    assert sorted(hull.tolist()) == [0, 1, 2, 3]
+    # counter-clockwise: positive signed area
+    P = square[hull]
+    area = 0.5 * sum(P[i, 0] * P[(i + 1) % 4, 1] - P[(i + 1) % 4, 0] * P[i, 1] for i in range(4))
+    assert area == pytest.approx(1)

@@ -15,7 +15,7 @@ from tests.helpers import ROOT, probe_video
 
 JOBS = [("SpaceDeformation", "zh"), ("WorkedExample", "en"), ("QKVProjection", "zh"),
         ("AttentionMatching", "en"), ("DotProductSoftmax", "zh"), ("ThreeLenses", "en"),
-        ("PhotoFilter", "en")]
+        ("PhotoFilter", "en"), ("ShadowProjection", "en"), ("UpProjection", "zh")]
 
 
 def qkv(*args, **kw):

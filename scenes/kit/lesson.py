@@ -100,6 +100,15 @@ DEFAULTS: dict[str, Any] = {
              "matrix": [[0, 0], [0, 0], [0, 0], [1, 0]]},
         ],
     },
+    "shadow_projection": {
+        "cube_center": [2.5, 0.5, 0.6],
+        "cube_size": 1.2,
+        "light": [-1, 0.35, -0.45],
+        "light_end": [-1, 0.45, -0.1],
+        "wall_turn_degrees": 30,
+        "lamp": [6, 1.5, 2.2],
+        "ray_step": 1.4,
+    },
     "up_projection": {
         "point": [3, 4],
         "W": [[1, 0, 2], [0, 1, -1]],
@@ -211,6 +220,21 @@ class ThreeLensesParams:
 
 
 @dataclass(frozen=True)
+class ShadowParams:
+    """A cube (centre, edge) in front of the wall n . x = 0 (n starts as
+    [1, 0, 0] and turns about z by ``wall_turn_degrees``); parallel light
+    along ``light`` tilting to ``light_end``; a point lamp at ``lamp``;
+    ``ray_step``: how far up a light ray the second point sits."""
+    cube_center: tuple[Fraction, Fraction, Fraction]
+    cube_size: Fraction
+    light: tuple[Fraction, Fraction, Fraction]
+    light_end: tuple[Fraction, Fraction, Fraction]
+    wall_turn_degrees: Fraction
+    lamp: tuple[Fraction, Fraction, Fraction]
+    ray_step: Fraction
+
+
+@dataclass(frozen=True)
 class UpProjectionParams:
     """point (2,) carried by W (2, 3) into 3-D; the contrast map is
     rotation(deg) @ stretch(sx, sy), a 2x2 same-dimension map."""
@@ -258,6 +282,7 @@ class Lesson:
     worked_example: WorkedExampleParams
     attention: AttentionParams
     three_lenses: ThreeLensesParams
+    shadow_projection: ShadowParams
     up_projection: UpProjectionParams
     photo_filter: PhotoFilterParams
     dot_product_softmax: DotProductParams
@@ -453,6 +478,7 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
     return Lesson(path=path, language=lang, space_deformation=space,
                   worked_example=worked, attention=_attention(c, merged["attention"]),
                   three_lenses=_three_lenses(c, merged["three_lenses"]),
+                  shadow_projection=_shadow(c, merged["shadow_projection"]),
                   up_projection=UpProjectionParams(
                       point=c.vector(merged["up_projection"]["point"], "up_projection.point", 2),
                       W=c.matrix(merged["up_projection"]["W"], "up_projection.W", 2, 3,
@@ -498,6 +524,41 @@ def _three_lenses(c: _Checker, tl: dict) -> ThreeLensesParams:
                            c.matrix(item["matrix"], f"{where}.matrix", d, 2,
                                     why=f" (one row per trait in {w}.traits ({d}), 2 columns)")))
     return ThreeLensesParams(traits, tuple(words), tuple(lenses))
+
+
+def _shadow(c: _Checker, sp: dict) -> ShadowParams:
+    import numpy as np
+
+    w = "shadow_projection"
+    params = ShadowParams(
+        cube_center=c.vector(sp["cube_center"], f"{w}.cube_center", 3),
+        cube_size=c.positive(sp["cube_size"], f"{w}.cube_size"),
+        light=c.vector(sp["light"], f"{w}.light", 3),
+        light_end=c.vector(sp["light_end"], f"{w}.light_end", 3),
+        wall_turn_degrees=c.number(sp["wall_turn_degrees"], f"{w}.wall_turn_degrees"),
+        lamp=c.vector(sp["lamp"], f"{w}.lamp", 3),
+        ray_step=c.positive(sp["ray_step"], f"{w}.ray_step"))
+    # The whole cube must stay in front of the wall at every angle the scene shows,
+    # and every light must reach the wall.
+    half = float(params.cube_size) / 2
+    corners = np.array(params.cube_center, dtype=float) + half * np.array(
+        [[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+    for deg in np.linspace(0, float(params.wall_turn_degrees), 7):
+        a = np.deg2rad(deg)
+        n = np.array([np.cos(a), np.sin(a), 0.0])
+        if (corners @ n).min() <= 0:
+            raise c.fail(f"{w}.cube_center", f"a cube wholly in front of the wall at every turn up to "
+                         f"{float(params.wall_turn_degrees):g} degrees", list(map(float, params.cube_center)))
+        for key in ("light", "light_end"):
+            d = np.array(getattr(params, key), dtype=float)
+            if d @ n >= -1e-6:
+                raise c.fail(f"{w}.{key}", "a light direction pointing towards the wall (n . d < 0)",
+                              [float(v) for v in d])
+        L = np.array(params.lamp, dtype=float)
+        if L @ n <= (corners @ n).max():
+            raise c.fail(f"{w}.lamp", "a lamp further from the wall than every corner of the cube",
+                         [float(v) for v in L])
+    return params
 
 
 def _photo_filter(c: _Checker, pf: dict) -> PhotoFilterParams:

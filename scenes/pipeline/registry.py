@@ -29,6 +29,7 @@ SCENES: tuple[SceneInfo, ...] = (
     SceneInfo("SpaceDeformation", "space_deformation", "space_deformation", 1, 1),
     SceneInfo("ThreeLenses", "three_lenses", "three_lenses", 1, 2),
     SceneInfo("PhotoFilter", "photo_filter", "photo_filter", 1, 3),
+    SceneInfo("ShadowProjection", "shadow_projection", "shadow_projection", 1, 4),
     SceneInfo("UpProjection", "up_projection", "up_projection", 1, 5),
     SceneInfo("WorkedExample", "worked_example", "worked_example", 1, 6),
     SceneInfo("QKVProjection", "qkv_projection", "qkv_projection", 2, 7, params="attention"),

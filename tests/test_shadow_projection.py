@@ -1,0 +1,59 @@
+"""ShadowProjection: the drawn shadows are projections onto the wall."""
+import numpy as np
+import pytest
+
+from tests.helpers import assert_clean_layout, dry_run
+
+
+@pytest.fixture(scope="module", params=["zh", "en"])
+def scene(request, tmp_path_factory):
+    return dry_run("ShadowProjection", tmp_path_factory.mktemp("sp"), lang=request.param)
+
+
+@pytest.mark.parametrize("moment", ["parallel", "turned", "tilted"])
+def test_shadows_on_the_wall_along_the_light(scene, moment):
+    pr = scene.moments[moment].probes
+    n, d = pr["normal"], pr["light"]
+    for v, s in zip(pr["vertices"], pr["shadows"]):
+        assert abs(s @ n) < 1e-6                                 # on the wall
+        assert np.linalg.norm(np.cross(v - s, d)) < 1e-6         # along the light
+    assert np.allclose(pr["outline"] @ n, 0, atol=1e-6)         # the dark outline too
+
+
+def test_the_wall_turns_and_the_light_tilts(scene):
+    a, b, c = (scene.moments[m].probes for m in ("parallel", "turned", "tilted"))
+    assert not np.allclose(a["normal"], b["normal"])
+    assert not np.allclose(b["light"], c["light"])
+    assert not np.allclose(a["shadows"], b["shadows"]) and not np.allclose(b["shadows"], c["shadows"])
+
+
+def test_rank_and_idempotence_shown(scene):
+    pr = scene.moments["facts"].probes
+    assert pr["rank"] == 2 and pr["idempotent"] < 1e-12
+    assert pr["shown"][0].replace(" ", "").endswith("P=2")
+
+
+def test_two_points_on_one_ray_share_a_shadow(scene):
+    pr = scene.moments["pair"].probes
+    assert np.allclose(pr["first"], pr["second"], atol=1e-9)
+
+
+def test_lamp_shadows_are_ray_plane_intersections(scene):
+    pr = scene.moments["lamp"].probes
+    L, n = pr["lamp"], pr["normal"]
+    assert np.allclose(pr["starts"], L, atol=1e-6)
+    for v, s in zip(pr["vertices"], pr["shadows"]):
+        t = -(n @ L) / (n @ (v - L))
+        assert np.allclose(s, L + t * (v - L), atol=1e-6)
+
+
+def test_wall_coordinates(scene):
+    pr = scene.moments["basis"].probes
+    B = pr["B"]
+    assert np.allclose(B.T @ B, np.eye(2), atol=1e-12)
+    assert np.allclose(pr["coords"], pr["shadow"] @ B)
+    assert np.allclose(pr["coords"] @ B.T, pr["shadow"], atol=1e-9)   # the shadow is on the wall
+
+
+def test_layout(scene):
+    assert_clean_layout(scene)
