@@ -62,7 +62,11 @@ class PhotoFilter(LessonScene):
         row_out = matrix_mob([[fmt(v) for v in out]], font_size=36)
         W = matrix_mob([[fmt(v) for v in row] for row in tint], font_size=36)
         eq = VGroup(row_in, MathTex(r"\times", font_size=40), W, MathTex("=", font_size=40), row_out)
-        eq.arrange(RIGHT, buff=0.2).move_to([2.4, 1.2, 0])
+        eq.arrange(RIGHT, buff=0.2)
+        room = 6.9 - (original.get_right()[0] + 0.3)
+        if eq.width > room:
+            eq.scale_to_fit_width(room)
+        eq.move_to([original.get_right()[0] + 0.3 + room / 2, 1.2, 0])
         names = text(self.tr("pixel", r=r, c=c), lang, size=22, color=palette.AREA).next_to(eq, UP, buff=0.3)
         tinted = qm.apply_color(img, tint)
         recoloured = picture(tinted.image, 2.4).next_to(eq, DOWN, buff=0.5)
