@@ -34,9 +34,7 @@ class AttentionMatching(LessonScene):
 
     def construct(self):
         p, lang = self.params, self.lang
-        X = np.array(p.embeddings, dtype=float)
-        Q, K, V = qm.project(X, np.array(p.W_Q, dtype=float), np.array(p.W_K, dtype=float),
-                             np.array(p.W_V, dtype=float))
+        Q, K, V = qm.project(*p.arrays())
         n = len(p.tokens)
         mask = qm.causal_mask(n) if p.causal_mask else None
         T = float(p.temperature)

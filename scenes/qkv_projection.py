@@ -8,7 +8,6 @@ as labelled bars in its own colour.  All numbers from ``qkv_math.project``.
 """
 from __future__ import annotations
 
-import numpy as np
 from manim import (
     DOWN, LEFT, RIGHT, UL, UP, FadeIn, FadeOut, Indicate, MathTex,
     SurroundingRectangle, VGroup, Write,
@@ -29,10 +28,9 @@ class QKVProjection(LessonScene):
 
     def construct(self):
         p, lang = self.params, self.lang
-        X = np.array(p.embeddings, dtype=float)
-        mats = {"W_Q": np.array(p.W_Q, dtype=float), "W_K": np.array(p.W_K, dtype=float),
-                "W_V": np.array(p.W_V, dtype=float)}
-        Q, K, V = qm.project(X, mats["W_Q"], mats["W_K"], mats["W_V"])
+        X, *Ws = p.arrays()
+        mats = dict(zip(("W_Q", "W_K", "W_V"), Ws))
+        Q, K, V = qm.project(X, *Ws)
         x = X[p.focus]
         results = {"q": Q[p.focus], "k": K[p.focus], "v": V[p.focus]}
         word = p.tokens[p.focus].name(lang)

@@ -201,6 +201,11 @@ class AttentionParams:
     causal_mask: bool
     temperature: Fraction
 
+    def arrays(self):
+        """X (n_tokens, n_traits), W_Q, W_K, W_V as float arrays."""
+        import numpy as np
+        return tuple(np.array(m, dtype=float) for m in (self.embeddings, self.W_Q, self.W_K, self.W_V))
+
 
 @dataclass(frozen=True)
 class Lens:
