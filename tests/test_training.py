@@ -1,0 +1,78 @@
+"""The matchmaking training: exact gradients, determinism, roles that emerge."""
+import numpy as np
+import pytest
+
+import qkv_math as qm
+from qkv_math import training as tr
+
+
+@pytest.mark.parametrize("formula", tr.FORMULAS)
+def test_gradients_match_finite_differences(formula):
+    rng = np.random.default_rng(0)
+    X, T, _ = tr.make_parties(3, 4, 6, rng)
+    W = tr.initial_weights(6, seed=1, scale=0.5)
+    _, grads = tr.loss_and_grads(W, X, T, formula)
+    h = 1e-6
+    for name in W:
+        for idx in [(0, 0), (3, 2), (7, 5), (11, 1)]:
+            Wp = {k: v.copy() for k, v in W.items()}
+            Wm = {k: v.copy() for k, v in W.items()}
+            Wp[name][idx] += h
+            Wm[name][idx] -= h
+            numeric = (tr.loss_and_grads(Wp, X, T, formula)[0] - tr.loss_and_grads(Wm, X, T, formula)[0]) / (2 * h)
+            assert grads[name][idx] == pytest.approx(numeric, rel=1e-5, abs=1e-9), (name, idx)
+
+
+def test_parties_have_exactly_one_match_each():
+    X, T, match = tr.make_parties(20, 4, 8, np.random.default_rng(3))
+    for x, t, m in zip(X, T, match):
+        profiles, wishes = x[:, :8], x[:, 8:]
+        for i in range(4):
+            hits = [j for j in range(4) if np.array_equal(profiles[j], wishes[i])]
+            assert hits == [m[i]] and m[i] != i
+            assert np.array_equal(t[i], profiles[m[i]])
+
+
+def test_deterministic():
+    a = qm.train_matching(steps=60, seed=5)
+    b = qm.train_matching(steps=60, seed=5)
+    assert np.array_equal(a.losses, b.losses)
+    for sa, sb in zip(a.snapshots, b.snapshots):
+        assert sa.step == sb.step
+        assert all(np.array_equal(sa.weights[k], sb.weights[k]) for k in sa.weights)
+        assert np.array_equal(sa.attention, sb.attention)
+    assert not np.array_equal(a.losses, qm.train_matching(steps=60, seed=6).losses)
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return {f: qm.train_matching(f) for f in tr.FORMULAS}
+
+
+@pytest.mark.parametrize("formula", tr.FORMULAS)
+def test_default_run_learns_to_match_held_out_people(runs, formula):
+    run = runs[formula]
+    assert len(run.losses) == 800
+    assert run.heldout_accuracy >= 0.95
+    assert run.losses[-20:].mean() * 10 <= run.losses[:5].mean()
+    assert run.snapshots[0].accuracy < 0.6          # noise at the start
+    steps = [s.step for s in run.snapshots]
+    assert steps == sorted(steps) and steps[0] == 0 and steps[-1] == 800
+
+
+def test_roles_follow_position_not_name(runs):
+    std, swp = runs["standard"].snapshots[-1].probes, runs["swapped"].snapshots[-1].probes
+    # standard: W_Q asks (reads the wish), W_K and W_V describe (read the profile)
+    assert std["W_Q"] > 0.7 and std["W_K"] < 0.3 and std["W_V"] < 0.3
+    # swapped: the matrix named V asks, the one named Q carries the content
+    assert swp["W_V"] > 0.7 and swp["W_Q"] < 0.3 and swp["W_K"] < 0.3
+    # both start from the same weights
+    a, b = runs["standard"].snapshots[0].weights, runs["swapped"].snapshots[0].weights
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("kw", [{"formula": "sideways"}, {"n_people": 1}, {"n_jobs": 3, "n_people": 4},
+                                {"steps": 0}, {"learning_rate": 0}, {"batch": 0}])
+def test_bad_parameters_refused(kw):
+    with pytest.raises(ValueError):
+        qm.train_matching(**kw)
