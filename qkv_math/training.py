@@ -113,6 +113,28 @@ def probes(W: dict, n_jobs: int) -> dict[str, float]:
     return out
 
 
+def readouts(W: dict, X: np.ndarray, formula: str = "standard") -> dict[str, np.ndarray]:
+    """What each person's projections say, in professions (each (n, n_jobs)
+    for one party X of shape (n, 2 n_jobs)):
+      "asks":  softmax over professions j of q_i . key(j) / sqrt(d), where
+               key(j) is the key of a bare profile j (no wish): whom the
+               query (the asking matrix's output) looks for;
+      "says":  softmax over professions m of query(m) . k_i / sqrt(d), where
+               query(m) is the query of a bare wish m: whom the key answers to;
+      "brings": v_i, the content row (already in professions).
+    With the formula swapped the asking matrix is W_V and the content W_Q."""
+    Wa, Wl, Wc = _roles(W, formula)
+    n_jobs = Wa.shape[1]
+    s = 1.0 / np.sqrt(Wa.shape[1])
+    bare_keys = Wl[:n_jobs]          # e_j (profile only) @ W_label
+    bare_queries = Wa[n_jobs:]       # e_{n+m} (wish only) @ W_ask
+    return {
+        "asks": softmax((X @ Wa) @ bare_keys.T * s, axis=-1),
+        "says": softmax((X @ Wl) @ bare_queries.T * s, axis=-1),
+        "brings": X @ Wc,
+    }
+
+
 @dataclass(frozen=True)
 class Snapshot:
     step: int
@@ -140,13 +162,14 @@ def initial_weights(n_jobs: int, seed: int, scale: float = 0.3) -> dict:
 
 def snapshot_steps(steps: int, count: int = 12) -> list[int]:
     """Log-spaced steps from 0 to ``steps`` (distinct, increasing)."""
-    return sorted({0, steps, *np.unique(np.round(np.logspace(0, np.log10(max(steps, 1)), count)).astype(int))})
+    marks = np.unique(np.round(np.logspace(0, np.log10(max(steps, 1)), count)).astype(int))
+    return sorted({0, steps, *(int(m) for m in marks)})
 
 
 def train_matching(formula: str = "standard", seed: int = 7, steps: int = 800, n_people: int = 4,
                    n_jobs: int = 8,
                    batch: int = 16, learning_rate: float = 0.05, heldout: int = 64,
-                   snapshots: int = 12) -> Run:
+                   snapshots: int = 14) -> Run:
     """Train one attention layer on the matchmaking task (see the module
     docstring) with Adam; deterministic for given arguments."""
     if formula not in FORMULAS:

@@ -74,6 +74,14 @@ BAD = [
     ("[shadow_projection]\nlamp = [2, 0, 1]\n", ["shadow_projection.lamp", "further from the wall"]),
     ("[up_projection]\nW = [[1, 0], [0, 1]]\n", ["up_projection.W[0]", "3 numbers"]),
     ("[three_lenses]\nlenses = []\n", ["three_lenses.lenses", "exactly 3"]),
+    ("[training]\npeople = 8\n", ["training.people", "2 to 6", "8"]),
+    ("[training]\npeople = 5\njobs = [" + ", ".join(['{zh="甲", en="a"}'] * 5) + "]\n",
+     ["training.jobs", "more professions than training.people (5)"]),
+    ("[training]\nlearning_rate = 0\n", ["training.learning_rate", "> 0"]),
+    ("[training]\nlearning_rate = 3\n", ["training.learning_rate", "at most 1"]),
+    ("[training]\nsteps = 2.5\n", ["training.steps", "10 to 20000", "2.5"]),
+    ("[training]\nseed = -1\n", ["training.seed", "whole number"]),
+    ("[training]\nsnapshot = 3\n", ["training.snapshot", "unknown key", 'did you mean "snapshots"']),
 ]
 
 

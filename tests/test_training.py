@@ -76,3 +76,32 @@ def test_roles_follow_position_not_name(runs):
 def test_bad_parameters_refused(kw):
     with pytest.raises(ValueError):
         qm.train_matching(**kw)
+
+
+def test_defaults_are_the_lessons():
+    import inspect
+    from scenes.kit.lesson import load_lesson
+    from tests.helpers import ROOT
+    args = load_lesson(ROOT / "lesson.toml").training.run_args()
+    sig = inspect.signature(qm.train_matching).parameters
+    assert {k: sig[k].default for k in args} == args
+
+
+def test_readouts_turn_from_noise_into_meaning(runs):
+    X, match = runs["standard"].display_party
+    n_jobs = X.shape[1] // 2
+    profile, wish = X[:, :n_jobs].argmax(1), X[:, n_jobs:].argmax(1)
+    for formula, run in runs.items():
+        first = qm.readouts(run.snapshots[0].weights, X, formula)
+        last = qm.readouts(run.snapshots[-1].weights, X, formula)
+        # at the end: the query asks for the wish, the key says the profile,
+        # the value carries the profile, each with a clear margin
+        assert np.array_equal(last["asks"].argmax(1), wish), formula
+        assert np.array_equal(last["says"].argmax(1), profile), formula
+        assert np.array_equal(last["brings"].argmax(1), profile), formula
+        assert last["asks"].max(1).min() > 3 / n_jobs
+        # at the start the sign is vague: no profession stands out as strongly
+        assert first["asks"].max(1).mean() < last["asks"].max(1).mean()
+    # each row of asks and says is a distribution over professions
+    r = qm.readouts(runs["swapped"].snapshots[3].weights, X, "swapped")
+    assert np.allclose(r["asks"].sum(1), 1) and np.allclose(r["says"].sum(1), 1)

@@ -137,6 +137,19 @@ DEFAULTS: dict[str, Any] = {
         "bins": 25,
         "saturation_tokens": 8,
     },
+    "training": {
+        "jobs": [{"zh": "程序员", "en": "coder"}, {"zh": "厨师", "en": "chef"},
+                 {"zh": "医生", "en": "doctor"}, {"zh": "教师", "en": "teacher"},
+                 {"zh": "画家", "en": "painter"}, {"zh": "农民", "en": "farmer"},
+                 {"zh": "歌手", "en": "singer"}, {"zh": "飞行员", "en": "pilot"}],
+        "people": 4,
+        "seed": 7,
+        "steps": 800,
+        "learning_rate": 0.05,
+        "batch": 16,
+        "heldout": 64,
+        "snapshots": 14,
+    },
 }
 
 MAX_TOKENS = 6  # the attention grids are laid out (and tested) up to this size
@@ -280,6 +293,28 @@ class DotProductParams:
 
 
 @dataclass(frozen=True)
+class TrainingParams:
+    """The matchmaking task and its training (scenes 10 and 11): ``jobs``
+    names the professions (n_jobs), ``people`` per party; the rest are the
+    arguments of ``qkv_math.train_matching``."""
+    jobs: tuple[Named, ...]
+    people: int
+    seed: int
+    steps: int
+    learning_rate: Fraction
+    batch: int
+    heldout: int
+    snapshots: int
+
+    def run_args(self) -> dict:
+        """Keyword arguments of ``qkv_math.train_matching`` (all but formula)."""
+        return {"seed": self.seed, "steps": self.steps, "n_people": self.people,
+                "n_jobs": len(self.jobs), "batch": self.batch,
+                "learning_rate": float(self.learning_rate), "heldout": self.heldout,
+                "snapshots": self.snapshots}
+
+
+@dataclass(frozen=True)
 class Lesson:
     path: Path
     language: str
@@ -291,6 +326,7 @@ class Lesson:
     up_projection: UpProjectionParams
     photo_filter: PhotoFilterParams
     dot_product_softmax: DotProductParams
+    training: TrainingParams
     sections: dict  # the merged raw sections, for cache keys
 
 
@@ -494,6 +530,7 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
                                                 "up_projection.contrast_stretch", 2)),
                   photo_filter=_photo_filter(c, merged["photo_filter"]),
                   dot_product_softmax=_dot_product(c, merged["dot_product_softmax"]),
+                  training=_training(c, merged["training"]),
                   sections=merged)
 
 
@@ -633,6 +670,30 @@ def _dot_product(c: _Checker, dp: dict) -> DotProductParams:
         seed=c.integer(dp["seed"], f"{w}.seed", 0, 2**32 - 1),
         bins=c.integer(dp["bins"], f"{w}.bins", 5, 60),
         saturation_tokens=c.integer(dp["saturation_tokens"], f"{w}.saturation_tokens", 2, 8))
+
+
+MAX_PEOPLE = 6   # rows of the RolesEmerge table
+MAX_JOBS = 12
+
+
+def _training(c: _Checker, tp: dict) -> TrainingParams:
+    w = "training"
+    jobs = c.names(tp["jobs"], f"{w}.jobs", most=MAX_JOBS)
+    people = c.integer(tp["people"], f"{w}.people", 2, MAX_PEOPLE)
+    if len(jobs) <= people:
+        raise c.fail(f"{w}.jobs", f"more professions than {w}.people ({people}), so no party "
+                     "holds every profession", f"<a list of {len(jobs)}>")
+    rate = c.positive(tp["learning_rate"], f"{w}.learning_rate")
+    if rate > 1:
+        raise c.fail(f"{w}.learning_rate", "a number > 0 and at most 1", float(rate))
+    return TrainingParams(
+        jobs=jobs, people=people,
+        seed=c.integer(tp["seed"], f"{w}.seed", 0, 2**31 - 1),
+        steps=c.integer(tp["steps"], f"{w}.steps", 10, 20000),
+        learning_rate=rate,
+        batch=c.integer(tp["batch"], f"{w}.batch", 1, 512),
+        heldout=c.integer(tp["heldout"], f"{w}.heldout", 8, 4096),
+        snapshots=c.integer(tp["snapshots"], f"{w}.snapshots", 4, 24))
 
 
 def _attention(c: _Checker, at: dict) -> AttentionParams:

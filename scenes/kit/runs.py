@@ -1,0 +1,69 @@
+"""The lesson's training runs, trained once per parameter set and kept in a file.
+
+``training_runs(params)`` returns ``{"standard": Run, "swapped": Run}`` for
+the lesson's ``[training]`` section.  Each run is stored in the cache
+directory (``QKV_CACHE_DIR``, else ``$XDG_CACHE_HOME/qkv-lens``, else
+``~/.cache/qkv-lens``) under a name hashed from its arguments and the source
+of ``qkv_math/training.py``, so editing either trains afresh; an unreadable
+file is trained over.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+import qkv_math
+from qkv_math import training
+
+from .lesson import TrainingParams
+
+TRAINING_SOURCE = Path(training.__file__)
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("QKV_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "qkv-lens"
+
+
+def run_file(formula: str, args: dict) -> Path:
+    """Where the run of ``formula`` with ``args`` is kept."""
+    key = json.dumps({"formula": formula, **args}, sort_keys=True).encode()
+    digest = hashlib.sha256(key + TRAINING_SOURCE.read_bytes()).hexdigest()[:20]
+    return cache_dir() / "training" / f"{formula}-{digest}.pickle"
+
+
+def cached_run(formula: str, args: dict) -> training.Run:
+    """The run, read from its file or trained and written (atomically)."""
+    path = run_file(formula, args)
+    try:
+        with path.open("rb") as f:
+            run = pickle.load(f)
+        if isinstance(run, training.Run) and run.formula == formula:
+            return run
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+        pass
+    run = qkv_math.train_matching(formula, **args)
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".part")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(run, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)  # a read-only cache costs time, not correctness
+    return run
+
+
+def training_runs(params: TrainingParams) -> dict[str, training.Run]:
+    """Both formulas trained from the same start with the lesson's parameters."""
+    args = params.run_args()
+    return {formula: cached_run(formula, args) for formula in training.FORMULAS}
