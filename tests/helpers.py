@@ -12,6 +12,7 @@ from scenes.kit.moments import Moment
 from scenes.pipeline.registry import find
 
 ROOT = Path(__file__).resolve().parents[1]
+SHARED_MEDIA = ROOT / "media"   # manim's own default media folder (git-ignored)
 
 
 @contextmanager
@@ -41,6 +42,8 @@ def dry_run(scene_name: str, tmp: Path, lesson: Path | None = None, lang: str = 
     with lesson_env(lesson or ROOT / "lesson.toml", lang), tempconfig({
         "dry_run": True, "quality": "low_quality", "disable_caching": True,
         "progress_bar": "none", "media_dir": str(tmp), "verbosity": "ERROR",
+        # typeset TeX and Pango text once for the whole suite, not once per test
+        "tex_dir": str(SHARED_MEDIA / "Tex"), "text_dir": str(SHARED_MEDIA / "texts"),
     }):
         scene = cls(skip_animations=True)
         scene.render()

@@ -15,7 +15,8 @@ from tests.helpers import ROOT, probe_video
 
 JOBS = [("SpaceDeformation", "zh"), ("WorkedExample", "en"), ("QKVProjection", "zh"),
         ("AttentionMatching", "en"), ("DotProductSoftmax", "zh"), ("ThreeLenses", "en"),
-        ("PhotoFilter", "en"), ("ShadowProjection", "en"), ("UpProjection", "zh")]
+        ("PhotoFilter", "en"), ("ShadowProjection", "en"), ("UpProjection", "zh"),
+        ("RolesEmerge", "zh"), ("RoleSwap", "en")]
 
 
 def qkv(*args, **kw):

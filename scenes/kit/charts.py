@@ -137,6 +137,7 @@ class NumberGrid(VGroup):
         self.col_labels = _column_labels(col_names, lang, size, col_color, cell, self.cells)
         self.numbers = VGroup()
         self.values = np.zeros((self.n, self.m))
+        self._made: dict[str, MathTex] = {}
         self.add(self.cells, self.row_labels, self.col_labels)
 
     def cell_at(self, i: int, j: int) -> Square:
@@ -149,12 +150,19 @@ class NumberGrid(VGroup):
         nums = VGroup()
         for i in range(self.n):
             for j in range(self.m):
-                t = MathTex(fmt(M[i, j], places), font_size=self.size)
-                if t.width > self.cell * 0.9:
-                    t.scale_to_fit_width(self.cell * 0.9)
-                nums.add(t.move_to(self.cell_at(i, j)))
+                nums.add(self.number(M[i, j], i, j, places))
         self.numbers = nums
         return nums
+
+    def number(self, v: float, i: int, j: int, places: int = 2) -> MathTex:
+        """The number v typeset for cell (i, j) (each distinct text typeset once, then copied)."""
+        tex = fmt(v, places)
+        if tex not in self._made:
+            t = MathTex(tex, font_size=self.size)
+            if t.width > self.cell * 0.9:
+                t.scale_to_fit_width(self.cell * 0.9)
+            self._made[tex] = t
+        return self._made[tex].copy().move_to(self.cell_at(i, j))
 
     def shown(self) -> list[list[str]]:
         """The TeX of every number on screen, row by row."""
@@ -168,3 +176,12 @@ def bar_values(chart) -> np.ndarray:
     zero = chart.c2p(0, 0)[1]
     unit = chart.y_axis.unit_size
     return np.array([(1 if bar.get_center()[1] >= zero else -1) * bar.height / unit for bar in chart.bars])
+
+
+def sci(v: float, digits: int = 2) -> str:
+    """TeX of a positive quantity that spans decades (a loss): ``0.42`` as is
+    from 0.01 up, smaller ones as ``4.2 \\times 10^{-5}``."""
+    if v == 0 or 0.01 <= abs(v) < 1000:
+        return fmt(v, digits if abs(v) >= 0.1 else digits + 1)
+    mantissa, exponent = f"{v:.{digits - 1}e}".split("e")
+    return rf"{mantissa} \times 10^{{{int(exponent)}}}"

@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, UL, UR, DL, DR,
+    DOWN, LEFT, RIGHT, UP, UL, UR, DL, DR, Animation, Mobject, UpdateFromAlphaFunc, ValueTracker,
     DecimalNumber, Dot, Matrix, MobjectMatrix,
     Text, VGroup, VMobject,
 )
@@ -144,3 +144,53 @@ def set_shown(num: DecimalNumber, value: float) -> None:
     if num._get_num_string(value) != num._get_num_string(num.get_value()):
         num.set_value(value)
     num.number = value  # what get_value() reads back
+
+
+class Slots:
+    """Labels at fixed places, rebuilt only when what they show changes.
+
+    Each step, ``place(key, signature, make)`` every label: the label at
+    ``key`` is kept if its ``signature`` is unchanged, else ``make()`` builds
+    a new one.  ``commit()`` then returns (outgoing, incoming) lists, to
+    crossfade; ``labels`` is the current labels in placing order."""
+
+    def __init__(self):
+        self.current: dict = {}
+        self.pending: dict = {}
+
+    def place(self, key, signature, make) -> Mobject:
+        old = self.current.get(key)
+        self.pending[key] = old if old is not None and old[0] == signature else (signature, make())
+        return self.pending[key][1]
+
+    def commit(self) -> tuple[list, list]:
+        kept = {id(m) for _, m in self.pending.values()} & {id(m) for _, m in self.current.values()}
+        out = [m for _, m in self.current.values() if id(m) not in kept]
+        new = [m for _, m in self.pending.values() if id(m) not in kept]
+        self.current, self.pending = self.pending, {}
+        return out, new
+
+    @property
+    def labels(self) -> list:
+        return [m for _, m in self.current.values()]
+
+
+def crossfade(old: Mobject, new: Mobject, **kw) -> Animation:
+    """Fade ``old`` out while ``new`` fades in, without copying either (a
+    Transform deep-copies whole groups of text, which dominates the cost of
+    scenes that swap many labels).  The caller adds ``new`` to the scene
+    before playing and removes ``old`` after."""
+    def opacities(m):
+        return [(part, part.get_fill_opacity(), part.get_stroke_opacity())
+                for part in m.family_members_with_points()]
+
+    olds, news = opacities(old), opacities(new)
+
+    def update(_, alpha):
+        for parts, weight in ((olds, 1 - alpha), (news, alpha)):
+            for part, fill, stroke in parts:
+                part.set_fill(opacity=fill * weight, family=False)
+                part.set_stroke(opacity=stroke * weight, family=False)
+
+    update(None, 0.0)
+    return UpdateFromAlphaFunc(ValueTracker(0), update, **kw)

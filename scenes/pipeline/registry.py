@@ -35,6 +35,8 @@ SCENES: tuple[SceneInfo, ...] = (
     SceneInfo("QKVProjection", "qkv_projection", "qkv_projection", 2, 7, params="attention"),
     SceneInfo("AttentionMatching", "attention_matching", "attention_matching", 2, 8, params="attention"),
     SceneInfo("DotProductSoftmax", "dot_product_softmax", "dot_product_softmax", 2, 9),
+    SceneInfo("RolesEmerge", "roles_emerge", "roles_emerge", 2, 10, params="training"),
+    SceneInfo("RoleSwap", "role_swap", "role_swap", 2, 11, params="training"),
 )
 
 QUALITIES = {  # -q letter -> manim's folder name

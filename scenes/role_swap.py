@@ -1,0 +1,165 @@
+"""Scene 11, RoleSwap: the role follows the position in the formula, not the name.
+
+Two real training runs of the matchmaking task from the same random start
+(``qkv_math.train_matching``, cached by ``scenes.kit.runs``): the standard
+softmax(Q K^T / sqrt(d)) V and the swapped softmax(V K^T / sqrt(d)) Q.  For
+each matrix a slider shows its probe (``qkv_math.training.probes``): the
+share of its weight that reads the wish half of the input x = [profile, wish]
+rather than the profile half.  Row vectors: Q = X W_Q.
+
+    manim -ql scenes/role_swap.py RoleSwap
+"""
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN, LEFT, RIGHT, UL, UP, UR, Create, Dot, FadeIn, Line, MathTex,
+    SurroundingRectangle, VGroup, Write,
+)
+
+from scenes.kit import palette
+from scenes.kit.charts import fmt
+from scenes.kit.displays import crossfade, text
+from scenes.kit.runs import training_runs
+from scenes.kit.scene import LessonScene
+
+NAMES = ("W_Q", "W_K", "W_V")
+COLORS = {"W_Q": palette.Q_GOLD, "W_K": palette.K_TEAL, "W_V": palette.V_CORAL}
+TEX = {"standard": (r"\mathrm{softmax}\big(", "Q", "K^{\\top}", r"/\sqrt{d}\big)", "V"),
+       "swapped": (r"\mathrm{softmax}\big(", "V", "K^{\\top}", r"/\sqrt{d}\big)", "Q")}
+TRACK = 3.6       # length of a slider's track (probe 0 at its left end, 1 at its right)
+ASKS = 0.5        # a probe above this reads the wish more than the profile: the asking role
+
+
+class Panel(VGroup):
+    """One run: its formula, a slider per matrix, its loss and accuracy."""
+
+    def __init__(self, formula: str, scene: "RoleSwap", center_x: float):
+        super().__init__()
+        lang = scene.lang
+        self.formula_name = formula
+        self.formula = MathTex(*TEX[formula], font_size=40)
+        for part in self.formula[1:]:
+            letter = part.tex_string[0]
+            part.set_color({"Q": palette.Q_GOLD, "K": palette.K_TEAL, "V": palette.V_CORAL}.get(letter, palette.INK))
+        self.formula.move_to([center_x, 2.15, 0])
+        self.caption = text(scene.tr(formula), lang, size=22, color=palette.MUTED)
+        self.caption.next_to(self.formula, UP, buff=0.18)
+        left = center_x - TRACK / 2 + 0.2
+        self.tracks, self.names, self.dots = VGroup(), VGroup(), VGroup()
+        for r, name in enumerate(NAMES):
+            y = 0.95 - 1.05 * r
+            track = Line([left, y, 0], [left + TRACK, y, 0], color=palette.MUTED, stroke_width=4)
+            mid = Line([left + TRACK * ASKS, y - 0.12, 0], [left + TRACK * ASKS, y + 0.12, 0],
+                       color=palette.MUTED, stroke_width=2)
+            label = MathTex(name.replace("_", "_{") + "}", font_size=36, color=COLORS[name])
+            label.next_to(track, LEFT, buff=0.3)
+            self.tracks.add(VGroup(track, mid))
+            self.names.add(label)
+            self.dots.add(Dot(track.get_start(), radius=0.11, color=COLORS[name]))
+        y_top = self.tracks[0].get_top()[1] + 0.3
+        self.ends = VGroup(
+            text(scene.tr("profile_end"), lang, size=20, color=palette.MUTED).move_to([left, y_top, 0]),
+            text(scene.tr("wish_end"), lang, size=20, color=palette.MUTED).move_to([left + TRACK, y_top, 0]))
+        self.left = left
+        self.values = VGroup()
+        self.stats = VGroup()
+        self.add(self.caption, self.formula, self.ends, self.tracks, self.names)
+
+    def at(self, row: int, probe: float) -> np.ndarray:
+        return self.tracks[row][0].point_from_proportion(min(max(probe, 0.0), 1.0))
+
+    def values_for(self, probes: dict) -> VGroup:
+        return VGroup(*[MathTex(fmt(probes[name]), font_size=30, color=COLORS[name])
+                        .next_to(self.tracks[r][0], RIGHT, buff=0.25) for r, name in enumerate(NAMES)])
+
+
+class RoleSwap(LessonScene):
+    section = "role_swap"
+    params_section = "training"
+
+    def construct(self):
+        p, lang = self.params, self.lang
+        runs = training_runs(p)
+        self.runs = runs
+        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
+        panels = {f: Panel(f, self, x) for f, x in (("standard", -3.45), ("swapped", 3.75))}
+        steps = [s.step for s in runs["standard"].snapshots]
+        assert steps == [s.step for s in runs["swapped"].snapshots]
+        self.step_label = VGroup()
+
+        def stats_for(panel: Panel, snap) -> VGroup:
+            lines = VGroup(
+                text(self.tr("loss", loss=f"{snap.loss:.2g}" if snap.loss >= 1e-3 else f"{snap.loss:.1e}"), lang,
+                     size=22),
+                text(self.tr("accuracy", acc=f"{snap.accuracy * 100:.0f}"), lang, size=22),
+            ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
+            return lines.move_to([panel.left, -2.0, 0], aligned_edge=UL)
+
+        def show(k: int, run_time: float):
+            anims, olds = [], []
+            shown = {}
+            for f, panel in panels.items():
+                snap = runs[f].snapshots[k]
+                for r, name in enumerate(NAMES):
+                    anims.append(panel.dots[r].animate.move_to(panel.at(r, snap.probes[name])))
+                values = panel.values_for(snap.probes)
+                stats = stats_for(panel, snap)
+                for attr, new in (("values", values), ("stats", stats)):
+                    olds.append(getattr(panel, attr))
+                    self.add(new)
+                    anims.append(crossfade(olds[-1], new))
+                    setattr(panel, attr, new)
+                shown[f] = {"values": [v.get_tex_string() for v in values],
+                            "dots": [(d.get_center()[0] - panel.left) / TRACK for d in panel.dots],
+                            "stats": [line.text for line in stats]}
+            label = text(self.tr("step", step=steps[k], steps=p.steps), lang, size=24).to_corner(UR, buff=0.4)
+            olds.append(self.step_label)
+            self.add(label)
+            anims.append(crossfade(self.step_label, label))
+            self.step_label = label
+            self.play(*anims, run_time=run_time)
+            self.remove(*olds)
+            # the dots' probes as drawn, once their animations have finished
+            for f, panel in panels.items():
+                shown[f]["dots"] = [(d.get_center()[0] - panel.left) / TRACK for d in panel.dots]
+            self.key_moment(f"snapshot_{k}", step=steps[k], **shown)
+
+        with self.narration("intro_say"):
+            self.play(Write(title), run_time=0.8)
+            self.play(*[FadeIn(panel) for panel in panels.values()], run_time=1.2)
+        with self.narration("probe_say"):
+            self.play(*[FadeIn(panel.dots) for panel in panels.values()], run_time=0.4)
+            show(0, run_time=1.0)
+        half = max(1, len(steps) // 2)
+        with self.narration("train_say"):
+            for k in range(1, half):
+                show(k, run_time=0.7)
+        with self.narration("emerge_say"):
+            for k in range(half, len(steps)):
+                show(k, run_time=0.7)
+
+        # --- the measured roles: which matrix reads the wish in each run
+        final = {f: runs[f].snapshots[-1].probes for f in runs}
+        askers = {f: [name for name in NAMES if final[f][name] > ASKS] for f in runs}
+        badges = VGroup()
+        for f, panel in panels.items():
+            for r, name in enumerate(NAMES):
+                if name in askers[f]:
+                    box = SurroundingRectangle(VGroup(panel.names[r], panel.tracks[r], panel.values[r]),
+                                               color=palette.Q_GOLD, buff=0.12)
+                    tag = text(self.tr("asker"), lang, size=20, color=palette.Q_GOLD)
+                    tag.next_to(box, DOWN, buff=0.06).align_to(box, RIGHT)
+                    badges.add(box, tag)
+        names = {f: ", ".join(n.replace("_", "") for n in askers[f]) or "-" for f in runs}
+        with self.narration("result_say", std=names["standard"], swp=names["swapped"],
+                            q=fmt(final["standard"]["W_Q"]), v=fmt(final["swapped"]["W_V"]),
+                            acc_std=f"{runs['standard'].heldout_accuracy * 100:.0f}",
+                            acc_swp=f"{runs['swapped'].heldout_accuracy * 100:.0f}"):
+            self.play(Create(badges), run_time=1.0)
+        self.key_moment("roles", askers=askers)
+        moral = text(self.tr("moral"), lang, size=30, color=palette.AREA).to_edge(DOWN, buff=0.4)
+        with self.narration("outro_say"):
+            self.play(FadeIn(moral, shift=UP * 0.2), run_time=0.8)
+            self.wait(0.5)
+        self.key_moment("end")

@@ -1,0 +1,237 @@
+"""Scene 10, RolesEmerge: W_Q, W_K, W_V start random and learn their roles.
+
+Plays the snapshots of a real training run (``qkv_math.train_matching``,
+cached by ``scenes.kit.runs``) on one held-out party: the attention grid,
+the referee's flags on wrong matches, what each person's query asks for, key
+says and value brings (``qkv_math.readouts``), the loss curve and the
+held-out accuracy.  Row vectors: Q = X W_Q, one row per person.
+
+    manim -ql scenes/roles_emerge.py RolesEmerge
+"""
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DL, DOWN, LEFT, RIGHT, UL, UP, Axes, DashedVMobject, Dot, FadeIn, Create, Indicate, MathTex,
+    SurroundingRectangle, UpdateFromAlphaFunc, ValueTracker, VGroup, VMobject, Write,
+)
+
+import qkv_math as qm
+from scenes.kit import palette
+from scenes.kit.charts import NumberGrid, fmt, sci
+from scenes.kit.displays import Slots, crossfade, text
+from scenes.kit.runs import training_runs
+from scenes.kit.scene import LessonScene
+
+READOUTS = (("asks", palette.Q_GOLD), ("says", palette.K_TEAL), ("brings", palette.V_CORAL))
+RIGHT_MARK = palette.BASIS_I    # green: a right match
+WRONG_READ = palette.MUTED      # a read-out that does not (yet) name the right profession
+
+
+def loss_axes(losses: np.ndarray, steps: int, lang: str, tr, width: float = 5.6, height: float = 1.9):
+    """Axes for log10(loss) against log10(step + 1), with their tick labels."""
+    logs = np.log10(np.maximum(losses, 1e-12))
+    lo, hi = int(np.floor(logs.min())), int(np.ceil(logs.max()))
+    if hi == lo:
+        hi += 1
+    x_max = float(np.log10(steps + 1))
+    ax = Axes(x_range=[0, x_max, x_max], y_range=[lo, hi, 1], x_length=width, y_length=height,
+              tips=False, axis_config={"color": palette.MUTED, "stroke_width": 2})
+    ticks = VGroup()
+    for k in range(lo, hi + 1, max(1, (hi - lo) // 3)):
+        ticks.add(MathTex(f"10^{{{k}}}", font_size=22, color=palette.MUTED)
+                  .next_to(ax.c2p(0, k), LEFT, buff=0.12))
+    s = 1
+    while s <= steps:
+        ticks.add(MathTex(str(s), font_size=22, color=palette.MUTED)
+                  .next_to(ax.c2p(np.log10(s + 1), lo), DOWN, buff=0.12))
+        s *= 10
+    x_label = text(tr("steps_axis"), lang, size=20, color=palette.MUTED)
+    x_label.next_to(ax.x_axis, RIGHT, buff=0.15).shift(UP * 0.05)
+    y_label = text(tr("loss_axis"), lang, size=20, color=palette.MUTED)
+    y_label.next_to(ax, UP, buff=0.1).align_to(ax, LEFT)
+    return ax, VGroup(ticks, x_label, y_label)
+
+
+def loss_point(ax: Axes, step: int, loss: float):
+    return ax.c2p(np.log10(step + 1), np.log10(max(loss, 1e-12)))
+
+
+class RolesEmerge(LessonScene):
+    section = "roles_emerge"
+    params_section = "training"
+
+    def construct(self):
+        p, lang = self.params, self.lang
+        run = training_runs(p)["standard"]
+        X, match = run.display_party
+        n, n_jobs = X.shape[0], len(p.jobs)
+        profile, wish = X[:, :n_jobs].argmax(1), X[:, n_jobs:].argmax(1)
+        job = [j.name(lang) for j in p.jobs]
+        names = [job[k] for k in profile]
+        self.run_data = run
+
+        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
+
+        # --- the table: who | wants | attention grid | Q asks | K says | V brings
+        cell = min(0.78, 3.3 / n)
+        grid = NumberGrid(names, names, lang, cell=cell, size=24 if n <= 4 else 20)
+        grid.move_to([-2.45, 0, 0], aligned_edge=LEFT).align_to([0, 2.45, 0], UP)
+        grid.shift(DOWN * grid.col_labels.height)
+        wants = VGroup(*[text(job[wish[i]], lang, size=22, color=palette.MUTED) for i in range(n)])
+        wants_x = grid.cells.get_left()[0] - 0.85
+        for i, w in enumerate(wants):
+            w.move_to([wants_x, grid.cell_at(i, 0).get_y(), 0])
+        for i, lab in enumerate(grid.row_labels):
+            lab.next_to(wants[i], LEFT, buff=0.25)
+            lab.align_to([wants_x - 0.7, 0, 0], RIGHT)
+        head_y = grid.col_labels.get_top()[1] + 0.3
+        wants_head = text(self.tr("wants"), lang, size=20, color=palette.MUTED).move_to([wants_x, head_y, 0])
+        who_head = text(self.tr("who"), lang, size=20, color=palette.Q_GOLD)
+        who_head.move_to([0, head_y, 0]).align_to(grid.row_labels, RIGHT)
+        keys_head = text(self.tr("keys"), lang, size=20, color=palette.K_TEAL).move_to(
+            [grid.cells.get_center()[0], head_y, 0])
+        col_x = [grid.cells.get_right()[0] + 0.95 + 1.65 * c for c in range(3)]
+        read_heads = VGroup(*[text(self.tr(f"{key}_head"), lang, size=20, color=color).move_to([x, head_y, 0])
+                              for (key, color), x in zip(READOUTS, col_x)])
+        table = VGroup(grid, wants, wants_head, who_head, keys_head, read_heads)
+
+        # --- the loss curve and the read-out of the run
+        ax, ax_labels = loss_axes(run.losses, p.steps, lang, self.tr)
+        VGroup(ax, ax_labels).to_corner(DL, buff=0.4)
+
+        snaps = run.snapshots
+        self.curve = VGroup()
+        self.marker = Dot(loss_point(ax, 0, snaps[0].loss), radius=0.06, color=palette.AREA)
+        self.flags, self.readouts = [], []
+
+        made = {}
+
+        def name_text(name: str, color):
+            """A profession's name (made once per name and colour, then copied)."""
+            if (name, color) not in made:
+                made[name, color] = text(name, lang, size=22, color=color)
+            return made[name, color].copy()
+
+        slots = Slots()   # numbers, flags, read-outs and info lines, each redrawn only when it changes
+        line_y = [ax.get_bottom()[1] + 0.15 + 0.42 * (3 - r) for r in range(4)]
+        info_x = col_x[0] - 0.75
+
+        def line(r: int, content: str, color=palette.INK):
+            return slots.place(("info", r), (content, color), lambda: text(content, lang, size=22, color=color)
+                               .move_to([info_x, line_y[r], 0], aligned_edge=LEFT))
+
+        def place(k: int) -> dict:
+            """Place every changing label of snapshot k; return what they show."""
+            s = snaps[k]
+            A = s.attention
+            grid.values = A
+            grid.numbers = VGroup(*[slots.place(("num", i, j), fmt(A[i, j]), lambda i=i, j=j: grid.number(A[i, j], i, j))
+                                    for i in range(n) for j in range(n)])
+            picked = A.argmax(1)
+            for i in range(n):
+                right = picked[i] == match[i]
+                slots.place(("pick", i), (int(picked[i]), right), lambda i=i, right=right: SurroundingRectangle(
+                    grid.cell_at(i, picked[i]), color=RIGHT_MARK if right else palette.ALERT, buff=0.0,
+                    stroke_width=5 if right else 6))
+                if not right:  # the referee also marks where the match should have gone
+                    slots.place(("should", i), int(match[i]), lambda i=i: DashedVMobject(SurroundingRectangle(
+                        grid.cell_at(i, match[i]), color=RIGHT_MARK, buff=-0.04, stroke_width=3), num_dashes=16))
+            r = qm.readouts(s.weights, X, "standard")
+            truth = {"asks": wish, "says": profile, "brings": profile}
+            shown = {}
+            for (key, color), x in zip(READOUTS, col_x):
+                top = r[key].argmax(1)
+                shown[key] = [job[t] for t in top]
+                for i in range(n):
+                    c = color if top[i] == truth[key][i] else WRONG_READ
+                    slots.place((key, i), (top[i], c), lambda t=top[i], c=c, x=x, i=i: name_text(job[t], c)
+                                .move_to([x, grid.cell_at(i, 0).get_y(), 0]))
+            wrong = int(np.sum(picked != match))
+            line(0, self.tr("step", step=s.step, steps=p.steps))
+            loss_head = line(1, self.tr("loss"))
+            loss_tex = sci(s.loss)
+            slots.place(("info", "loss"), loss_tex, lambda: MathTex(loss_tex, font_size=30, color=palette.AREA)
+                        .next_to(loss_head, RIGHT, buff=0.15))
+            acc = line(2, self.tr("accuracy", acc=f"{s.accuracy * 100:.0f}"))
+            line(3, self.tr("referee", wrong=wrong, n=n) if wrong else self.tr("referee_ok", n=n),
+                 palette.ALERT if wrong else RIGHT_MARK)
+            return {"step": s.step, "grid": grid.shown(), "picked": picked.tolist(),
+                    "flags": [i for i in range(n) if picked[i] != match[i]],
+                    "readouts": shown, "loss": loss_tex, "accuracy": acc.text, "wrong": wrong}
+
+        for i in range(n):
+            for j in range(n):
+                grid.cell_at(i, j).set_fill(palette.Q_GOLD if i != j else palette.MUTED, opacity=0)
+
+        def fills(k: int):
+            """Cells shaded by snapshot k's weights (the masked diagonal stays grey)."""
+            A = snaps[k].attention
+            start = [c.get_fill_opacity() for c in grid.cells]
+            target = [0.7 * A[i, j] if i != j else 0.25 for i in range(n) for j in range(n)]
+
+            def shade(_, alpha):
+                for c, a, b in zip(grid.cells, start, target):
+                    c.set_fill(opacity=a + (b - a) * alpha)
+            return UpdateFromAlphaFunc(ValueTracker(0), shade)
+
+        def show(k: int, run_time: float = 0.8):
+            probes = place(k)
+            s = snaps[k]
+            prev = snaps[k - 1].step if k else 0
+            stop = min(s.step, p.steps - 1)
+            pts = [loss_point(ax, t, run.losses[t]) for t in range(prev, stop + 1)]
+            pts.append(loss_point(ax, s.step, s.loss))
+            segment = VMobject(color=palette.AREA, stroke_width=3)
+            segment.set_points_as_corners(pts if len(pts) > 1 else pts * 2)
+            self.curve.add(segment)
+            out, new = slots.commit()
+            self.add(*new)
+            self.play(fills(k), Create(segment), self.marker.animate.move_to(loss_point(ax, s.step, s.loss)),
+                      crossfade(VGroup(*out), VGroup(*new)), run_time=run_time)
+            self.remove(*out)
+            self.flags = [m for key, (sig, m) in slots.current.items() if key[0] == "pick" and not sig[1]]
+            self.readouts = [m for key, (_, m) in slots.current.items() if key[0] in ("asks", "says", "brings")]
+            # where the marker and the curve's end sit, in the axes' coordinates
+            # (log10(step + 1), log10(loss))
+            self.key_moment(f"snapshot_{k}", **probes, marker=[float(v) for v in ax.p2c(self.marker.get_center())],
+                            curve_end=[float(v) for v in ax.p2c(self.curve[-1].get_end())])
+
+        # --- intro: the party and what each person wants
+        with self.narration("intro_say", n=n, jobs=n_jobs):
+            self.play(Write(title), run_time=0.8)
+            self.play(FadeIn(table), run_time=1.2)
+        self.key_moment("party", names=names, wants=[w.text for w in wants])
+
+        with self.narration("start_say"):
+            self.play(FadeIn(ax), FadeIn(ax_labels), FadeIn(self.marker), run_time=0.6)
+            show(0, run_time=1.0)
+
+        first = snaps[0].attention.argmax(1)
+        wrong_rows = [i for i in range(n) if first[i] != match[i]]
+        if wrong_rows:
+            i = wrong_rows[0]
+            with self.narration("referee_say", who=names[i], right=names[match[i]], picked=names[first[i]]):
+                self.play(*[Indicate(f, color=palette.ALERT, scale_factor=1.15) for f in self.flags], run_time=1.0)
+
+        half = max(1, len(snaps) // 2)
+        with self.narration("train_say"):
+            for k in range(1, half):
+                show(k)
+        with self.narration("emerge_say"):
+            for k in range(half, len(snaps)):
+                show(k)
+
+        last = snaps[-1]
+        r = qm.readouts(last.weights, X, "standard")
+        i = 0
+        with self.narration("outro_say", steps=p.steps, start=f"{snaps[0].loss:.2f}",
+                            end=f"{last.loss:.1e}", ratio=f"{snaps[0].loss / last.loss:,.0f}",
+                            acc=f"{run.heldout_accuracy * 100:.0f}",
+                            who=names[i], asks=job[int(r['asks'][i].argmax())],
+                            says=job[int(r['says'][match[i]].argmax())]):
+            box = SurroundingRectangle(VGroup(*[m for m in self.readouts if abs(m.get_y() - grid.cell_at(i, 0).get_y()) < 1e-6]),
+                                       color=palette.AREA, buff=0.08)
+            self.play(Create(box), run_time=0.8)
+            self.wait(0.5)
+        self.key_moment("end", heldout_accuracy=run.heldout_accuracy)

@@ -1,0 +1,82 @@
+"""RolesEmerge: every snapshot on screen is the training run's own."""
+import re
+
+import numpy as np
+import pytest
+
+import qkv_math as qm
+from scenes.kit.lesson import load_lesson
+from scenes.kit.runs import training_runs
+from tests.helpers import ROOT, assert_clean_layout, dry_run
+
+
+@pytest.fixture(scope="module")
+def run():
+    return training_runs(load_lesson(ROOT / "lesson.toml").training)["standard"]
+
+
+@pytest.fixture(scope="module", params=["zh", "en"])
+def scene(request, tmp_path_factory):
+    return dry_run("RolesEmerge", tmp_path_factory.mktemp("re"), lang=request.param)
+
+
+def tex_value(tex: str) -> float:
+    """A number written as TeX: 1.28, .044 or 4.4 \\times 10^{-5}."""
+    m = re.fullmatch(r"\s*(-?[\d.]+)\s*(?:\\times\s*10\^\{(-?\d+)\})?\s*", tex)
+    assert m, tex
+    return float(m.group(1)) * 10 ** int(m.group(2) or 0)
+
+
+def test_one_moment_per_snapshot_in_order(scene, run):
+    steps = [scene.moments[f"snapshot_{k}"].probes["step"] for k in range(len(run.snapshots))]
+    assert steps == [s.step for s in run.snapshots]
+    assert f"snapshot_{len(run.snapshots)}" not in scene.moments
+
+
+def test_grid_loss_and_accuracy_are_the_snapshots(scene, run):
+    _, match = run.display_party
+    for k, snap in enumerate(run.snapshots):
+        probes = scene.moments[f"snapshot_{k}"].probes
+        shown = np.array([[float(v) for v in row] for row in probes["grid"]])
+        assert np.allclose(shown, snap.attention, atol=0.005 + 1e-9), k
+        assert probes["picked"] == list(np.argmax(snap.attention, axis=1))
+        assert probes["flags"] == [i for i in range(len(match)) if np.argmax(snap.attention[i]) != match[i]]
+        assert tex_value(probes["loss"]) == pytest.approx(snap.loss, rel=0.06)
+        assert f"{round(snap.accuracy * 100)}%" in probes["accuracy"]
+        # the marker sits on the curve at (log10(step + 1), log10(loss))
+        x, y = probes["marker"]
+        assert 10 ** x - 1 == pytest.approx(snap.step, rel=1e-6, abs=1e-6)
+        assert 10 ** y == pytest.approx(snap.loss, rel=1e-6)
+        assert probes["curve_end"] == pytest.approx(probes["marker"], abs=1e-6)
+
+
+def test_referee_flags_early_and_not_late(scene, run):
+    first, last = scene.moments["snapshot_0"].probes, scene.moments[f"snapshot_{len(run.snapshots) - 1}"].probes
+    assert first["wrong"] >= 1 and first["flags"]
+    assert last["wrong"] == 0 and last["flags"] == []
+    assert run.heldout_accuracy >= 0.95
+
+
+def test_readouts_turn_into_meaning(scene, run):
+    lesson = load_lesson(ROOT / "lesson.toml")
+    lang = scene.lang
+    jobs = [j.name(lang) for j in lesson.training.jobs]
+    X, _ = run.display_party
+    n_jobs = len(jobs)
+    profile = [jobs[i] for i in X[:, :n_jobs].argmax(1)]
+    wish = [jobs[i] for i in X[:, n_jobs:].argmax(1)]
+    party = scene.moments["party"].probes
+    assert party["names"] == profile and party["wants"] == wish
+    for k, snap in enumerate(run.snapshots):
+        r = qm.readouts(snap.weights, X, "standard")
+        shown = scene.moments[f"snapshot_{k}"].probes["readouts"]
+        for key in ("asks", "says", "brings"):
+            assert shown[key] == [jobs[i] for i in r[key].argmax(1)], (k, key)
+    last = scene.moments[f"snapshot_{len(run.snapshots) - 1}"].probes["readouts"]
+    assert last == {"asks": wish, "says": profile, "brings": profile}
+    first = scene.moments["snapshot_0"].probes["readouts"]
+    assert first != last
+
+
+def test_layout(scene):
+    assert_clean_layout(scene)
