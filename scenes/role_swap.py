@@ -18,7 +18,7 @@ from manim import (
 )
 
 from scenes.kit import palette
-from scenes.kit.charts import fmt
+from scenes.kit.charts import fmt, sci_text
 from scenes.kit.displays import crossfade, text
 from scenes.kit.runs import training_runs
 from scenes.kit.scene import LessonScene
@@ -57,7 +57,7 @@ class Panel(VGroup):
             self.tracks.add(VGroup(track, mid))
             self.names.add(label)
             self.dots.add(Dot(track.get_start(), radius=0.11, color=COLORS[name]))
-        y_top = self.tracks[0].get_top()[1] + 0.3
+        y_top = self.tracks[0].get_top()[1] + 0.42
         self.ends = VGroup(
             text(scene.tr("profile_end"), lang, size=20, color=palette.MUTED).move_to([left, y_top, 0]),
             text(scene.tr("wish_end"), lang, size=20, color=palette.MUTED).move_to([left + TRACK, y_top, 0]))
@@ -90,8 +90,7 @@ class RoleSwap(LessonScene):
 
         def stats_for(panel: Panel, snap) -> VGroup:
             lines = VGroup(
-                text(self.tr("loss", loss=f"{snap.loss:.2g}" if snap.loss >= 1e-3 else f"{snap.loss:.1e}"), lang,
-                     size=22),
+                text(self.tr("loss", loss=sci_text(snap.loss)), lang, size=22),
                 text(self.tr("accuracy", acc=f"{snap.accuracy * 100:.0f}"), lang, size=22),
             ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
             return lines.move_to([panel.left, -2.0, 0], aligned_edge=UL)

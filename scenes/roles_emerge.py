@@ -28,33 +28,41 @@ RIGHT_MARK = palette.BASIS_I    # green: a right match
 WRONG_READ = palette.MUTED      # a read-out that does not (yet) name the right profession
 
 
-def loss_axes(losses: np.ndarray, steps: int, lang: str, tr, width: float = 5.6, height: float = 1.9):
-    """Axes for log10(loss) against log10(step + 1), with their tick labels."""
-    logs = np.log10(np.maximum(losses, 1e-12))
-    lo, hi = int(np.floor(logs.min())), int(np.ceil(logs.max()))
-    if hi == lo:
-        hi += 1
-    x_max = float(np.log10(steps + 1))
-    ax = Axes(x_range=[0, x_max, x_max], y_range=[lo, hi, 1], x_length=width, y_length=height,
-              tips=False, axis_config={"color": palette.MUTED, "stroke_width": 2})
-    ticks = VGroup()
-    for k in range(lo, hi + 1, max(1, (hi - lo) // 3)):
-        ticks.add(MathTex(f"10^{{{k}}}", font_size=22, color=palette.MUTED)
-                  .next_to(ax.c2p(0, k), LEFT, buff=0.12))
-    s = 1
-    while s <= steps:
-        ticks.add(MathTex(str(s), font_size=22, color=palette.MUTED)
-                  .next_to(ax.c2p(np.log10(s + 1), lo), DOWN, buff=0.12))
-        s *= 10
-    x_label = text(tr("steps_axis"), lang, size=20, color=palette.MUTED)
-    x_label.next_to(ax.x_axis, RIGHT, buff=0.15).shift(UP * 0.05)
-    y_label = text(tr("loss_axis"), lang, size=20, color=palette.MUTED)
-    y_label.next_to(ax, UP, buff=0.1).align_to(ax, LEFT)
-    return ax, VGroup(ticks, x_label, y_label)
+class LossAxes(Axes):
+    """log10(loss) against log10(step + 1), the x axis along the bottom
+    (the y coordinate is counted from the lowest decade shown, ``lo``)."""
 
+    def __init__(self, losses: np.ndarray, steps: int, lang: str, tr, width: float = 5.6,
+                 height: float = 1.6):
+        logs = np.log10(np.maximum(losses, 1e-12))
+        self.lo, hi = int(np.floor(logs.min())), int(np.ceil(logs.max()))
+        hi = max(hi, self.lo + 1)
+        x_max = float(np.log10(steps + 1))
+        super().__init__(x_range=[0, x_max, x_max], y_range=[0, hi - self.lo, 1], x_length=width,
+                         y_length=height, tips=False, axis_config={"color": palette.MUTED, "stroke_width": 2})
+        ticks = VGroup()
+        for k in range(self.lo, hi + 1, max(1, (hi - self.lo) // 3)):
+            ticks.add(MathTex(f"10^{{{k}}}", font_size=22, color=palette.MUTED)
+                      .next_to(self.c2p(0, k - self.lo), LEFT, buff=0.12))
+        s = 1
+        while s <= steps:
+            ticks.add(MathTex(str(s), font_size=22, color=palette.MUTED)
+                      .next_to(self.c2p(np.log10(s + 1), 0), DOWN, buff=0.12))
+            s *= 10
+        x_label = text(tr("steps_axis"), lang, size=20, color=palette.MUTED)
+        x_label.next_to(self.x_axis, RIGHT, buff=0.15)
+        y_label = text(tr("loss_axis"), lang, size=20, color=palette.MUTED)
+        y_label.next_to(self.y_axis, UP, buff=0.12).align_to(ticks, LEFT)
+        self.labels = VGroup(ticks, x_label, y_label)
+        self.add(self.labels)
 
-def loss_point(ax: Axes, step: int, loss: float):
-    return ax.c2p(np.log10(step + 1), np.log10(max(loss, 1e-12)))
+    def point(self, step: int, loss: float) -> np.ndarray:
+        return self.c2p(np.log10(step + 1), np.log10(max(loss, 1e-12)) - self.lo)
+
+    def value(self, point) -> list[float]:
+        """(log10(step + 1), log10(loss)) of a point on screen."""
+        x, y = self.p2c(point)
+        return [float(x), float(y + self.lo)]
 
 
 class RolesEmerge(LessonScene):
@@ -74,9 +82,9 @@ class RolesEmerge(LessonScene):
         title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
 
         # --- the table: who | wants | attention grid | Q asks | K says | V brings
-        cell = min(0.78, 3.3 / n)
+        cell = min(0.8, 3.3 / n)
         grid = NumberGrid(names, names, lang, cell=cell, size=24 if n <= 4 else 20)
-        grid.move_to([-2.45, 0, 0], aligned_edge=LEFT).align_to([0, 2.45, 0], UP)
+        grid.move_to([-2.75, 0, 0], aligned_edge=LEFT).align_to([0, 2.45, 0], UP)
         grid.shift(DOWN * grid.col_labels.height)
         wants = VGroup(*[text(job[wish[i]], lang, size=22, color=palette.MUTED) for i in range(n)])
         wants_x = grid.cells.get_left()[0] - 0.85
@@ -91,19 +99,18 @@ class RolesEmerge(LessonScene):
         who_head.move_to([0, head_y, 0]).align_to(grid.row_labels, RIGHT)
         keys_head = text(self.tr("keys"), lang, size=20, color=palette.K_TEAL).move_to(
             [grid.cells.get_center()[0], head_y, 0])
-        col_x = [grid.cells.get_right()[0] + 0.95 + 1.65 * c for c in range(3)]
+        col_x = [grid.cells.get_right()[0] + 0.95 + 1.75 * c for c in range(3)]
         read_heads = VGroup(*[text(self.tr(f"{key}_head"), lang, size=20, color=color).move_to([x, head_y, 0])
                               for (key, color), x in zip(READOUTS, col_x)])
         table = VGroup(grid, wants, wants_head, who_head, keys_head, read_heads)
 
         # --- the loss curve and the read-out of the run
-        ax, ax_labels = loss_axes(run.losses, p.steps, lang, self.tr)
-        VGroup(ax, ax_labels).to_corner(DL, buff=0.4)
+        ax = LossAxes(run.losses, p.steps, lang, self.tr).to_corner(DL, buff=0.4)
 
         snaps = run.snapshots
         self.curve = VGroup()
-        self.marker = Dot(loss_point(ax, 0, snaps[0].loss), radius=0.06, color=palette.AREA)
-        self.flags, self.readouts = [], []
+        self.marker = Dot(ax.point(0, snaps[0].loss), radius=0.06, color=palette.AREA)
+        self.flags = []
 
         made = {}
 
@@ -180,22 +187,21 @@ class RolesEmerge(LessonScene):
             s = snaps[k]
             prev = snaps[k - 1].step if k else 0
             stop = min(s.step, p.steps - 1)
-            pts = [loss_point(ax, t, run.losses[t]) for t in range(prev, stop + 1)]
-            pts.append(loss_point(ax, s.step, s.loss))
+            pts = [ax.point(t, run.losses[t]) for t in range(prev, stop + 1)]
+            pts.append(ax.point(s.step, s.loss))
             segment = VMobject(color=palette.AREA, stroke_width=3)
             segment.set_points_as_corners(pts if len(pts) > 1 else pts * 2)
             self.curve.add(segment)
             out, new = slots.commit()
             self.add(*new)
-            self.play(fills(k), Create(segment), self.marker.animate.move_to(loss_point(ax, s.step, s.loss)),
+            self.play(fills(k), Create(segment), self.marker.animate.move_to(ax.point(s.step, s.loss)),
                       crossfade(VGroup(*out), VGroup(*new)), run_time=run_time)
             self.remove(*out)
             self.flags = [m for key, (sig, m) in slots.current.items() if key[0] == "pick" and not sig[1]]
-            self.readouts = [m for key, (_, m) in slots.current.items() if key[0] in ("asks", "says", "brings")]
             # where the marker and the curve's end sit, in the axes' coordinates
             # (log10(step + 1), log10(loss))
-            self.key_moment(f"snapshot_{k}", **probes, marker=[float(v) for v in ax.p2c(self.marker.get_center())],
-                            curve_end=[float(v) for v in ax.p2c(self.curve[-1].get_end())])
+            self.key_moment(f"snapshot_{k}", **probes, marker=ax.value(self.marker.get_center()),
+                            curve_end=ax.value(self.curve[-1].get_end()))
 
         # --- intro: the party and what each person wants
         with self.narration("intro_say", n=n, jobs=n_jobs):
@@ -204,7 +210,7 @@ class RolesEmerge(LessonScene):
         self.key_moment("party", names=names, wants=[w.text for w in wants])
 
         with self.narration("start_say"):
-            self.play(FadeIn(ax), FadeIn(ax_labels), FadeIn(self.marker), run_time=0.6)
+            self.play(FadeIn(ax), FadeIn(self.marker), run_time=0.6)
             show(0, run_time=1.0)
 
         first = snaps[0].attention.argmax(1)
@@ -216,8 +222,8 @@ class RolesEmerge(LessonScene):
 
         half = max(1, len(snaps) // 2)
         with self.narration("train_say"):
-            for k in range(1, half):
-                show(k)
+            for k in range(1, half):   # the early snapshots, where the change happens, go slower
+                show(k, run_time=1.1)
         with self.narration("emerge_say"):
             for k in range(half, len(snaps)):
                 show(k)
@@ -230,8 +236,10 @@ class RolesEmerge(LessonScene):
                             acc=f"{run.heldout_accuracy * 100:.0f}",
                             who=names[i], asks=job[int(r['asks'][i].argmax())],
                             says=job[int(r['says'][match[i]].argmax())]):
-            box = SurroundingRectangle(VGroup(*[m for m in self.readouts if abs(m.get_y() - grid.cell_at(i, 0).get_y()) < 1e-6]),
-                                       color=palette.AREA, buff=0.08)
+            # the guest's sign (Q column) and the sign's target's label (K column)
+            asks_cell = slots.current[("asks", i)][1]
+            says_cell = slots.current[("says", int(match[i]))][1]
+            box = VGroup(*[SurroundingRectangle(m, color=palette.AREA, buff=0.08) for m in (asks_cell, says_cell)])
             self.play(Create(box), run_time=0.8)
             self.wait(0.5)
         self.key_moment("end", heldout_accuracy=run.heldout_accuracy)

@@ -80,3 +80,16 @@ def test_readouts_turn_into_meaning(scene, run):
 
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+@pytest.mark.parametrize("v", [1.28, 0.61, 0.044, 0.0061, 4.4e-5, 2.6e-7])
+def test_loss_numbers_read_back(v):
+    from scenes.kit.charts import sci, sci_text
+    assert tex_value(sci(v)) == pytest.approx(v, rel=0.05)
+    plain = sci_text(v)
+    if "×" in plain:
+        mantissa, power = plain.split("×10")
+        power = power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+        assert float(mantissa) * 10 ** int(power) == pytest.approx(v, rel=0.05)
+    else:
+        assert float(plain) == pytest.approx(v, rel=0.05)

@@ -185,3 +185,15 @@ def sci(v: float, digits: int = 2) -> str:
         return fmt(v, digits if abs(v) >= 0.1 else digits + 1)
     mantissa, exponent = f"{v:.{digits - 1}e}".split("e")
     return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def sci_text(v: float, digits: int = 2) -> str:
+    """``sci`` as plain text (for Pango labels): 0.42, or 4.4×10⁻⁵."""
+    tex = sci(v, digits)
+    if r"\times" not in tex:
+        return tex
+    mantissa, exponent = tex.split(r" \times 10^")
+    return f"{mantissa}×10{exponent.strip('{}').translate(_SUPERSCRIPT)}"
