@@ -12,7 +12,7 @@ render: bootstrap
 	$(VENV)/bin/qkv-lens render --lang all -q $(QUALITY)
 
 test: bootstrap
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile  # two workers, one test file each at a time
 
 list: bootstrap
 	@$(VENV)/bin/qkv-lens list

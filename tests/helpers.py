@@ -12,7 +12,9 @@ from scenes.kit.moments import Moment
 from scenes.pipeline.registry import find
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_MEDIA = ROOT / "media"   # manim's own default media folder (git-ignored)
+# TeX and Pango caches shared by the dry runs of one test process (one per
+# pytest-xdist worker, so two workers never typeset into the same file at once)
+SHARED_MEDIA = ROOT / "media" / f"tests-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
 
 
 @contextmanager

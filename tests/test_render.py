@@ -98,7 +98,7 @@ def test_killed_worker_leaves_old_files_and_manifest(out):
     worker = None
     deadline = time.monotonic() + 30
     while worker is None and time.monotonic() < deadline:
-        found = subprocess.run(["pgrep", "-f", "manim render.*--media_dir.*WorkedExample"],
+        found = subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "manim render.*WorkedExample"],
                                capture_output=True, text=True).stdout.split()
         worker = int(found[0]) if found else None
         time.sleep(0.2)
