@@ -1,10 +1,19 @@
 """RoleSwap: the sliders are the probes, and the asker follows the position."""
-import numpy as np
+import re
+
 import pytest
 
 from scenes.kit.lesson import load_lesson
 from scenes.kit.runs import training_runs
 from tests.helpers import ROOT, assert_clean_layout, dry_run
+
+
+def shown_number(line: str) -> float:
+    """The number in a label such as "loss 1.22" or "损失4.4×10⁻⁵"."""
+    m = re.search(r"([\d.]+)(?:×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?$", line)
+    assert m, line
+    power = (m.group(2) or "⁰").translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+    return float(m.group(1)) * 10 ** int(power)
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +36,7 @@ def test_sliders_are_the_probes_at_every_snapshot(scene, runs):
             assert probes[formula]["dots"] == pytest.approx(want, abs=1e-6)
             assert [float(v) for v in probes[formula]["values"]] == pytest.approx(want, abs=0.005 + 1e-9)
             assert f"{round(snap.accuracy * 100)}%" in probes[formula]["stats"][1]
+            assert shown_number(probes[formula]["stats"][0]) == pytest.approx(snap.loss, rel=0.06)
 
 
 def test_same_start_then_the_asker_follows_the_position(scene, runs):
