@@ -125,7 +125,7 @@ def readouts(W: dict, X: np.ndarray, formula: str = "standard") -> dict[str, np.
     With the formula swapped the asking matrix is W_V and the content W_Q."""
     Wa, Wl, Wc = _roles(W, formula)
     n_jobs = Wa.shape[1]
-    s = 1.0 / np.sqrt(Wa.shape[1])
+    s = 1.0 / np.sqrt(n_jobs)
     bare_keys = Wl[:n_jobs]          # e_j (profile only) @ W_label
     bare_queries = Wa[n_jobs:]       # e_{n+m} (wish only) @ W_ask
     return {

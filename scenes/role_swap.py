@@ -37,11 +37,9 @@ class Panel(VGroup):
     def __init__(self, formula: str, scene: "RoleSwap", center_x: float):
         super().__init__()
         lang = scene.lang
-        self.formula_name = formula
         self.formula = MathTex(*TEX[formula], font_size=40)
         for part in self.formula[1:]:
-            letter = part.tex_string[0]
-            part.set_color({"Q": palette.Q_GOLD, "K": palette.K_TEAL, "V": palette.V_CORAL}.get(letter, palette.INK))
+            part.set_color(COLORS.get(f"W_{part.tex_string[0]}", palette.INK))
         self.formula.move_to([center_x, 2.15, 0])
         self.caption = text(scene.tr(formula), lang, size=22, color=palette.MUTED)
         self.caption.next_to(self.formula, UP, buff=0.18)
@@ -81,7 +79,6 @@ class RoleSwap(LessonScene):
     def construct(self):
         p, lang = self.params, self.lang
         runs = training_runs(p)
-        self.runs = runs
         title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
         panels = {f: Panel(f, self, x) for f, x in (("standard", -3.45), ("swapped", 3.75))}
         steps = [s.step for s in runs["standard"].snapshots]
@@ -110,7 +107,6 @@ class RoleSwap(LessonScene):
                     anims.append(crossfade(olds[-1], new))
                     setattr(panel, attr, new)
                 shown[f] = {"values": [v.get_tex_string() for v in values],
-                            "dots": [(d.get_center()[0] - panel.left) / TRACK for d in panel.dots],
                             "stats": [line.text for line in stats]}
             label = text(self.tr("step", step=steps[k], steps=p.steps), lang, size=24).to_corner(UR, buff=0.4)
             olds.append(self.step_label)

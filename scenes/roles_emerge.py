@@ -53,8 +53,7 @@ class LossAxes(Axes):
         x_label.next_to(self.x_axis, RIGHT, buff=0.15)
         y_label = text(tr("loss_axis"), lang, size=20, color=palette.MUTED)
         y_label.next_to(self.y_axis, UP, buff=0.12).align_to(ticks, LEFT)
-        self.labels = VGroup(ticks, x_label, y_label)
-        self.add(self.labels)
+        self.add(ticks, x_label, y_label)
 
     def point(self, step: int, loss: float) -> np.ndarray:
         return self.c2p(np.log10(step + 1), np.log10(max(loss, 1e-12)) - self.lo)
@@ -77,7 +76,6 @@ class RolesEmerge(LessonScene):
         profile, wish = X[:, :n_jobs].argmax(1), X[:, n_jobs:].argmax(1)
         job = [j.name(lang) for j in p.jobs]
         names = [job[k] for k in profile]
-        self.run_data = run
 
         title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
 
@@ -182,7 +180,7 @@ class RolesEmerge(LessonScene):
                     c.set_fill(opacity=a + (b - a) * alpha)
             return UpdateFromAlphaFunc(ValueTracker(0), shade)
 
-        def show(k: int, run_time: float = 0.8):
+        def show(k: int, run_time: float = 0.8) -> dict:
             probes = place(k)
             s = snaps[k]
             prev = snaps[k - 1].step if k else 0
@@ -202,6 +200,7 @@ class RolesEmerge(LessonScene):
             # (log10(step + 1), log10(loss))
             self.key_moment(f"snapshot_{k}", **probes, marker=ax.value(self.marker.get_center()),
                             curve_end=ax.value(self.curve[-1].get_end()))
+            return probes
 
         # --- intro: the party and what each person wants
         with self.narration("intro_say", n=n, jobs=n_jobs):
@@ -226,16 +225,14 @@ class RolesEmerge(LessonScene):
                 show(k, run_time=1.1)
         with self.narration("emerge_say"):
             for k in range(half, len(snaps)):
-                show(k)
+                shown = show(k)["readouts"]   # the last snapshot's read-outs stay on screen
 
         last = snaps[-1]
-        r = qm.readouts(last.weights, X, "standard")
         i = 0
         with self.narration("outro_say", steps=p.steps, start=f"{snaps[0].loss:.2f}",
                             end=f"{last.loss:.1e}", ratio=f"{snaps[0].loss / last.loss:,.0f}",
                             acc=f"{run.heldout_accuracy * 100:.0f}",
-                            who=names[i], asks=job[int(r['asks'][i].argmax())],
-                            says=job[int(r['says'][match[i]].argmax())]):
+                            who=names[i], asks=shown["asks"][i], says=shown["says"][match[i]]):
             # the guest's sign (Q column) and the sign's target's label (K column)
             asks_cell = slots.current[("asks", i)][1]
             says_cell = slots.current[("says", int(match[i]))][1]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -77,6 +78,14 @@ def assert_clean_layout(scene) -> None:
     assert scene.moments, "the scene recorded no key moments"
     problems = [p for m in scene.moments.values() for p in layout_problems(m)]
     assert not problems, "\n".join(problems)
+
+
+def shown_number(label: str) -> float:
+    """The number that ends a label such as "loss 1.22" or "损失4.4×10⁻⁵"."""
+    m = re.search(r"([\d.]+)(?:×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?$", label)
+    assert m, label
+    power = (m.group(2) or "⁰").translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+    return float(m.group(1)) * 10 ** int(power)
 
 
 def probe_video(path: Path) -> dict:

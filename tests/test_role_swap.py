@@ -1,19 +1,9 @@
 """RoleSwap: the sliders are the probes, and the asker follows the position."""
-import re
-
 import pytest
 
 from scenes.kit.lesson import load_lesson
 from scenes.kit.runs import training_runs
-from tests.helpers import ROOT, assert_clean_layout, dry_run
-
-
-def shown_number(line: str) -> float:
-    """The number in a label such as "loss 1.22" or "损失4.4×10⁻⁵"."""
-    m = re.search(r"([\d.]+)(?:×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?$", line)
-    assert m, line
-    power = (m.group(2) or "⁰").translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
-    return float(m.group(1)) * 10 ** int(power)
+from tests.helpers import ROOT, assert_clean_layout, dry_run, shown_number
 
 
 @pytest.fixture(scope="module")

@@ -178,13 +178,20 @@ def bar_values(chart) -> np.ndarray:
     return np.array([(1 if bar.get_center()[1] >= zero else -1) * bar.height / unit for bar in chart.bars])
 
 
-def sci(v: float, digits: int = 2) -> str:
-    """TeX of a positive quantity that spans decades (a loss): ``0.42`` as is
-    from 0.01 up, smaller ones as ``4.2 \\times 10^{-5}``."""
+def _sci_parts(v: float, digits: int) -> tuple[str, int | None]:
+    """(mantissa, power of ten) of a quantity that spans decades: from 0.01
+    up written as is (power None), smaller ones as mantissa x 10^power."""
     if v == 0 or 0.01 <= abs(v) < 1000:
-        return fmt(v, digits if abs(v) >= 0.1 else digits + 1)
+        return fmt(v, digits if abs(v) >= 0.1 else digits + 1), None
     mantissa, exponent = f"{v:.{digits - 1}e}".split("e")
-    return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+    return mantissa, int(exponent)
+
+
+def sci(v: float, digits: int = 2) -> str:
+    """TeX of a positive quantity that spans decades (a loss): ``0.42``, or
+    ``4.2 \\times 10^{-5}``."""
+    mantissa, power = _sci_parts(v, digits)
+    return mantissa if power is None else rf"{mantissa} \times 10^{{{power}}}"
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -192,8 +199,5 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 def sci_text(v: float, digits: int = 2) -> str:
     """``sci`` as plain text (for Pango labels): 0.42, or 4.4×10⁻⁵."""
-    tex = sci(v, digits)
-    if r"\times" not in tex:
-        return tex
-    mantissa, exponent = tex.split(r" \times 10^")
-    return f"{mantissa}×10{exponent.strip('{}').translate(_SUPERSCRIPT)}"
+    mantissa, power = _sci_parts(v, digits)
+    return mantissa if power is None else f"{mantissa}×10{str(power).translate(_SUPERSCRIPT)}"

@@ -152,7 +152,7 @@ class Slots:
     Each step, ``place(key, signature, make)`` every label: the label at
     ``key`` is kept if its ``signature`` is unchanged, else ``make()`` builds
     a new one.  ``commit()`` then returns (outgoing, incoming) lists, to
-    crossfade; ``labels`` is the current labels in placing order."""
+    crossfade; ``current`` maps each key to its (signature, label)."""
 
     def __init__(self):
         self.current: dict = {}
@@ -169,10 +169,6 @@ class Slots:
         new = [m for _, m in self.pending.values() if id(m) not in kept]
         self.current, self.pending = self.pending, {}
         return out, new
-
-    @property
-    def labels(self) -> list:
-        return [m for _, m in self.current.values()]
 
 
 def crossfade(old: Mobject, new: Mobject, **kw) -> Animation:
