@@ -80,7 +80,7 @@ class RoleSwap(LessonScene):
         p, lang = self.params, self.lang
         runs = training_runs(p)
         title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
-        panels = {f: Panel(f, self, x) for f, x in (("standard", -3.45), ("swapped", 3.75))}
+        panels = {f: Panel(f, self, x) for f, x in (("standard", -3.5), ("swapped", 3.55))}
         steps = [s.step for s in runs["standard"].snapshots]
         assert steps == [s.step for s in runs["swapped"].snapshots]
         self.step_label = VGroup()
