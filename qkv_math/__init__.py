@@ -28,7 +28,7 @@ from .projection import (CUBE_EDGES, convex_hull_2d, cube_vertices, lamp_matrix,
                          wall_basis)
 from .filters import (Filtered, apply_color, apply_spatial, blur_matrix, darken, downsample_matrix,
                       generated_picture, grayscale, warm_tint)
-from .training import Run, Snapshot, readouts, train_matching
+from .training import LEARNED_ACCURACY, Run, Snapshot, readouts, train_matching
 from .exact import Term, WorkedColumn, WorkedProduct, to_exact, worked_product
 
 __all__ = [
@@ -42,6 +42,6 @@ __all__ = [
     "convex_hull_2d",
     "Filtered", "apply_color", "apply_spatial", "blur_matrix", "darken", "downsample_matrix",
     "generated_picture", "grayscale", "warm_tint",
-    "train_matching", "readouts", "Run", "Snapshot",
+    "train_matching", "readouts", "Run", "Snapshot", "LEARNED_ACCURACY",
     "Term", "WorkedColumn", "WorkedProduct", "to_exact", "worked_product",
 ]

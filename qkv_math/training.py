@@ -27,6 +27,9 @@ import numpy as np
 from .attention import softmax
 
 FORMULAS = ("standard", "swapped")
+# A run has learned the matching when at least this share of held-out people
+# is matched; below it the scenes say the roles did not (yet) form.
+LEARNED_ACCURACY = 0.95
 
 
 def make_parties(n_parties: int, n_people: int, n_jobs: int, rng: np.random.Generator):
@@ -152,6 +155,11 @@ class Run:
     snapshots: list = field(default_factory=list)
     heldout_accuracy: float = 0.0
     display_party: tuple = ()           # (X, match) of the party the scenes show
+
+    @property
+    def learned(self) -> bool:
+        """The verdict: held-out accuracy at least ``LEARNED_ACCURACY``."""
+        return self.heldout_accuracy >= LEARNED_ACCURACY
 
 
 def initial_weights(n_jobs: int, seed: int, scale: float = 0.3) -> dict:

@@ -17,6 +17,7 @@ from manim import (
     SurroundingRectangle, VGroup, Write,
 )
 
+import qkv_math as qm
 from scenes.kit import palette
 from scenes.kit.charts import fmt, sci_text
 from scenes.kit.displays import crossfade, text
@@ -126,17 +127,21 @@ class RoleSwap(LessonScene):
         with self.narration("probe_say"):
             self.play(*[FadeIn(panel.dots) for panel in panels.values()], run_time=0.4)
             show(0, run_time=1.0)
+        # --- the measured roles: which matrix reads the wish in each run.  The
+        # narration claims a swap of roles only when both runs learned the task
+        # and the probes show exactly that swap.
+        final = {f: runs[f].snapshots[-1].probes for f in runs}
+        askers = {f: [name for name in NAMES if final[f][name] > ASKS] for f in runs}
+        settled = (all(r.learned for r in runs.values())
+                   and askers == {"standard": ["W_Q"], "swapped": ["W_V"]})
+
         half = max(1, len(steps) // 2)
         with self.narration("train_say"):
             for k in range(1, half):
                 show(k, run_time=0.7)
-        with self.narration("emerge_say"):
+        with self.narration("emerge_say" if settled else "watch_say"):
             for k in range(half, len(steps)):
                 show(k, run_time=0.7)
-
-        # --- the measured roles: which matrix reads the wish in each run
-        final = {f: runs[f].snapshots[-1].probes for f in runs}
-        askers = {f: [name for name in NAMES if final[f][name] > ASKS] for f in runs}
         badges = VGroup()
         for f, panel in panels.items():
             for r, name in enumerate(NAMES):
@@ -152,9 +157,11 @@ class RoleSwap(LessonScene):
                             acc_std=f"{runs['standard'].heldout_accuracy * 100:.0f}",
                             acc_swp=f"{runs['swapped'].heldout_accuracy * 100:.0f}"):
             self.play(Create(badges), run_time=1.0)
-        self.key_moment("roles", askers=askers)
-        moral = text(self.tr("moral"), lang, size=30, color=palette.AREA).to_edge(DOWN, buff=0.4)
-        with self.narration("outro_say"):
+        self.key_moment("roles", askers=askers, settled=settled)
+        moral = text(self.tr("moral" if settled else "moral_unsettled"), lang, size=30,
+                     color=palette.AREA if settled else palette.ALERT).to_edge(DOWN, buff=0.4)
+        with self.narration("outro_say" if settled else "outro_unsettled_say",
+                            need=f"{qm.LEARNED_ACCURACY * 100:.0f}"):
             self.play(FadeIn(moral, shift=UP * 0.2), run_time=0.8)
             self.wait(0.5)
-        self.key_moment("end")
+        self.key_moment("end", settled=settled)

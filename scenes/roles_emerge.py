@@ -223,20 +223,32 @@ class RolesEmerge(LessonScene):
         with self.narration("train_say"):
             for k in range(1, half):   # the early snapshots, where the change happens, go slower
                 show(k, run_time=1.1)
-        with self.narration("emerge_say"):
+        # The verdict follows the measured held-out accuracy, never the script.
+        learned = run.learned
+        with self.narration("emerge_say" if learned else "stuck_say"):
             for k in range(half, len(snaps)):
                 shown = show(k)["readouts"]   # the last snapshot's read-outs stay on screen
 
         last = snaps[-1]
         i = 0
-        with self.narration("outro_say", steps=p.steps, start=f"{snaps[0].loss:.2f}",
-                            end=f"{last.loss:.1e}", ratio=f"{snaps[0].loss / last.loss:,.0f}",
-                            acc=f"{run.heldout_accuracy * 100:.0f}",
-                            who=names[i], asks=shown["asks"][i], says=shown["says"][match[i]]):
-            # the guest's sign (Q column) and the sign's target's label (K column)
-            asks_cell = slots.current[("asks", i)][1]
-            says_cell = slots.current[("says", int(match[i]))][1]
-            box = VGroup(*[SurroundingRectangle(m, color=palette.AREA, buff=0.08) for m in (asks_cell, says_cell)])
-            self.play(Create(box), run_time=0.8)
-            self.wait(0.5)
-        self.key_moment("end", heldout_accuracy=run.heldout_accuracy)
+        result = dict(steps=p.steps, start=f"{snaps[0].loss:.2f}", end=f"{last.loss:.1e}",
+                      ratio=f"{snaps[0].loss / last.loss:,.0f}", acc=f"{run.heldout_accuracy * 100:.0f}")
+        if learned:
+            with self.narration("outro_say", **result, who=names[i], asks=shown["asks"][i],
+                                says=shown["says"][match[i]]):
+                # the guest's sign (Q column) and the sign's target's label (K column)
+                asks_cell = slots.current[("asks", i)][1]
+                says_cell = slots.current[("says", int(match[i]))][1]
+                box = VGroup(*[SurroundingRectangle(m, color=palette.AREA, buff=0.08)
+                               for m in (asks_cell, says_cell)])
+                self.play(Create(box), run_time=0.8)
+                self.wait(0.5)
+        else:
+            with self.narration("outro_stuck_say", **result,
+                                need=f"{qm.LEARNED_ACCURACY * 100:.0f}"):
+                # the accuracy line is the verdict: it stays short of the mark
+                acc_line = slots.current[("info", 2)][1]
+                self.play(Create(SurroundingRectangle(acc_line, color=palette.ALERT, buff=0.08)),
+                          run_time=0.8)
+                self.wait(0.5)
+        self.key_moment("end", heldout_accuracy=run.heldout_accuracy, learned=learned)

@@ -40,3 +40,22 @@ def test_same_start_then_the_asker_follows_the_position(scene, runs):
 
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+def test_the_swap_is_claimed_because_it_was_measured(scene):
+    keys = [k for k, _ in scene.said]
+    assert scene.moments["roles"].probes["settled"]
+    assert "emerge_say" in keys and "outro_say" in keys
+    assert not any("unsettled" in k or "watch_say" in k for k in keys)
+
+
+def test_no_verdict_from_a_run_that_did_not_learn(tmp_path):
+    lesson = tmp_path / "lesson.toml"
+    lesson.write_text("[training]\npeople = 6\nseed = 1\n", encoding="utf-8")
+    runs = training_runs(load_lesson(lesson).training)
+    assert not runs["standard"].learned
+    scene = dry_run("RoleSwap", tmp_path, lesson=lesson, lang="zh")
+    keys = [k for k, _ in scene.said]
+    assert scene.moments["roles"].probes["settled"] is False
+    assert "watch_say" in keys and "outro_unsettled_say" in keys
+    assert "emerge_say" not in keys and "outro_say" not in keys

@@ -87,3 +87,30 @@ def test_loss_numbers_read_back(v):
     from scenes.kit.charts import sci, sci_text
     assert tex_value(sci(v)) == pytest.approx(v, rel=0.05)
     assert shown_number(sci_text(v)) == pytest.approx(v, rel=0.05)
+
+
+def test_success_is_narrated_only_because_it_was_measured(scene, run):
+    assert run.learned and scene.moments["end"].probes["learned"]
+    keys = [k for k, _ in scene.said]
+    assert "emerge_say" in keys and "outro_say" in keys
+    assert not any("stuck" in k for k in keys)
+
+
+@pytest.fixture(scope="module")
+def stuck_lesson(tmp_path_factory):
+    """Six guests with seed 1: the standard run ends below the learned mark."""
+    path = tmp_path_factory.mktemp("stuck") / "lesson.toml"
+    path.write_text("[training]\npeople = 6\nseed = 1\n", encoding="utf-8")
+    return path
+
+
+def test_a_run_that_did_not_learn_is_not_narrated_as_a_success(stuck_lesson, tmp_path):
+    run = training_runs(load_lesson(stuck_lesson).training)["standard"]
+    assert run.heldout_accuracy < qm.LEARNED_ACCURACY and not run.learned
+    scene = dry_run("RolesEmerge", tmp_path, lesson=stuck_lesson, lang="en")
+    keys = [k for k, _ in scene.said]
+    assert "stuck_say" in keys and "outro_stuck_say" in keys
+    assert "emerge_say" not in keys and "outro_say" not in keys
+    outro = dict(scene.said)["outro_stuck_say"]
+    assert f"only {run.heldout_accuracy * 100:.0f}%" in outro
+    assert scene.moments["end"].probes["learned"] is False

@@ -45,6 +45,7 @@ class LessonScene(Scene):
         self.lang = self.lesson.language
         self.params = getattr(self.lesson, self.params_section or self.section)
         self.moments: dict[str, Moment] = {}
+        self.said: list[tuple[str, str]] = []   # (text key, sentence) of every narration, in order
 
     def tr(self, key: str, **fields) -> str:
         return tr(self.lang, f"{self.section}.{key}", **fields)
@@ -57,6 +58,7 @@ class LessonScene(Scene):
         """Narrate text ``key`` as a subcaption over the animations played
         inside the block; waits at the end if the text needs longer to read."""
         sentence = self.tr(key, **fields)
+        self.said.append((key, sentence))
         start = self.renderer.time
         yield sentence
         rest = self.reading_time(sentence) - (self.renderer.time - start)
