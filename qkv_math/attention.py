@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Array = NDArray[np.float64]
 
 
-def softmax(scores, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
+def softmax(scores: ArrayLike, axis: int = -1, temperature: float = 1.0) -> Array:
     """exp(s / T) normalised along ``axis``; any shape.
 
     Stable for large scores (the row maximum is subtracted first); ``-inf``
@@ -32,7 +35,7 @@ def softmax(scores, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
-def causal_mask(n: int) -> np.ndarray:
+def causal_mask(n: int) -> Array:
     """(n, n) additive mask: 0 on and below the diagonal, -inf above it
     (token i may look at tokens 0..i only)."""
     if int(n) != n or n < 1:
@@ -40,12 +43,12 @@ def causal_mask(n: int) -> np.ndarray:
     return np.triu(np.full((int(n), int(n)), -np.inf), k=1)
 
 
-def project(X, W_Q, W_K, W_V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def project(X: ArrayLike, W_Q: ArrayLike, W_K: ArrayLike, W_V: ArrayLike) -> tuple[Array, Array, Array]:
     """Q, K, V = X @ W_Q, X @ W_K, X @ W_V.
 
     X: (n, d_model); W_Q, W_K: (d_model, d_k); W_V: (d_model, d_v)."""
     X = np.atleast_2d(np.asarray(X, dtype=float))
-    out = []
+    out: list[Array] = []
     for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
         W = np.asarray(W, dtype=float)
         if W.ndim != 2 or W.shape[0] != X.shape[1]:
@@ -64,15 +67,16 @@ class AttentionSteps:
     scores (n_q, n_k) = Q K^T; scaled = scores * scale; masked = scaled +
     mask; weights (n_q, n_k), rows summing to 1; output (n_q, d_v) =
     weights @ V, so output row i is sum_j weights[i, j] * V[j]."""
-    scores: np.ndarray
+    scores: Array
     scale: float
-    scaled: np.ndarray
-    masked: np.ndarray
-    weights: np.ndarray
-    output: np.ndarray
+    scaled: Array
+    masked: Array
+    weights: Array
+    output: Array
 
 
-def attention_steps(Q, K, V, mask=None, scale: float | None = None,
+def attention_steps(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike | None = None,
+                    scale: float | None = None,
                     temperature: float = 1.0) -> AttentionSteps:
     """Compute attention one step at a time (see AttentionSteps).
 
@@ -99,8 +103,8 @@ def attention_steps(Q, K, V, mask=None, scale: float | None = None,
     return AttentionSteps(scores, scale, scaled, masked, weights, weights @ V)
 
 
-def attention(Q, K, V, mask=None, scale: float | None = None,
-              temperature: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+def attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike | None = None,
+              scale: float | None = None, temperature: float = 1.0) -> tuple[Array, Array]:
     """(output, weights) of softmax(Q K^T * scale + mask) V; shapes as in
     ``attention_steps``."""
     steps = attention_steps(Q, K, V, mask, scale, temperature)

@@ -5,12 +5,14 @@ import math
 import numbers
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence, Union
+from typing import Callable, Sequence, Union
 
 Number = Union[Fraction, float]
+Entry = Union[int, float, Fraction, str]
+"""An input entry: exact when an int, Fraction or rational string."""
 
 
-def to_exact(value) -> Fraction:
+def to_exact(value: object) -> Fraction:
     """A rational input as a Fraction: int, Fraction, or a string such as
     "3", "-0.5", "1/2".  Raises ValueError for anything else (floats included:
     pass their decimal text to keep them exact)."""
@@ -26,7 +28,7 @@ def to_exact(value) -> Fraction:
     raise ValueError(f"not an exact rational input: {value!r}")
 
 
-def _is_exact(value) -> bool:
+def _is_exact(value: object) -> bool:
     try:
         to_exact(value)
         return True
@@ -34,7 +36,7 @@ def _is_exact(value) -> bool:
         return False
 
 
-def _to_float(value) -> float:
+def _to_float(value: object) -> float:
     if isinstance(value, str):
         value = to_exact(value)
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, Fraction)):
@@ -69,7 +71,7 @@ class WorkedProduct:
     exact: bool
 
 
-def worked_product(x: Sequence, W: Sequence[Sequence]) -> WorkedProduct:
+def worked_product(x: Sequence[Entry], W: Sequence[Sequence[Entry]]) -> WorkedProduct:
     """Write ``x @ W`` out term by term.
 
     x: length n; W: n rows of m entries.  For each output column j the terms
@@ -88,10 +90,10 @@ def worked_product(x: Sequence, W: Sequence[Sequence]) -> WorkedProduct:
     if m == 0 or any(len(r) != m for r in rows):
         raise ValueError("W must be a non-empty rectangular matrix")
     exact = all(_is_exact(v) for v in x) and all(_is_exact(v) for r in rows for v in r)
-    conv = to_exact if exact else _to_float
+    conv: Callable[[object], Number] = to_exact if exact else _to_float
     xs = [conv(v) for v in x]
     ws = [[conv(v) for v in r] for r in rows]
-    columns = []
+    columns: list[WorkedColumn] = []
     for j in range(m):
         terms = tuple(Term(xs[i], ws[i][j], xs[i] * ws[i][j]) for i in range(n))
         total = sum((t.product for t in terms), Fraction(0) if exact else 0.0)

@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Array = NDArray[np.float64]
 
 LUMA = np.array([0.299, 0.587, 0.114])  # Rec. 601 grey weights
 
@@ -18,39 +21,35 @@ LUMA = np.array([0.299, 0.587, 0.114])  # Rec. 601 grey weights
 class Filtered:
     """``raw``: the linear result (any values); ``image``: clipped to [0, 1];
     ``clipped``: how many values were outside [0, 1]."""
-    raw: np.ndarray
-    image: np.ndarray
+    raw: Array
+    image: Array
     clipped: int
 
-    @property
-    def clipped_fraction(self) -> float:
-        return self.clipped / self.raw.size
 
-
-def _report(raw: np.ndarray, tol: float = 1e-9) -> Filtered:
+def _report(raw: Array, tol: float = 1e-9) -> Filtered:
     # rounding (an average of ones is 0.9999999999999999 or 1.0000000000000002) is not clipping
     clipped = int(np.count_nonzero((raw < -tol) | (raw > 1 + tol)))
     return Filtered(raw, np.clip(raw, 0.0, 1.0), clipped)
 
 
-def warm_tint(strength: float = 0.15) -> np.ndarray:
+def warm_tint(strength: float = 0.15) -> Array:
     """(3, 3) warm tint: more red, less blue (a diagonal map)."""
     return np.diag([1 + strength, 1.0, 1 - strength])
 
 
-def darken(factor: float = 0.6) -> np.ndarray:
+def darken(factor: float = 0.6) -> Array:
     """(3, 3) darkening: every channel times ``factor`` (a scalar matrix)."""
     return float(factor) * np.eye(3)
 
 
-def grayscale(weights=LUMA) -> np.ndarray:
+def grayscale(weights: ArrayLike = LUMA) -> Array:
     """(3, 3) grey-scale of rank 1: every output channel is the weighted sum
     w . [r, g, b], so every colour lands on the grey axis."""
     w = np.asarray(weights, dtype=float)
     return np.outer(w, np.ones(3))
 
 
-def apply_color(image, M) -> Filtered:
+def apply_color(image: ArrayLike, M: ArrayLike) -> Filtered:
     """Apply the (3, 3) colour matrix M to every pixel of an (h, w, 3) image."""
     image = np.asarray(image, dtype=float)
     M = np.asarray(M, dtype=float)
@@ -61,7 +60,7 @@ def apply_color(image, M) -> Filtered:
     return _report(image @ M)
 
 
-def blur_matrix(h: int, w: int) -> np.ndarray:
+def blur_matrix(h: int, w: int) -> Array:
     """(h*w, h*w) 3x3 box blur of a flattened (row-major) channel: output
     pixel j is the mean of the pixels in its 3x3 neighbourhood (fewer at the
     edges).  Row convention: blurred = flat @ B."""
@@ -75,7 +74,7 @@ def blur_matrix(h: int, w: int) -> np.ndarray:
     return B
 
 
-def downsample_matrix(h: int, w: int, factor: int) -> np.ndarray:
+def downsample_matrix(h: int, w: int, factor: int) -> Array:
     """(h*w, (h/f)*(w/f)) averaging of f x f blocks: fewer numbers out than
     in (h and w must be multiples of f)."""
     if factor < 1 or h % factor or w % factor:
@@ -88,7 +87,7 @@ def downsample_matrix(h: int, w: int, factor: int) -> np.ndarray:
     return D
 
 
-def apply_spatial(image, A, out_shape: tuple[int, int]) -> Filtered:
+def apply_spatial(image: ArrayLike, A: Array, out_shape: tuple[int, int]) -> Filtered:
     """Apply a linear map A (h*w, h'*w') to each channel of an (h, w, 3)
     image; returns an (h', w', 3) result."""
     image = np.asarray(image, dtype=float)
@@ -101,7 +100,7 @@ def apply_spatial(image, A, out_shape: tuple[int, int]) -> Filtered:
     return _report(out.reshape(out_shape[0], out_shape[1], 3))
 
 
-def generated_picture(h: int = 24, w: int = 32) -> np.ndarray:
+def generated_picture(h: int = 24, w: int = 32) -> Array:
     """A small (h, w, 3) picture in [0, 1] the lesson draws itself: sky,
     sun, grass and a red apple.  Deterministic."""
     y, x = np.mgrid[0:h, 0:w] / np.array([h, w])[:, None, None]

@@ -8,12 +8,15 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-Path = Callable[[float], np.ndarray]
+Array = NDArray[np.float64]
+
+Path = Callable[[float], Array]
 """An animation path: t in [0, 1] -> the (2, 2) matrix at time t; path(0) = I."""
 
 
-def apply(x, W) -> np.ndarray:
+def apply(x: ArrayLike, W: ArrayLike) -> Array:
     """Map row vector(s) ``x`` through ``W``: ``x @ W``.
 
     x: shape (n,) for one vector or (k, n) for a stack of k row vectors.
@@ -34,30 +37,30 @@ def apply(x, W) -> np.ndarray:
     return x @ W
 
 
-def rotation(theta: float) -> np.ndarray:
+def rotation(theta: float) -> Array:
     """(2, 2) counter-clockwise rotation by ``theta`` radians, row convention:
     ``[1, 0] @ rotation(theta) == [cos theta, sin theta]``."""
     c, s = np.cos(theta), np.sin(theta)
     return np.array([[c, s], [-s, c]])
 
 
-def rotation_angle(R) -> float:
+def rotation_angle(R: ArrayLike) -> float:
     """Angle in (-pi, pi] of a (2, 2) rotation matrix in row convention."""
     R = np.asarray(R, dtype=float)
     return float(np.arctan2(R[0, 1], R[0, 0]))
 
 
-def stretch(sx: float, sy: float) -> np.ndarray:
+def stretch(sx: float, sy: float) -> Array:
     """(2, 2) axis stretch: x by ``sx``, y by ``sy`` (negative = reflection)."""
     return np.diag([float(sx), float(sy)])
 
 
-def shear(k: float) -> np.ndarray:
+def shear(k: float) -> Array:
     """(2, 2) horizontal shear: ``[x, y] @ shear(k) == [x + k*y, y]``."""
     return np.array([[1.0, 0.0], [float(k), 1.0]])
 
 
-def flatten_onto(direction) -> np.ndarray:
+def flatten_onto(direction: ArrayLike) -> Array:
     """(2, 2) rank-1 orthogonal projection onto the line through 0 along
     ``direction`` (shape (2,), non-zero).  Symmetric, so the row and column
     conventions agree."""
@@ -70,7 +73,7 @@ def flatten_onto(direction) -> np.ndarray:
     return np.outer(u, u) / n2
 
 
-def determinant(M) -> float:
+def determinant(M: ArrayLike) -> float:
     """Determinant of a square matrix: the signed factor by which areas scale."""
     M = np.asarray(M, dtype=float)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
@@ -78,7 +81,7 @@ def determinant(M) -> float:
     return float(np.linalg.det(M))
 
 
-def rank(M, tol: float = 1e-10) -> int:
+def rank(M: ArrayLike, tol: float = 1e-10) -> int:
     """Numerical rank of a matrix of any shape (singular values above ``tol``
     times the largest)."""
     M = np.asarray(M, dtype=float)
@@ -114,7 +117,7 @@ def shear_path(k: float) -> Path:
     return lambda t: shear(_check_t(t) * k)
 
 
-def linear_path(M) -> Path:
+def linear_path(M: ArrayLike) -> Path:
     """Straight line from I to a general (2, 2) ``M``: (1 - t) I + t M."""
     M = np.asarray(M, dtype=float)
     if M.shape != (2, 2):
@@ -122,7 +125,7 @@ def linear_path(M) -> Path:
     return lambda t: (1 - _check_t(t)) * np.eye(2) + t * M
 
 
-def svd_stages(M) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def svd_stages(M: ArrayLike) -> tuple[Array, Array, Array]:
     """Split a (2, 2) ``M`` as ``A @ B @ C`` (row convention: x is rotated by A,
     stretched by B, rotated by C).
 
@@ -150,7 +153,7 @@ def svd_stages(M) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return A, B, C
 
 
-def svd_path(M) -> list[Path]:
+def svd_path(M: ArrayLike) -> list[Path]:
     """Three cumulative stage paths for ``M = A @ B @ C``: stage k at time t
     gives the whole matrix so far, so stage 1 ends at A, stage 2 at A @ B and
     stage 3 at A @ B @ C == M.  Rotations follow true rotation paths and the
@@ -166,7 +169,7 @@ def svd_path(M) -> list[Path]:
     ]
 
 
-def collisions(X, M, tol: float = 1e-9) -> list[tuple[int, ...]]:
+def collisions(X: ArrayLike, M: ArrayLike, tol: float = 1e-9) -> list[tuple[int, ...]]:
     """Groups of rows of ``X`` (shape (k, n)) that ``M`` (shape (n, m)) sends
     to the same point (within ``tol``): the inputs a singular map cannot tell
     apart.  Each group lists row indices in increasing order; only groups of
@@ -175,7 +178,7 @@ def collisions(X, M, tol: float = 1e-9) -> list[tuple[int, ...]]:
     groups: list[list[int]] = []
     for i, y in enumerate(Y):
         for g in groups:
-            if np.linalg.norm(Y[g[0]] - y) <= tol * max(1.0, np.linalg.norm(y)):
+            if np.linalg.norm(Y[g[0]] - y) <= tol * max(1.0, float(np.linalg.norm(y))):
                 g.append(i)
                 break
         else:

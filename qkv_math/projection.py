@@ -8,9 +8,12 @@ coordinates: [x, 1] @ H is proportional to [shadow, 1].
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Array = NDArray[np.float64]
 
 
-def _vec3(v, name: str) -> np.ndarray:
+def _vec3(v: ArrayLike, name: str) -> Array:
     v = np.asarray(v, dtype=float)
     if v.shape != (3,) or not np.all(np.isfinite(v)):
         raise ValueError(f"{name} must be a finite 3-vector, got {v!r}")
@@ -19,7 +22,7 @@ def _vec3(v, name: str) -> np.ndarray:
     return v
 
 
-def shadow_matrix(light_dir, wall_normal) -> np.ndarray:
+def shadow_matrix(light_dir: ArrayLike, wall_normal: ArrayLike) -> Array:
     """(3, 3) P casting x along the light direction d onto the wall n . x = 0:
     x @ P lies on the wall, x - x @ P is parallel to d, P @ P == P, rank 2.
     Raises ValueError for a zero vector or light parallel to the wall."""
@@ -31,7 +34,7 @@ def shadow_matrix(light_dir, wall_normal) -> np.ndarray:
     return np.eye(3) - np.outer(n, d) / nd
 
 
-def wall_basis(wall_normal) -> np.ndarray:
+def wall_basis(wall_normal: ArrayLike) -> Array:
     """(3, 2) matrix B of two orthonormal axes on the wall n . x = 0: the
     first horizontal, the second as close to 'up' (z) as the wall allows.
     A shadow s (shape (3,)) has wall coordinates s @ B (shape (2,))."""
@@ -46,7 +49,7 @@ def wall_basis(wall_normal) -> np.ndarray:
     return np.column_stack([u, v])
 
 
-def lamp_matrix(lamp, wall_normal, offset: float = 0.0) -> np.ndarray:
+def lamp_matrix(lamp: ArrayLike, wall_normal: ArrayLike, offset: float = 0.0) -> Array:
     """(4, 4) homogeneous H for a point lamp at L and the wall n . x = offset:
     [x, 1] @ H = w [s, 1] with s the shadow of x.  (Row convention:
     H = (p . L_h) I - outer(p, L_h), with p = [n, -offset], L_h = [L, 1].)"""
@@ -61,7 +64,7 @@ def lamp_matrix(lamp, wall_normal, offset: float = 0.0) -> np.ndarray:
     return (p @ Lh) * np.eye(4) - np.outer(p, Lh)
 
 
-def lamp_shadows(lamp, wall_normal, offset, X) -> np.ndarray:
+def lamp_shadows(lamp: ArrayLike, wall_normal: ArrayLike, offset: float, X: ArrayLike) -> Array:
     """Shadows (k, 3) of the points X (k, 3) from a point lamp on the wall
     n . x = offset, through the homogeneous matrix.  A point as far from the
     wall as the lamp (its ray never meets the wall) or behind the lamp, or
@@ -71,7 +74,7 @@ def lamp_shadows(lamp, wall_normal, offset, X) -> np.ndarray:
     n = np.asarray(wall_normal, dtype=float)
     L = np.asarray(lamp, dtype=float)
     lamp_side = float(n @ L - offset)
-    out = []
+    out: list[Array] = []
     for i, x in enumerate(X):
         point_side = float(n @ x - offset)
         if abs(point_side - lamp_side) <= 1e-12 * max(1.0, abs(lamp_side)):
@@ -86,7 +89,7 @@ def lamp_shadows(lamp, wall_normal, offset, X) -> np.ndarray:
     return np.array(out)
 
 
-def cube_vertices(center, size: float) -> np.ndarray:
+def cube_vertices(center: ArrayLike, size: float) -> Array:
     """(8, 3) corners of an axis-aligned cube; corner i has sign bits (x, y, z) of i."""
     c = np.asarray(center, dtype=float)
     signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
@@ -96,16 +99,17 @@ def cube_vertices(center, size: float) -> np.ndarray:
 CUBE_EDGES = tuple((i, j) for i in range(8) for j in range(i + 1, 8) if bin(i ^ j).count("1") == 1)
 
 
-def convex_hull_2d(points) -> np.ndarray:
+def convex_hull_2d(points: ArrayLike) -> NDArray[np.int_]:
     """Indices of the convex hull of (k, 2) points, counter-clockwise
     (Andrew's monotone chain; collinear points dropped)."""
     pts = np.asarray(points, dtype=float)
     order = sorted(range(len(pts)), key=lambda i: (pts[i, 0], pts[i, 1]))
 
-    def cross(o, a, b):
+    def cross(o: int, a: int, b: int) -> float:
         return (pts[a, 0] - pts[o, 0]) * (pts[b, 1] - pts[o, 1]) - (pts[a, 1] - pts[o, 1]) * (pts[b, 0] - pts[o, 0])
 
-    lower, upper = [], []
+    lower: list[int] = []
+    upper: list[int] = []
     for i in order:
         while len(lower) >= 2 and cross(lower[-2], lower[-1], i) <= 1e-12:
             lower.pop()

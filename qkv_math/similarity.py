@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .attention import softmax
 
+Array = NDArray[np.float64]
 
-def dot_and_angle(a, b) -> tuple[float, float, float, float]:
+
+def dot_and_angle(a: ArrayLike, b: ArrayLike) -> tuple[float, float, float, float]:
     """(a . b, |a|, |b|, angle in radians in [0, pi]) of two vectors of shape (d,)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
@@ -17,7 +20,7 @@ def dot_and_angle(a, b) -> tuple[float, float, float, float]:
     return dot, na, nb, angle
 
 
-def dot_product_samples(d_k: int, n: int, seed: int) -> np.ndarray:
+def dot_product_samples(d_k: int, n: int, seed: int) -> Array:
     """n dot products q . k of independent q, k with standard normal entries
     in d_k dimensions (seeded, so the same arguments give the same samples).
     Their spread (standard deviation) grows like sqrt(d_k)."""
@@ -29,14 +32,14 @@ def dot_product_samples(d_k: int, n: int, seed: int) -> np.ndarray:
     return np.einsum("ij,ij->i", q, k)
 
 
-def histogram(samples, bins: int, limit: float) -> tuple[np.ndarray, np.ndarray]:
+def histogram(samples: ArrayLike, bins: int, limit: float) -> tuple[NDArray[np.intp], Array]:
     """Counts of ``samples`` in ``bins`` equal bins over [-limit, limit]
     (values outside are counted in the end bins).  Returns (counts, edges)."""
     clipped = np.clip(np.asarray(samples, dtype=float), -limit, limit)
     return np.histogram(clipped, bins=bins, range=(-limit, limit))
 
 
-def saturation(d_k: int, n_tokens: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def saturation(d_k: int, n_tokens: int, seed: int) -> tuple[Array, Array]:
     """Softmax of one row of n_tokens random scores q . k_j in d_k dimensions,
     unscaled and divided by sqrt(d_k): (weights_raw, weights_scaled).  The raw
     row is close to one-hot for large d_k; the scaled one stays soft."""

@@ -23,8 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .attention import softmax
+
+Array = NDArray[np.float64]
+IntArray = NDArray[np.int_]
+Weights = dict[str, Array]
+"""The trainable matrices by name: "W_Q", "W_K", "W_V", each (2 * n_jobs, n_jobs)."""
 
 FORMULAS = ("standard", "swapped")
 # A run has learned the matching when at least this share of held-out people
@@ -32,7 +38,8 @@ FORMULAS = ("standard", "swapped")
 LEARNED_ACCURACY = 0.95
 
 
-def make_parties(n_parties: int, n_people: int, n_jobs: int, rng: np.random.Generator):
+def make_parties(n_parties: int, n_people: int, n_jobs: int,
+                 rng: np.random.Generator) -> tuple[Array, Array, IntArray]:
     """(X, T, match): X (P, n_people, 2 n_jobs) inputs, T (P, n_people, n_jobs)
     targets (the match's profile), match (P, n_people) index of each
     person's right match."""
@@ -51,19 +58,19 @@ def make_parties(n_parties: int, n_people: int, n_jobs: int, rng: np.random.Gene
     return X, T, match
 
 
-def _no_self(n: int) -> np.ndarray:
+def _no_self(n: int) -> Array:
     """(n, n) additive mask: -inf on the diagonal (no one matches themself)."""
     return np.where(np.eye(n, dtype=bool), -np.inf, 0.0)
 
 
-def _roles(W: dict, formula: str):
+def _roles(W: Weights, formula: str) -> tuple[Array, Array, Array]:
     """(asking, labelling, content) matrices for the formula."""
     if formula == "standard":
         return W["W_Q"], W["W_K"], W["W_V"]
     return W["W_V"], W["W_K"], W["W_Q"]
 
 
-def forward(W: dict, X: np.ndarray, formula: str = "standard"):
+def forward(W: Weights, X: Array, formula: str = "standard") -> tuple[Array, Array]:
     """Attention weights A (P, n, n) and output O (P, n, n_jobs) for parties X."""
     Wa, Wl, Wc = _roles(W, formula)
     d = Wa.shape[1]
@@ -72,7 +79,8 @@ def forward(W: dict, X: np.ndarray, formula: str = "standard"):
     return A, A @ (X @ Wc)
 
 
-def loss_and_grads(W: dict, X: np.ndarray, T: np.ndarray, formula: str = "standard"):
+def loss_and_grads(W: Weights, X: Array, T: Array,
+                   formula: str = "standard") -> tuple[float, Weights]:
     """Mean over people of ||out - target||^2, and its exact gradient for
     each of W_Q, W_K, W_V (same shapes)."""
     if formula not in FORMULAS:
@@ -99,24 +107,24 @@ def loss_and_grads(W: dict, X: np.ndarray, T: np.ndarray, formula: str = "standa
     return loss, {"W_V": ga, "W_K": gl, "W_Q": gc}
 
 
-def accuracy(W: dict, X: np.ndarray, match: np.ndarray, formula: str) -> float:
+def accuracy(W: Weights, X: Array, match: IntArray, formula: str) -> float:
     """Share of people whose largest attention weight falls on their match."""
     A, _ = forward(W, X, formula)
     return float(np.mean(np.argmax(A, axis=-1) == match))
 
 
-def probes(W: dict, n_jobs: int) -> dict[str, float]:
+def probes(W: Weights, n_jobs: int) -> dict[str, float]:
     """For each matrix, the share of its weight that reads the wish half of
     the input (rows n_jobs..2n_jobs-1) rather than the profile half: near 1
     it encodes what a person seeks, near 0 what a person is."""
-    out = {}
+    out: dict[str, float] = {}
     for name, M in W.items():
         prof, wish = np.linalg.norm(M[:n_jobs]), np.linalg.norm(M[n_jobs:])
         out[name] = float(wish / (prof + wish)) if prof + wish > 0 else 0.5
     return out
 
 
-def readouts(W: dict, X: np.ndarray, formula: str = "standard") -> dict[str, np.ndarray]:
+def readouts(W: Weights, X: Array, formula: str = "standard") -> dict[str, Array]:
     """What each person's projections say, in professions (each (n, n_jobs)
     for one party X of shape (n, 2 n_jobs)):
       "asks":  softmax over professions j of q_i . key(j) / sqrt(d), where
@@ -141,18 +149,18 @@ def readouts(W: dict, X: np.ndarray, formula: str = "standard") -> dict[str, np.
 @dataclass(frozen=True)
 class Snapshot:
     step: int
-    weights: dict
-    attention: np.ndarray   # (n, n) on the display party (held out)
+    weights: Weights
+    attention: Array        # (n, n) on the display party (held out)
     loss: float             # training loss at this step
     accuracy: float         # held-out matching accuracy
-    probes: dict
+    probes: dict[str, float]
 
 
 @dataclass
 class Run:
     formula: str
-    losses: np.ndarray                  # one per step
-    snapshots: list = field(default_factory=list)
+    losses: Array                       # one per step
+    snapshots: list[Snapshot] = field(default_factory=list)
     heldout_accuracy: float = 0.0
     display_party: tuple = ()           # (X, match) of the party the scenes show
 
@@ -162,7 +170,7 @@ class Run:
         return self.heldout_accuracy >= LEARNED_ACCURACY
 
 
-def initial_weights(n_jobs: int, seed: int, scale: float = 0.3) -> dict:
+def initial_weights(n_jobs: int, seed: int, scale: float = 0.3) -> Weights:
     """The seeded random start shared by both formulas."""
     rng = np.random.default_rng(seed)
     return {k: scale * rng.standard_normal((2 * n_jobs, n_jobs)) for k in ("W_Q", "W_K", "W_V")}
@@ -195,7 +203,7 @@ def train_matching(formula: str = "standard", seed: int = 7, steps: int = 800, n
     keep = set(snapshot_steps(steps, snapshots))
     run = Run(formula, losses, display_party=(Xh[0], mh[0]))
 
-    def snap(step, loss):
+    def snap(step: int, loss: float) -> None:
         A, _ = forward(W, Xh[:1], formula)
         run.snapshots.append(Snapshot(step, {k: x.copy() for k, x in W.items()}, A[0], loss,
                                       accuracy(W, Xh, mh, formula), probes(W, n_jobs)))
