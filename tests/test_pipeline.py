@@ -244,7 +244,7 @@ def test_bad_jobs_value(tmp_path):
     assert cli.main(["render", "--jobs", "0", "--out", str(tmp_path / "o")]) == 2
 
 
-def test_watch_renders_on_edit_and_not_on_reads(tmp_path):
+def test_watch_renders_on_edit_and_not_on_reads(tmp_path, tree):
     from types import SimpleNamespace
 
     from scenes.pipeline.watch import watch
@@ -254,7 +254,9 @@ def test_watch_renders_on_edit_and_not_on_reads(tmp_path):
     calls = []
     stop = threading.Event()
     args = SimpleNamespace(lesson=str(lesson))
-    t = threading.Thread(target=watch, args=(args, lambda a: calls.append(time.monotonic()), stop))
+    # a copy of the code: other people's edits of the checkout must not count
+    code = (tree / "scenes", tree / "qkv_math")
+    t = threading.Thread(target=watch, args=(args, lambda a: calls.append(time.monotonic()), stop, code))
     t.start()
     try:
         deadline = time.monotonic() + 10
@@ -263,7 +265,7 @@ def test_watch_renders_on_edit_and_not_on_reads(tmp_path):
         assert len(calls) == 1  # the first round at start
         time.sleep(1.0)
         lesson.read_text(encoding="utf-8")               # reading is not a change
-        (ROOT / "scenes" / "worked_example.py").read_bytes()
+        (tree / "scenes" / "worked_example.py").read_bytes()
         time.sleep(1.5)
         assert len(calls) == 1
         lesson.write_text(lesson.read_text(encoding="utf-8") + "\n", encoding="utf-8")
@@ -271,6 +273,276 @@ def test_watch_renders_on_edit_and_not_on_reads(tmp_path):
         while len(calls) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert len(calls) == 2
+    finally:
+        stop.set()
+        t.join(timeout=10)
+    assert not t.is_alive()
+
+
+# --- hardening: every advertised output works -------------------------------
+
+def one_error_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("qkv-lens: error: "), err
+    return lines[0]
+
+
+@pytest.mark.parametrize("where", ["a_file", "a_file/sub", "/proc/qkv-lens-out", "/sys/kernel"])
+def test_unusable_out_is_refused_before_rendering(tmp_path, fake, capsys, where):
+    (tmp_path / "a_file").write_text("not a folder", encoding="utf-8")
+    out = tmp_path / where  # an absolute `where` replaces tmp_path
+    assert cli.main(["render", "--lang", "en", "--out", str(out)]) == 2
+    assert f"--out {out}: " in one_error_line(capsys.readouterr().err)
+    assert fake.calls == []
+
+
+def test_unusable_out_in_a_real_process(tmp_path):
+    import subprocess
+    import sys
+    (tmp_path / "a_file").write_text("", encoding="utf-8")
+    p = subprocess.run([sys.executable, "-m", "scenes", "render", "WorkedExample", "--out",
+                        str(tmp_path / "a_file" / "sub")], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 2
+    assert one_error_line(p.stderr) == (f"qkv-lens: error: --out {tmp_path / 'a_file' / 'sub'}: "
+                                        "cannot write there (Not a directory)")
+    assert cli.main(["preview", "WorkedExample", "--out", str(tmp_path / "a_file")]) == 2
+
+
+def test_out_probe_leaves_nothing(tmp_path, fake):
+    assert run_cli(tmp_path) == 0
+    assert not list((tmp_path / "out").glob(".qkv-lens-probe-*"))
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o027, 0o640)])
+def test_page_and_manifest_honour_the_umask(tmp_path, fake, mask, mode):
+    import os
+    import stat
+    old = os.umask(mask)
+    try:
+        assert run_cli(tmp_path) == 0
+    finally:
+        os.umask(old)
+    for name in ("index.html", "manifest.json"):
+        assert stat.S_IMODE((tmp_path / "out" / name).stat().st_mode) == mode, name
+
+
+@pytest.fixture
+def rendered(tmp_path, fake):
+    """renders/ from the stand-in renderer: real files, manifest and page."""
+    assert run_cli(tmp_path) == 0
+    out = tmp_path / "out"
+    return out, (out / "index.html").read_bytes()
+
+
+def test_lesson_names_a_missing_subtitle_and_keeps_the_page(rendered, capsys):
+    out, page = rendered
+    (out / "en" / "480p15" / "WorkedExample.vtt").unlink()
+    capsys.readouterr()
+    assert cli.main(["lesson", "--out", str(out)]) == 1
+    line = one_error_line(capsys.readouterr().err)
+    assert "WorkedExample.vtt: missing" in line and "render it again" in line
+    assert (out / "index.html").read_bytes() == page
+
+
+@pytest.mark.parametrize("damage", ["{not json", '{"renders": [{"scene": 1}]}', "[]", "\xff\xfe"])
+def test_lesson_refuses_a_damaged_manifest_and_keeps_the_page(rendered, capsys, damage):
+    out, page = rendered
+    (out / "manifest.json").write_bytes(damage.encode("latin-1"))
+    capsys.readouterr()
+    assert cli.main(["lesson", "--out", str(out)]) == 1
+    assert f"{out / 'manifest.json'}: damaged" in one_error_line(capsys.readouterr().err)
+    assert (out / "index.html").read_bytes() == page
+
+
+def test_lesson_without_a_manifest(tmp_path, capsys):
+    assert cli.main(["lesson", "--out", str(tmp_path)]) == 1
+    assert "manifest.json: not found" in one_error_line(capsys.readouterr().err)
+    assert not (tmp_path / "index.html").exists()
+
+
+def test_lesson_with_a_damaged_manifest_in_a_real_process(rendered):
+    import subprocess
+    import sys
+    out, page = rendered
+    (out / "manifest.json").write_text('{"renders": 3}', encoding="utf-8")
+    p = subprocess.run([sys.executable, "-m", "scenes", "lesson", "--out", str(out)], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert p.returncode == 1
+    assert "manifest.json: damaged" in one_error_line(p.stderr)
+    assert (out / "index.html").read_bytes() == page
+
+
+def test_render_reports_a_page_it_cannot_build(rendered, fake, capsys):
+    out, page = rendered
+    (out / "en" / "480p15" / "SpaceDeformation.vtt").unlink()
+    fake.fail = {"SpaceDeformation"}  # its re-render fails: the old entry names a missing file
+    fake.calls.clear()
+    capsys.readouterr()
+    assert run_cli(out.parent) == 1
+    assert fake.calls == ["SpaceDeformation"]
+    err = capsys.readouterr().err
+    assert "qkv-lens: error: lesson page not rebuilt: " in err and "SpaceDeformation.vtt: missing" in err
+    assert (out / "index.html").read_bytes() == page
+
+
+def test_transparent_mp4_is_recorded_as_mov_and_linked_not_played(tmp_path, fake, capsys):
+    assert run_cli(tmp_path, "--transparent", "WorkedExample") == 0
+    # the stand-in writes .mp4 files; give the entry the .mov real renders produce
+    out = tmp_path / "out"
+    entries = manifest.load(out)
+    assert list(entries) == ["WorkedExample/en/480p15/mov"]
+    fake.calls.clear()
+    assert run_cli(tmp_path, "--transparent", "WorkedExample") == 0
+    assert fake.calls == []  # its cache entry is found under its own format
+    entry = entries["WorkedExample/en/480p15/mov"]
+    folder = out / "en" / "480p15"
+    (folder / "WorkedExample.mp4").rename(folder / "WorkedExample.mov")
+    entry["files"] = [f.replace(".mp4", ".mov") for f in entry["files"]]
+    manifest.save(out, {"x": entry})
+    assert cli.main(["lesson", "--out", str(out)]) == 0
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "<video" not in html
+    assert '<a class="download" href="en/480p15/WorkedExample.mov"' in html
+    assert 'src="en/480p15/WorkedExample.png"' in html
+
+
+def mp4_boxes(path: Path) -> list[str]:
+    """The types of an MP4 file's top-level boxes, in file order."""
+    import struct
+    data = path.read_bytes()
+    boxes, i = [], 0
+    while i + 8 <= len(data):
+        size, kind = struct.unpack(">I4s", data[i:i + 8])
+        if size == 1:
+            size = struct.unpack(">Q", data[i + 8:i + 16])[0]
+        elif size == 0:
+            size = len(data) - i
+        assert size >= 8, f"bad box at {i}"
+        boxes.append(kind.decode("latin-1"))
+        i += size
+    return boxes
+
+
+def test_faststart_moves_the_index_first_without_reencoding(tmp_path):
+    import av
+    import numpy as np
+
+    src, dest = tmp_path / "in.mp4", tmp_path / "out.mp4"
+    with av.open(str(src), "w") as c:
+        s = c.add_stream("libx264", rate=15)
+        s.width, s.height, s.pix_fmt = 64, 48, "yuv420p"
+        for i in range(30):
+            frame = av.VideoFrame.from_ndarray(np.full((48, 64, 3), i * 8, np.uint8), format="rgb24")
+            for packet in s.encode(frame):
+                c.mux(packet)
+        for packet in s.encode():
+            c.mux(packet)
+    boxes = mp4_boxes(src)
+    assert boxes.index("moov") > boxes.index("mdat")  # what manim writes
+    render_mod.faststart(src, dest)
+    boxes = mp4_boxes(dest)
+    assert boxes.index("moov") < boxes.index("mdat")
+
+    def packets(path):
+        with av.open(str(path)) as c:
+            return [(p.pts, bytes(p)) for p in c.demux(c.streams.video[0]) if p.dts is not None]
+
+    def frames(path):
+        with av.open(str(path)) as c:
+            return [f.pts for f in c.decode(video=0)]
+
+    assert packets(dest) == packets(src)  # the same compressed packets: a remux
+    assert frames(dest) == frames(src) and len(frames(dest)) == 30
+
+
+def test_zh_and_en_renders_go_to_different_files(tmp_path):
+    """With the plain manim CLI, a scene's zh and en renders must not share a path."""
+    from manim import tempconfig
+
+    from scenes.worked_example import WorkedExample
+    from tests.helpers import lesson_env
+
+    paths = {}
+    for lang in ("zh", "en"):
+        with lesson_env(ROOT / "lesson.toml", lang), tempconfig({
+                "media_dir": str(tmp_path), "quality": "low_quality", "verbosity": "ERROR",
+                "input_file": str(ROOT / "scenes" / "worked_example.py")}):
+            scene = WorkedExample()
+            paths[lang] = (scene.renderer.file_writer.movie_file_path, scene.output_plan.fallback_image)
+    assert paths["zh"][0] == tmp_path / "videos" / "worked_example" / "zh" / "480p15" / "WorkedExample.mp4"
+    assert paths["en"][0] == tmp_path / "videos" / "worked_example" / "en" / "480p15" / "WorkedExample.mp4"
+    assert paths["zh"][1].parent == tmp_path / "images" / "worked_example" / "zh"
+    assert paths["en"][1].parent == tmp_path / "images" / "worked_example" / "en"
+
+
+def test_a_chosen_video_dir_is_left_alone(tmp_path):
+    from manim import tempconfig
+
+    from scenes.worked_example import WorkedExample
+    from tests.helpers import lesson_env
+
+    with lesson_env(ROOT / "lesson.toml", "en"), tempconfig({
+            "media_dir": str(tmp_path), "quality": "low_quality", "verbosity": "ERROR",
+            "video_dir": str(tmp_path / "mine")}):
+        scene = WorkedExample()
+        assert scene.renderer.file_writer.movie_file_path == tmp_path / "mine" / "WorkedExample.mp4"
+
+
+def test_stale_media_folders_of_dead_runs_only_are_removed(tmp_path):
+    import os
+    import subprocess
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    gone = tmp_path / f"qkv-media-{dead.pid}-abc"
+    live = tmp_path / f"qkv-media-{os.getppid()}-abc"
+    mine = tmp_path / f"qkv-media-{os.getpid()}-abc"
+    old_style = tmp_path / "qkv-media-k2j4h5g6"
+    for folder in (gone, live, mine, old_style):
+        (folder / "videos").mkdir(parents=True)
+    assert render_mod.clean_stale_media(tmp_path) == [gone]
+    assert not gone.exists() and live.exists() and mine.exists() and old_style.exists()
+
+
+def test_watch_renders_on_an_edit_of_the_lessons_picture(tmp_path, tree):
+    from types import SimpleNamespace
+
+    import numpy as np
+    from PIL import Image
+
+    from scenes.pipeline.watch import watch
+
+    (tmp_path / "pics").mkdir()
+    named = tmp_path / "pics" / "x.png"
+    beside = tmp_path / "y.jpg"
+    Image.fromarray(np.zeros((8, 8, 3), dtype=np.uint8)).save(named)
+    Image.fromarray(np.zeros((8, 8, 3), dtype=np.uint8)).save(beside)
+    lesson = tmp_path / "lesson.toml"
+    lesson.write_text('[photo_filter]\nimage = "pics/x.png"\nsize = [8, 8]\n', encoding="utf-8")
+    calls = []
+    stop = threading.Event()
+    code = (tree / "scenes", tree / "qkv_math")  # not the checkout others edit
+    t = threading.Thread(target=watch, args=(SimpleNamespace(lesson=str(lesson)),
+                                             lambda a: calls.append(time.monotonic()), stop, code))
+
+    def wait_for(n):
+        deadline = time.monotonic() + 10
+        while len(calls) < n and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return len(calls)
+
+    t.start()
+    try:
+        assert wait_for(1) == 1  # the first round at start
+        time.sleep(1.0)
+        (tmp_path / "notes.txt").write_text("not part of the lesson", encoding="utf-8")
+        named.read_bytes()
+        time.sleep(1.5)
+        assert len(calls) == 1
+        Image.fromarray(np.full((8, 8, 3), 200, dtype=np.uint8)).save(named)  # the named picture
+        assert wait_for(2) == 2
+        time.sleep(1.2)
+        Image.fromarray(np.full((8, 8, 3), 90, dtype=np.uint8)).save(beside)  # a picture beside it
+        assert wait_for(3) == 3
     finally:
         stop.set()
         t.join(timeout=10)

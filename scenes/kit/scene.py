@@ -4,10 +4,10 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 
-from manim import Scene
+from manim import Scene, config
 
 from .fonts import FontMissing, font_for
-from .lesson import Lesson, LessonError, load_lesson
+from .lesson import LANGUAGES, Lesson, LessonError, load_lesson
 from .moments import Moment, collect_labels
 from .text import tr
 
@@ -31,6 +31,22 @@ def lesson_or_exit() -> Lesson:
     return lesson
 
 
+# manim's default folders (head, tail): the language goes between them
+LANGUAGE_DIRS = {"video_dir": ("{media_dir}/videos/{module_name}", "/{quality}"),
+                 "images_dir": ("{media_dir}/images/{module_name}", "")}
+
+
+def media_dirs_by_language(lang: str) -> None:
+    """Put manim's default video and image folders under the language
+    (media/videos/<module>/<lang>/480p15/...), so the zh and en renders of a
+    scene with the plain manim CLI do not overwrite each other.  Folders the
+    user chose (--video_dir, manim.cfg) are left alone.  Must run before
+    Scene.__init__, which fixes the output paths."""
+    for key, (head, tail) in LANGUAGE_DIRS.items():
+        if config[key] in {head + tail, *(f"{head}/{l}{tail}" for l in LANGUAGES)}:
+            config[key] = f"{head}/{lang}{tail}"
+
+
 class LessonScene(Scene):
     """A scene of the lesson.  ``section`` names its text-table prefix and
     its lesson.toml section (unless ``params_section`` names a shared one);
@@ -39,9 +55,13 @@ class LessonScene(Scene):
     section = ""
     params_section = ""  # lesson.toml section when it differs from ``section``
 
+    def __init__(self, *args, **kwargs):
+        self.lesson = lesson_or_exit()
+        media_dirs_by_language(self.lesson.language)
+        super().__init__(*args, **kwargs)
+
     def setup(self):
         super().setup()
-        self.lesson = lesson_or_exit()
         self.lang = self.lesson.language
         self.params = getattr(self.lesson, self.params_section or self.section)
         self.moments: dict[str, Moment] = {}

@@ -1,10 +1,19 @@
-"""The ``qkv-lens`` command: list, render, lesson, preview, watch."""
+"""The ``qkv-lens`` command: list, render, lesson, preview, watch.
+
+Ctrl-C (SIGINT) and SIGTERM stop it the same way: the manim children are
+stopped, temporary folders removed, the previous renders and manifest kept,
+and the exit status is 128 + the signal number (130 for SIGINT, 143 for
+SIGTERM), as a shell reports a process killed by that signal.
+"""
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import os
+import signal
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -14,7 +23,15 @@ from scenes.pipeline.registry import QUALITIES, SCENES, SceneInfo, find
 
 
 class UsageError(Exception):
-    """A bad request (lesson, scene name, font): exit status 2, one line."""
+    """A bad request (lesson, scene name, font, --out): exit status 2, one line."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived; unwinds like Ctrl-C."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _error(message: str, status: int = 2) -> int:
@@ -43,6 +60,25 @@ def resolve(args) -> tuple[Path, dict[str, Lesson], list[SceneInfo]]:
     return lesson_path, lessons, scenes
 
 
+def check_out(out: Path) -> None:
+    """Make sure ``out`` is a folder we can write into (create it, write and
+    remove a probe file) before anything renders; UsageError if not."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise UsageError(f"--out {out}: not writable")
+        fd, probe = tempfile.mkstemp(dir=out, prefix=".qkv-lens-probe-")
+        try:
+            os.write(fd, b"probe")
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as err:
+        raise UsageError(f"--out {out}: cannot write there ({err.strerror or err})") from None
+
+
 def cmd_list(args) -> int:
     for s in SCENES:
         print(f"{s.number:>2}  {s.name:<20} scenes/{s.module}.py  [{s.lesson_section}]")
@@ -55,12 +91,15 @@ def render_lesson(args, quiet: bool = False) -> int:
     from scenes.pipeline.cache import cache_key, code_digests, manim_version
     from scenes.pipeline.progress import Display
     from scenes.pipeline import render as render_mod
-    from scenes.pipeline.render import Job, Options, run_jobs
+    from scenes.pipeline.render import Job, Options, clean_stale_media, run_jobs, video_format
 
     t0 = time.monotonic()
     lesson_path, lessons, scenes = resolve(args)
     out = Path(args.out)
+    check_out(out)
+    clean_stale_media()
     opts = Options(args.quality, args.format, args.transparent, out, lesson_path)
+    fmt = video_format(args.format, args.transparent)
     digests, mversion = code_digests(), manim_version()
     entries = manifest.load(out)
     jobs, cached = [], []
@@ -69,7 +108,7 @@ def render_lesson(args, quiet: bool = False) -> int:
             key = cache_key(scene, lesson, lang, args.quality, args.format, args.transparent,
                             digests, mversion)
             job = Job(scene, lang, key)
-            old = entries.get(manifest.entry_id(scene.name, lang, QUALITIES[args.quality], args.format))
+            old = entries.get(manifest.entry_id(scene.name, lang, QUALITIES[args.quality], fmt))
             fresh = old and old["key"] == key and all((out / f).exists() for f in old["files"])
             (cached if fresh and not args.force else jobs).append(job)
 
@@ -82,7 +121,7 @@ def render_lesson(args, quiet: bool = False) -> int:
         job = result.job
         manifest.record(out, {
             "scene": job.scene.name, "order": job.scene.number, "key": job.key,
-            "language": job.lang, "quality": QUALITIES[args.quality], "format": args.format,
+            "language": job.lang, "quality": QUALITIES[args.quality], "format": fmt,
             "duration": round(result.duration, 3), "width": result.width, "height": result.height,
             "files": [str(f.relative_to(out)) for f in result.files],
             "bytes": sum(f.stat().st_size for f in result.files),
@@ -95,8 +134,12 @@ def render_lesson(args, quiet: bool = False) -> int:
             results = run_jobs(jobs, opts, args.jobs, render=render_mod.render_job,
                                on_start=display.started, on_done=record)
     failed = [r for r in results if not r.ok]
+    page_error = ""
     if jobs or not (out / "index.html").exists():
-        page.build(out)
+        try:
+            page.build(out)
+        except page.PageError as err:
+            page_error = str(err)
     elapsed = time.monotonic() - t0
     if not jobs:
         display.say(f"nothing changed: {len(cached)} render(s) up to date (hash check, {elapsed:.2f}s)")
@@ -105,7 +148,9 @@ def render_lesson(args, quiet: bool = False) -> int:
                     f"{len(failed)} failed in {elapsed:.1f}s; lesson page: {out / 'index.html'}")
     for r in failed:
         display.say(f"FAILED {r.job.scene.name} ({r.job.lang}): {r.error}", error=True)
-    return 1 if failed else 0
+    if page_error:
+        display.say(f"error: lesson page not rebuilt: {page_error}", error=True)
+    return 1 if failed or page_error else 0
 
 
 def cmd_render(args) -> int:
@@ -113,8 +158,17 @@ def cmd_render(args) -> int:
 
 
 def cmd_lesson(args) -> int:
-    from scenes.pipeline import page
-    path = page.build(Path(args.out))
+    """Rebuild the page; a missing or damaged manifest, or a missing file it
+    lists, is one error line, exit status 1, and the old page stays."""
+    from scenes.pipeline import manifest, page
+    out = Path(args.out)
+    if not (out / manifest.NAME).is_file():
+        return _error(f"{out / manifest.NAME}: not found; render first (qkv-lens render --out {out})", 1)
+    check_out(out)
+    try:
+        path = page.build(out)
+    except page.PageError as err:
+        return _error(str(err), 1)
     print(path)
     return 0
 
@@ -123,9 +177,9 @@ def cmd_preview(args) -> int:
     """Render only the last frame of one scene (manim -s) and save it as PNG."""
     import shutil
     import subprocess
-    import tempfile
 
     lesson_path, lessons, scenes = resolve(args)
+    check_out(Path(args.out))
     scene = scenes[0]
     lang = next(iter(lessons))
     dest = Path(args.out) / "preview" / lang / f"{scene.name}.png"
@@ -146,6 +200,8 @@ def cmd_preview(args) -> int:
 
 def cmd_watch(args) -> int:
     from scenes.pipeline.watch import watch
+    resolve(args)  # a bad lesson or --out is refused before watching
+    check_out(Path(args.out))
     return watch(args, render_lesson)
 
 
@@ -154,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the lesson's scenes").set_defaults(func=cmd_list)
 
-    def common(sp, scenes_nargs="*"):
+    def common(sp):
         sp.add_argument("--lesson", help="lesson file (default: QKV_LESSON or ./lesson.toml)")
         sp.add_argument("--out", default="renders", help="output folder (default renders/)")
 
@@ -167,7 +223,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                    help="scenes rendered at once (default: number of cores)")
     r.add_argument("--format", choices=["mp4", "webm", "gif"], default="mp4")
-    r.add_argument("--transparent", action="store_true", help="transparent background (mp4 gives .mov)")
+    r.add_argument("--transparent", action="store_true",
+                   help="transparent background: webm is VP9 with alpha; mp4 cannot carry alpha, so it "
+                        "becomes a QuickTime .mov (lossless Animation/qtrle codec, argb) for video "
+                        "editors and slides, which the lesson page links instead of playing")
     r.add_argument("--force", action="store_true", help="render even when the cache is up to date")
     common(r)
     r.set_defaults(func=cmd_render)
@@ -192,16 +251,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "jobs", 1) < 1:
         return _error("--jobs must be at least 1")
+    handled = (signal.SIGINT, signal.SIGTERM)
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = {sig: signal.signal(sig, _raise_interrupted) for sig in handled} if in_main else {}
     try:
         return args.func(args)
     except UsageError as err:
         return _error(str(err))
-    except KeyboardInterrupt:
-        return _error("interrupted; the previous renders and manifest are kept", 130)
+    except KeyboardInterrupt as err:
+        signum = getattr(err, "signum", signal.SIGINT)
+        return _error(f"interrupted ({signal.Signals(signum).name}); the previous renders and "
+                      f"manifest are kept", 128 + signum)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

@@ -15,22 +15,66 @@ def entry_id(scene: str, lang: str, quality: str, fmt: str) -> str:
     return f"{scene}/{lang}/{quality}/{fmt}"
 
 
-def load(out_root: Path) -> dict[str, dict]:
-    """The manifest's entries by id; an unreadable or missing file is empty."""
+class ManifestError(Exception):
+    """manifest.json exists but cannot be read or is damaged (one line)."""
+
+
+FIELDS = {"scene": str, "language": str, "quality": str, "format": str, "files": list,
+          "duration": (int, float)}
+
+
+def load_checked(out_root: Path) -> dict[str, dict]:
+    """The manifest's entries by id; a missing file is empty; an unreadable
+    or damaged one raises ManifestError naming the file and the fault."""
     path = out_root / NAME
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return {entry_id(e["scene"], e["language"], e["quality"], e["format"]): e
-                for e in data.get("renders", [])}
-    except (OSError, ValueError, KeyError, TypeError):
+    except FileNotFoundError:
+        return {}
+    except OSError as err:
+        raise ManifestError(f"{path}: cannot read it ({err.strerror})") from None
+    except ValueError as err:  # not UTF-8, not JSON
+        raise ManifestError(f"{path}: damaged, not JSON ({err})") from None
+    renders = data.get("renders") if isinstance(data, dict) else None
+    if not isinstance(renders, list):
+        raise ManifestError(f'{path}: damaged, expected {{"renders": [...]}}')
+    for i, e in enumerate(renders):
+        bad = [k for k, kind in FIELDS.items() if not isinstance(e, dict) or not isinstance(e.get(k), kind)]
+        if bad or not all(isinstance(f, str) for f in e["files"]):
+            raise ManifestError(f"{path}: damaged, renders[{i}]: missing or wrong {', '.join(bad) or 'files'}")
+    return {entry_id(e["scene"], e["language"], e["quality"], e["format"]): e for e in renders}
+
+
+def load(out_root: Path) -> dict[str, dict]:
+    """The manifest's entries by id; an unreadable, damaged or missing file is
+    empty (a render then simply renders again and rewrites it)."""
+    try:
+        return load_checked(out_root)
+    except ManifestError:
         return {}
 
 
+def umask() -> int:
+    """The process umask, read without changing it (Linux), else set and restored."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it."""
+    """Write ``data`` to a temporary file beside ``path``, then rename it.
+    The file gets the mode any new file gets (0666 less the umask), not
+    mkstemp's private 0600."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     try:
+        os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

@@ -4,7 +4,11 @@ Plain static HTML and CSS (a few lines of inline script for the language
 switch), relative links only, so it works opened from disk with no network;
 subtitle tracks are inlined as data: URLs because browsers will not load
 <track> files from a file:// page.
-Each language shows, per scene, its best-quality render.
+Each language shows, per scene, its best-quality render.  A .mov (the
+transparent "mp4", which browsers cannot play) is shown as its poster,
+linked to the file.
+A file the page needs that is missing, or a damaged manifest, is a PageError
+and the previous page stays as it was.
 """
 from __future__ import annotations
 
@@ -18,7 +22,11 @@ from scenes.pipeline import manifest
 from scenes.pipeline.registry import QUALITIES, SCENES
 
 QUALITY_RANK = {folder: i for i, folder in enumerate(QUALITIES.values())}
-MIME = {"mp4": "video/mp4", "webm": "video/webm", "mov": "video/quicktime"}
+MIME = {"mp4": "video/mp4", "webm": "video/webm"}
+
+
+class PageError(Exception):
+    """The page cannot be built: a damaged manifest or a missing file (one line)."""
 
 CSS = """
 body { margin: 0; font-family: "Noto Sans CJK SC", "Noto Sans", sans-serif; background: #0d1117; color: #e6e6e6; }
@@ -79,6 +87,10 @@ def _clip(e: dict, lang: str, out_root: Path) -> str:
     video_ext = next((x for x in ("mp4", "webm", "mov", "gif") if x in files), None)
     if video_ext == "gif":
         media = f'<img class="clip" src="{html.escape(files["gif"])}" alt="{title}">'
+    elif video_ext == "mov":  # browsers cannot play it: the poster, linked to the file
+        mov = html.escape(files["mov"])
+        media = (f'<a class="download" href="{mov}" download><img class="clip" src="{html.escape(poster)}" '
+                 f'alt="{title}"></a><p><a href="{mov}" download>{html.escape(Path(files["mov"]).name)}</a></p>')
     else:
         track = ""
         if "vtt" in files:
@@ -94,8 +106,13 @@ def _clip(e: dict, lang: str, out_root: Path) -> str:
 
 
 def build(out_root: Path) -> Path:
-    """Write ``out_root/index.html`` from the manifest; return its path."""
-    entries = manifest.load(out_root)
+    """Write ``out_root/index.html`` from the manifest; return its path.
+    Raises PageError (and writes nothing) when the manifest is damaged or a
+    file it lists for a clip on the page is missing."""
+    try:
+        entries = manifest.load_checked(out_root)
+    except manifest.ManifestError as err:
+        raise PageError(str(err)) from None
     best = best_entries(entries)
     langs = [l for l in LANGUAGES if l in best]
     first = langs[0] if langs else LANGUAGES[0]
@@ -110,7 +127,14 @@ def build(out_root: Path) -> Path:
             if info.chapter != chapter:
                 chapter = info.chapter
                 parts.append(f"<h2>{html.escape(tr(lang, f'lesson.chapter{chapter}'))}</h2>")
-            parts.append(_clip(dict(e, section=info.section), lang, out_root))
+            missing = [f for f in e["files"] if not (out_root / f).is_file()]
+            if missing:
+                raise PageError(f"{out_root / missing[0]}: missing (listed in {out_root / manifest.NAME} "
+                                f"for {info.name}, {lang}); render it again")
+            try:
+                parts.append(_clip(dict(e, section=info.section), lang, out_root))
+            except OSError as err:
+                raise PageError(f"{err.filename}: cannot read it ({err.strerror})") from None
         hidden = "" if lang == first else " hidden"
         sections.append(f'<section class="lesson" lang="{lang}"{hidden}>'
                         f'<h1>{html.escape(tr(lang, "lesson.title"))}</h1>{"".join(parts)}</section>')
@@ -127,5 +151,8 @@ def build(out_root: Path) -> Path:
             f'<script>{SCRIPT}</script></head>\n<body><header>{nav}</header><main>'
             f'{"".join(sections)}</main><footer>{footer}</footer></body></html>\n')
     path = out_root / "index.html"
-    manifest.write_atomic(path, page.encode("utf-8"))
+    try:
+        manifest.write_atomic(path, page.encode("utf-8"))
+    except OSError as err:
+        raise PageError(f"{path}: cannot write it ({err.strerror or err})") from None
     return path

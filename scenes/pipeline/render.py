@@ -5,10 +5,16 @@ Each scene renders in its own manim process with its own media directory
 .srt, .vtt, poster .png) are staged as ``.part`` files and renamed into
 place only after the render succeeded, so renders/ never holds a broken
 file and an interrupted render leaves the previous good ones.
+
+Media directories are named ``qkv-media-<pid>-*`` after the qkv-lens process
+that owns them, so a later run can remove those a killed run left behind.
+An mp4 is remuxed (not re-encoded) with its index (``moov``) first, so a
+browser starts playing before the whole file is downloaded.
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -25,6 +31,8 @@ from scenes.pipeline.registry import QUALITIES, SceneInfo
 from scenes.pipeline.subtitles import srt_to_vtt
 
 VIDEO_EXTENSIONS = ("mp4", "mov", "webm", "gif")
+MEDIA_PREFIX = "qkv-media-"
+STOP_GRACE = 5.0  # seconds a manim child gets to exit after SIGTERM before SIGKILL
 
 
 @dataclass(frozen=True)
@@ -59,25 +67,36 @@ def out_dir(opts: Options, lang: str) -> Path:
     return opts.out / lang / QUALITIES[opts.quality]
 
 
+def video_format(fmt: str, transparent: bool) -> str:
+    """The container actually written: mp4 cannot carry alpha, so a
+    transparent mp4 is a QuickTime .mov (manim's lossless qtrle, argb)."""
+    return "mov" if transparent and fmt == "mp4" else fmt
+
+
 def manim_command(scene: SceneInfo, opts: Options, media_dir: Path) -> list[str]:
     cmd = [sys.executable, "-m", "manim", "render", f"-q{opts.quality}", "--progress_bar", "none",
-           "--disable_caching", "--media_dir", str(media_dir), "--format", opts.fmt]
+           "--disable_caching", "--media_dir", str(media_dir),
+           "--format", video_format(opts.fmt, opts.transparent)]
     if opts.transparent:
         cmd.append("--transparent")
     return cmd + [str(scene.path), scene.name]
 
 
 class Children:
-    """The manim processes running now, so an interrupt can stop them all."""
+    """The manim processes running now, so an interrupt can stop them all
+    (and none starts after that)."""
 
     def __init__(self):
         self._procs: set[subprocess.Popen] = set()
         self._lock = threading.Lock()
+        self._stopping = False
 
     def run(self, cmd, env) -> tuple[int, str]:
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, start_new_session=True)
         with self._lock:
+            if self._stopping:
+                return -signal.SIGTERM, "not started: stopping"
+            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    text=True, start_new_session=True)
             self._procs.add(proc)
         try:
             output, _ = proc.communicate()
@@ -86,16 +105,78 @@ class Children:
                 self._procs.discard(proc)
         return proc.returncode, output
 
-    def stop_all(self) -> None:
+    def allow(self) -> None:
+        """Let children start again (a new run in the same process)."""
         with self._lock:
-            for proc in self._procs:
+            self._stopping = False
+
+    def stop_all(self, grace: float = STOP_GRACE) -> None:
+        """SIGTERM every child's process group; SIGKILL what is left after ``grace`` s."""
+        with self._lock:
+            self._stopping = True
+            procs = list(self._procs)
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for proc in procs:
                 try:
-                    os.killpg(proc.pid, signal.SIGTERM)
+                    os.killpg(proc.pid, sig)
                 except ProcessLookupError:
                     pass
+            deadline = time.monotonic() + grace
+            while any(p.returncode is None and p.poll() is None for p in procs) \
+                    and time.monotonic() < deadline:
+                time.sleep(0.05)
 
 
 CHILDREN = Children()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def clean_stale_media(tmp_root: Path | None = None) -> list[Path]:
+    """Remove the ``qkv-media-<pid>-*`` folders whose qkv-lens process is gone
+    (a run killed with SIGKILL cannot clean up); never a live run's."""
+    removed = []
+    for folder in Path(tmp_root or tempfile.gettempdir()).glob(f"{MEDIA_PREFIX}*"):
+        m = re.fullmatch(rf"{MEDIA_PREFIX}(\d+)-.*", folder.name)
+        if m and folder.is_dir() and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def faststart(src: Path, dest: Path) -> None:
+    """Copy the mp4 ``src`` to ``dest`` with its index (``moov``) before the
+    media data, so browsers can play it while it downloads.  A remux: the
+    packets are copied, nothing is re-encoded."""
+    import av
+    with av.open(str(src)) as inp, \
+            av.open(str(dest), "w", format="mp4", options={"movflags": "+faststart"}) as out:
+        out.metadata.update(inp.metadata)
+        streams = {s.index: out.add_stream_from_template(s) for s in inp.streams
+                   if s.type in ("video", "audio")}
+        for packet in inp.demux([s for s in inp.streams if s.index in streams]):
+            if packet.dts is None:  # the flushing packets demux ends with
+                continue
+            packet.stream = streams[packet.stream.index]
+            out.mux(packet)
+
+
+def find_video(media: Path, scene: str) -> Path | None:
+    """The video manim wrote for ``scene``: ``<Scene>.<ext>``, or for gif
+    ``<Scene>_ManimCE_v<version>.gif``."""
+    for ext in VIDEO_EXTENSIONS:
+        for v in sorted(media.glob(f"videos/**/{scene}*.{ext}")):
+            if v.stem == scene or v.stem.startswith(f"{scene}_ManimCE_v"):
+                return v
+    return None
 
 
 def probe(video: Path, poster: Path | None = None) -> tuple[float, int, int]:
@@ -111,7 +192,13 @@ def probe(video: Path, poster: Path | None = None) -> tuple[float, int, int]:
             raise ValueError(f"{video} has no frames")
         rate = float(stream.average_rate or 15)
         if poster is not None:
-            last.to_image().save(poster, format="PNG")
+            image = last.to_image()
+            if any(c.is_alpha for c in last.format.components):
+                rgba = last.to_ndarray(format="rgba")
+                if (rgba[..., 3] < 255).any():  # a transparent video gets a transparent poster
+                    from PIL import Image
+                    image = Image.fromarray(rgba, "RGBA")
+            image.save(poster, format="PNG")
         return float(last.pts * stream.time_base) + 1 / rate, stream.width, stream.height
 
 
@@ -120,21 +207,28 @@ def render_job(job: Job, opts: Options) -> Result:
     start = time.monotonic()
     dest_dir = out_dir(opts, job.lang)
     env = dict(os.environ, QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path))
-    with tempfile.TemporaryDirectory(prefix="qkv-media-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"{MEDIA_PREFIX}{os.getpid()}-") as tmp:
         media = Path(tmp)
         status, output = CHILDREN.run(manim_command(job.scene, opts, media), env)
-        videos = [v for ext in VIDEO_EXTENSIONS for v in media.glob(f"videos/**/{job.scene.name}.{ext}")]
-        if status != 0 or not videos:
+        video = find_video(media, job.scene.name)
+        if status != 0 or video is None:
             tail = "\n".join(output.strip().splitlines()[-12:])
+            found = "" if status != 0 else " but wrote no video"
             return Result(job, False, time.monotonic() - start,
-                          error=f"manim exited with status {status}\n{tail}")
-        video = videos[0]
+                          error=f"manim exited with status {status}{found}\n{tail}")
         stage = media / "stage"
         stage.mkdir()
-        staged = {video.name: video}
-        srt = video.with_suffix(".srt")
+        srt = video.with_suffix(".srt")  # manim writes it beside the video
+        name = f"{job.scene.name}{video.suffix}"  # without manim's _ManimCE_v... (gif)
+        if video.suffix == ".mp4":
+            try:
+                faststart(video, stage / name)
+            except Exception as err:  # noqa: BLE001 - a broken video is a failed render
+                return Result(job, False, time.monotonic() - start, error=f"cannot remux the video: {err}")
+            video = stage / name
+        staged = {name: video}
         if srt.exists():
-            staged[srt.name] = srt
+            staged[f"{job.scene.name}.srt"] = srt
             vtt = stage / f"{job.scene.name}.vtt"
             vtt.write_text(srt_to_vtt(srt.read_text(encoding="utf-8")), encoding="utf-8")
             staged[vtt.name] = vtt
@@ -145,11 +239,14 @@ def render_job(job: Job, opts: Options) -> Result:
             return Result(job, False, time.monotonic() - start, error=f"cannot read the video: {err}")
         staged[png.name] = png
         dest_dir.mkdir(parents=True, exist_ok=True)
-        parts = []
-        for name, src in staged.items():
-            part = dest_dir / f".{name}.part"
-            shutil.copyfile(src, part)
-            parts.append((part, dest_dir / name))
+        parts = [(dest_dir / f".{name}.part", dest_dir / name) for name in staged]
+        try:
+            for (part, _), src in zip(parts, staged.values()):
+                shutil.copyfile(src, part)
+        except BaseException:
+            for part, _ in parts:
+                part.unlink(missing_ok=True)
+            raise
         for part, dest in parts:
             os.replace(part, dest)
     return Result(job, True, time.monotonic() - start, [d for _, d in parts], duration, width, height)
@@ -163,6 +260,7 @@ def run_jobs(jobs: list[Job], opts: Options, workers: int,
     A failing job never stops the others; results come back in job order."""
     results: dict[int, Result] = {}
     pending = list(enumerate(jobs))
+    CHILDREN.allow()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         running = {}
         try:

@@ -10,12 +10,54 @@ from scenes.pipeline.registry import SCENES_DIR
 
 DEBOUNCE = 0.5  # seconds of quiet after a change before rendering
 WRITE_EVENTS = {"modified", "created", "moved", "deleted"}
+PICTURES = (".png", ".jpg", ".jpeg")  # a lesson's [photo_filter] image
 
 
-def watch(args, render_lesson, stop: threading.Event | None = None) -> int:
-    """Watch scenes/, qkv_math/ and the lesson file; after each burst of
-    changes run the (cached) render, which re-renders only what changed,
-    and refreshes the lesson page.  Stops on Ctrl-C (or when ``stop`` is set)."""
+def named_files(lesson: Path) -> set[Path]:
+    """The files the lesson names (any text value that is the path of an
+    existing file beside it, such as ``[photo_filter] image``), resolved.
+    An unreadable lesson names nothing (the render reports its error)."""
+    from scenes.kit.lesson import tomllib
+
+    try:
+        raw = tomllib.loads(lesson.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    found, todo = set(), [raw]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, dict):
+            todo.extend(value.values())
+        elif isinstance(value, list):
+            todo.extend(value)
+        elif isinstance(value, str) and value and len(value) < 1000:
+            path = lesson.parent / value
+            if path.is_file():
+                found.add(path.resolve())
+    return found
+
+
+def is_relevant(path: Path, lesson: Path) -> bool:
+    """Whether an edit of ``path`` may change a render: code and TOML, a
+    file the lesson names, a picture beside the lesson."""
+    if "__pycache__" in path.parts:
+        return False
+    if path.suffix in (".py", ".toml"):
+        return True
+    if path.parent == lesson.parent and path.suffix.lower() in PICTURES:
+        return True
+    return path in named_files(lesson)
+
+
+CODE_DIRS = (SCENES_DIR, SCENES_DIR.parent / "qkv_math")
+
+
+def watch(args, render_lesson, stop: threading.Event | None = None,
+          code_dirs: tuple[Path, ...] = CODE_DIRS) -> int:
+    """Watch the code (scenes/, qkv_math/), the lesson file and the files it
+    names; after each burst of changes run the (cached) render, which
+    re-renders only what changed, and refreshes the lesson page.  Stops on
+    Ctrl-C (or when ``stop`` is set)."""
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
 
@@ -28,15 +70,20 @@ def watch(args, render_lesson, stop: threading.Event | None = None) -> int:
             # closed events on Linux, which must not start another round.
             if event.is_directory or event.event_type not in WRITE_EVENTS:
                 return
-            path = str(getattr(event, "dest_path", "") or event.src_path)
-            if path.endswith((".py", ".toml")) and "__pycache__" not in path:
+            path = Path(getattr(event, "dest_path", "") or event.src_path).resolve()
+            if is_relevant(path, lesson):
                 changed.set()
 
     observer = Observer()
-    for folder in (SCENES_DIR, SCENES_DIR.parent / "qkv_math", lesson.parent):
-        observer.schedule(Handler(), str(folder), recursive=folder != lesson.parent)
+    folders = set(code_dirs)
+    flat = {lesson.parent} | {f.parent for f in named_files(lesson)}
+    for folder in folders:
+        observer.schedule(Handler(), str(folder), recursive=True)
+    for folder in flat - folders:
+        observer.schedule(Handler(), str(folder), recursive=False)
     observer.start()
-    print(f"qkv-lens: watching {SCENES_DIR}, qkv_math/ and {lesson} (Ctrl-C to stop)", flush=True)
+    print(f"qkv-lens: watching {', '.join(map(str, code_dirs))}, {lesson} and the files it names "
+          f"(Ctrl-C to stop)", flush=True)
     try:
         changed.set()  # render once at start
         stop = stop or threading.Event()
