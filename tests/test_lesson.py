@@ -74,7 +74,8 @@ BAD = [
     ("[shadow_projection]\nlamp = [2, 0, 1]\n", ["shadow_projection.lamp", "further from the wall"]),
     ("[up_projection]\nW = [[1, 0], [0, 1]]\n", ["up_projection.W[0]", "3 numbers"]),
     ("[three_lenses]\nlenses = []\n", ["three_lenses.lenses", "exactly 3"]),
-    ("[training]\npeople = 8\n", ["training.people", "2 to 6", "8"]),
+    ("[training]\npeople = 8\n", ["training.people", "3 to 6", "8"]),
+    ("[training]\npeople = 2\n", ["training.people", "3 to 6", "nothing to match", "found 2"]),
     ("[training]\npeople = 5\njobs = [" + ", ".join(['{zh="甲", en="a"}'] * 5) + "]\n",
      ["training.jobs", "more professions than training.people (5)"]),
     ("[training]\nlearning_rate = 0\n", ["training.learning_rate", "> 0"]),
@@ -104,7 +105,7 @@ def test_cli_refuses_bad_lesson_with_status_2(tmp_path, content, parts):
     bad.write_text(content, encoding="utf-8")
     out = tmp_path / "renders"
     proc = subprocess.run([sys.executable, "-m", "scenes", "render", "--lesson", str(bad),
-                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT)
+                           "--out", str(out)], capture_output=True, text=True, cwd=ROOT, check=False)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert all(p in proc.stderr for p in parts)
@@ -121,7 +122,7 @@ def test_manim_cli_shows_the_same_message(tmp_path):
         expected = str(err)
     proc = subprocess.run([sys.executable, "-m", "manim", "render", "-ql", "--media_dir",
                            str(tmp_path / "media"), str(ROOT / "scenes" / "worked_example.py"),
-                           "WorkedExample"], capture_output=True, text=True, cwd=tmp_path,
+                           "WorkedExample"], capture_output=True, text=True, cwd=tmp_path, check=False,
                           env={**__import__("os").environ, "QKV_LESSON": str(bad)})
     assert proc.returncode == 2
     assert expected in proc.stderr
