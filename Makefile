@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 QUALITY ?= l
 
-.PHONY: bootstrap render test list lesson watch bench clean
+.PHONY: bootstrap render test lint list lesson watch bench clean
 
 bootstrap:
 	@bash tools/bootstrap.sh
@@ -11,8 +11,12 @@ bootstrap:
 render: bootstrap
 	$(VENV)/bin/qkv-lens render --lang all -q $(QUALITY)
 
-test: bootstrap
+test: bootstrap lint
 	$(PY) -m pytest -q -n 2 --dist loadfile  # two workers, one test file each at a time
+
+lint: bootstrap
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 list: bootstrap
 	@$(VENV)/bin/qkv-lens list

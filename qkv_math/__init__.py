@@ -5,6 +5,19 @@ matrix acts on the right, ``y = x @ W``.  So for ``W`` of shape (n, m), row i
 of ``W`` is where the i-th basis vector of the n-dimensional input lands, and
 a stack of k inputs of shape (k, n) maps to an output of shape (k, m).
 """
+from .attention import AttentionSteps, attention, attention_steps, causal_mask, project, softmax
+from .exact import Term, WorkedColumn, WorkedProduct, to_exact, worked_product
+from .filters import (
+    Filtered,
+    apply_color,
+    apply_spatial,
+    blur_matrix,
+    darken,
+    downsample_matrix,
+    generated_picture,
+    grayscale,
+    warm_tint,
+)
 from .linear import (
     apply,
     collisions,
@@ -22,14 +35,9 @@ from .linear import (
     svd_path,
     svd_stages,
 )
-from .attention import AttentionSteps, attention, attention_steps, causal_mask, project, softmax
+from .projection import CUBE_EDGES, convex_hull_2d, cube_vertices, lamp_matrix, lamp_shadows, shadow_matrix, wall_basis
 from .similarity import dot_and_angle, dot_product_samples, histogram, saturation
-from .projection import (CUBE_EDGES, convex_hull_2d, cube_vertices, lamp_matrix, lamp_shadows, shadow_matrix,
-                         wall_basis)
-from .filters import (Filtered, apply_color, apply_spatial, blur_matrix, darken, downsample_matrix,
-                      generated_picture, grayscale, warm_tint)
 from .training import LEARNED_ACCURACY, Run, Snapshot, readouts, train_matching
-from .exact import Term, WorkedColumn, WorkedProduct, to_exact, worked_product
 
 __all__ = [
     "apply", "collisions", "determinant", "rank",

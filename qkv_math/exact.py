@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Sequence, Union
 
-Number = Union[Fraction, float]
-Entry = Union[int, float, Fraction, str]
+Number = Fraction | float
+Entry = int | float | Fraction | str
 """An input entry: exact when an int, Fraction or rational string."""
 
 

@@ -5,7 +5,7 @@ i = [1, 0] to ``M[0]`` and j = [0, 1] to ``M[1]``.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray

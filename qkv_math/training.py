@@ -15,8 +15,9 @@ error of its output, with analytic gradients:
   "swapped":  out = softmax(V K^T / sqrt(d)) Q
 Nobody can pick themself (the diagonal is masked with -inf before the
 softmax): a person's own wish equals the answer, and without the mask the
-layer could copy it instead of finding the match.  Matching accuracy is the share of people whose largest attention weight is
-on their right match, always measured on held-out parties never trained on.
+layer could copy it instead of finding the match.  Matching accuracy is the
+share of people whose largest attention weight is on their right match,
+always measured on held-out parties never trained on.
 """
 from __future__ import annotations
 
@@ -191,7 +192,8 @@ def train_matching(formula: str = "standard", seed: int = 7, steps: int = 800, n
     if formula not in FORMULAS:
         raise ValueError(f"formula must be one of {FORMULAS}, got {formula!r}")
     if n_people < 2 or n_jobs < n_people or steps < 1 or batch < 1 or heldout < 1 or not learning_rate > 0:
-        raise ValueError("need n_people >= 2, n_jobs >= n_people, steps >= 1, batch >= 1, heldout >= 1 and learning_rate > 0")
+        raise ValueError("need n_people >= 2, n_jobs >= n_people, steps >= 1, batch >= 1, heldout >= 1 "
+                         "and learning_rate > 0")
     rng = np.random.default_rng(seed)
     test_rng = np.random.default_rng(seed + 1_000_003)   # held-out parties, never trained on
     Xh, _, mh = make_parties(heldout, n_people, n_jobs, test_rng)

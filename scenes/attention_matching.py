@@ -13,14 +13,29 @@ import math
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UL, UP, UR, Circumscribe, FadeIn, FadeOut, Indicate, Line, MathTex,
-    ReplacementTransform, SurroundingRectangle, VGroup, Write, config,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    UR,
+    Circumscribe,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    Line,
+    MathTex,
+    ReplacementTransform,
+    SurroundingRectangle,
+    VGroup,
+    Write,
+    config,
 )
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.charts import NumberGrid, TraitBars, fmt
-from scenes.kit.displays import text
+from scenes.kit.charts import NumberGrid, TraitBars
+from scenes.kit.displays import text, title
+from scenes.kit.numbers import plain_number, tex_number
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
 
@@ -29,9 +44,6 @@ MAX_LINE = 14.0  # stroke width of a line of weight 1
 
 
 class AttentionMatching(LessonScene):
-    section = "attention_matching"
-    params_section = "attention"
-
     def construct(self):
         p, lang = self.params, self.lang
         Q, K, V = qm.project(*p.arrays())
@@ -42,14 +54,13 @@ class AttentionMatching(LessonScene):
         names = [t.name(lang) for t in p.tokens]
         qi = p.query
 
-        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
+        heading = title(self.tr("title"), lang)
         formula = MathTex(*FORMULA, font_size=44).to_corner(UR, buff=0.4)
-        formula[2].set_color(palette.Q_GOLD)
-        formula[3].set_color(palette.K_TEAL)
-        formula[6].set_color(palette.V_CORAL)
+        for part, role in ((2, "Q"), (3, "K"), (6, "V")):
+            formula[part].set_color(palette.QKV[role])
         cell = min(1.05, 5.4 / n)
         grid = NumberGrid(names, names, lang, cell=cell, size=30 if n <= 4 else 24)
-        grid.next_to(title, DOWN, buff=0.9).align_to(title, LEFT).shift(RIGHT * (grid.row_labels.width + 0.2))
+        grid.next_to(heading, DOWN, buff=0.9).align_to(heading, LEFT).shift(RIGHT * (grid.row_labels.width + 0.2))
         axis_q = text(self.tr("rows"), lang, size=20, color=palette.Q_GOLD)
         axis_q.next_to(grid.row_labels, DOWN, buff=0.25).align_to(grid.row_labels, RIGHT)
         axis_k = text(self.tr("cols"), lang, size=20, color=palette.K_TEAL)
@@ -81,7 +92,7 @@ class AttentionMatching(LessonScene):
 
         self.step_label = step_label
         with self.narration("intro_say"):
-            self.play(Write(title), FadeIn(formula), run_time=1.0)
+            self.play(Write(heading), FadeIn(formula), run_time=1.0)
             self.play(FadeIn(grid), FadeIn(axis_q), FadeIn(axis_k), run_time=1.0)
 
         box = None
@@ -93,9 +104,10 @@ class AttentionMatching(LessonScene):
                       run_time=1.0)
         self.key_moment("scores", shown=grid.shown(), values=grid.values.copy())
 
-        with self.narration("scale_say", d=Q.shape[1], root=fmt(math.sqrt(Q.shape[1]))):
+        root = plain_number(math.sqrt(Q.shape[1]), 2, pad=True)
+        with self.narration("scale_say", d=Q.shape[1], root=root):
             self.play(FadeOut(box), run_time=0.2)
-            set_step("scale", root=fmt(math.sqrt(Q.shape[1])))
+            set_step("scale", root=root)
             box = highlight(4)
             show(steps.scaled)
         self.key_moment("scaled", shown=grid.shown(), values=grid.values.copy())
@@ -111,7 +123,7 @@ class AttentionMatching(LessonScene):
         sums = VGroup()
         with self.narration("softmax_say"):
             self.play(FadeOut(box), run_time=0.2)
-            set_step("softmax" if T == 1 else "softmax_t", t=fmt(T))
+            set_step("softmax" if T == 1 else "softmax_t", t=plain_number(T, 2, pad=True))
             box = highlight(0, 1, 5)
             show(steps.weights)
             shades = [grid.cell_at(i, j).animate.set_fill(palette.Q_GOLD, opacity=0.75 * steps.weights[i, j])
@@ -119,7 +131,8 @@ class AttentionMatching(LessonScene):
             sum_head = MathTex(r"\Sigma", font_size=28, color=palette.MUTED)
             sum_head.next_to(grid.cells[n - 1], RIGHT, buff=0.25).match_y(grid.col_labels[0])
             for i in range(n):
-                s = MathTex(fmt(float(steps.weights[i].sum())), font_size=24, color=palette.MUTED)
+                s = MathTex(tex_number(float(steps.weights[i].sum()), 2, pad=True), font_size=24,
+                            color=palette.MUTED)
                 sums.add(s.next_to(grid.cell_at(i, n - 1), RIGHT, buff=0.2))
             self.play(*shades, FadeIn(sums), FadeIn(sum_head), run_time=1.2)
         self.key_moment("weights", shown=grid.shown(), values=grid.values.copy(),

@@ -13,29 +13,40 @@ import math
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UL, UP, Arrow, BarChart, FadeIn, FadeOut, MathTex, NumberPlane,
-    ValueTracker, VGroup, Write, linear,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arrow,
+    BarChart,
+    FadeIn,
+    FadeOut,
+    MathTex,
+    NumberPlane,
+    ValueTracker,
+    VGroup,
+    Write,
+    linear,
 )
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.charts import bar_values, fmt
-from scenes.kit.displays import FastDecimal, set_shown, text
+from scenes.kit.charts import bar_values
+from scenes.kit.displays import FastDecimal, set_shown, text, title
+from scenes.kit.numbers import plain_number, tex_number
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
 
 
 class DotProductSoftmax(LessonScene):
-    section = "dot_product_softmax"
-
     def construct(self):
-        title = text(self.tr("title"), self.lang, size=34).to_corner(UL, buff=0.35)
-        self.dot_product(title)
-        self.softmax_bars(title)
-        self.scaling(title)
+        heading = title(self.tr("title"), self.lang)
+        self.dot_product(heading)
+        self.softmax_bars()
+        self.scaling()
 
     # --- 1. the dot product reads alignment ------------------------------
-    def dot_product(self, title):
+    def dot_product(self, heading):
         p = self.params
         a = np.array(p.vector_a, dtype=float)
         blen = float(p.vector_b_length)
@@ -79,7 +90,7 @@ class DotProductSoftmax(LessonScene):
         self.add(driver)
         update(None)
         with self.narration("dot_say"):
-            self.play(Write(title), FadeIn(plane), FadeIn(arrow_a), FadeIn(label_a), FadeIn(arrow_b), FadeIn(label_b),
+            self.play(Write(heading), FadeIn(plane), FadeIn(arrow_a), FadeIn(label_a), FadeIn(arrow_b), FadeIn(label_b),
                       FadeIn(panel), FadeIn(deg), run_time=1.0)
             driver.add_updater(update)
             self.key_moment("aligned", **self._dot_probes(a, b_vec(), nums))
@@ -96,7 +107,7 @@ class DotProductSoftmax(LessonScene):
         return {"a": a, "b": b, **{k: n.get_value() for k, n in nums.items()}}
 
     # --- 2. softmax: exponentiate, then normalise ---------------------------
-    def softmax_bars(self, title):
+    def softmax_bars(self):
         p, lang = self.params, self.lang
         scores = np.array(p.scores, dtype=float)
         n = len(scores)
@@ -120,7 +131,7 @@ class DotProductSoftmax(LessonScene):
             chart = make_chart(values, top)
             new_step = wrapped_text(self.tr(key, **fields), lang, size=28, width=4.6, color=palette.AREA)
             new_step.move_to([4.3, 1.4, 0])
-            labels = VGroup(*[MathTex(fmt(v), font_size=28).next_to(
+            labels = VGroup(*[MathTex(tex_number(v, 2, pad=True), font_size=28).next_to(
                 chart.c2p(i + 0.5, max(v, 0.0)), UP, buff=0.12) for i, v in enumerate(values)])
             names = VGroup(*[MathTex(f"s_{{{i + 1}}}", font_size=32, color=palette.MUTED)
                              .next_to(chart.c2p(i + 0.5, min(0.0, float(np.min(values)))), DOWN, buff=0.2)
@@ -138,18 +149,19 @@ class DotProductSoftmax(LessonScene):
             self.key_moment("scores", **probes())
             show(expd, "exp")
             self.key_moment("exp", **probes())
-            show(weights, "normalised", top=1.0, total=fmt(float(weights.sum())))
+            show(weights, "normalised", top=1.0, total=plain_number(float(weights.sum()), 2, pad=True))
             self.key_moment("weights", **probes())
         with self.narration("temperature_say"):
             for T in p.temperatures:
-                show(qm.softmax(scores, temperature=float(T)), "temperature", top=1.0, t=fmt(float(T), 1))
+                show(qm.softmax(scores, temperature=float(T)), "temperature", top=1.0,
+                     t=plain_number(float(T), 1, pad=True))
                 self.wait(0.4)
-                self.key_moment(f"temperature_{fmt(float(T), 2)}", t=float(T), **probes())
+                self.key_moment(f"temperature_{plain_number(float(T), 2, pad=True)}", t=float(T), **probes())
         self.play(FadeOut(VGroup(state["chart"], state["names"], state["labels"], state["step"])),
                   run_time=0.6)
 
     # --- 3. why divide by sqrt(d_k) -----------------------------------------
-    def scaling(self, title):
+    def scaling(self):
         p, lang = self.params, self.lang
         dims = list(p.d_k)
         samples = {d: qm.dot_product_samples(d, p.samples, p.seed) for d in dims}
@@ -171,8 +183,8 @@ class DotProductSoftmax(LessonScene):
             caps = VGroup()
             for d, c in zip(dims, group):
                 s = samples[d] / (math.sqrt(d) if scale else 1.0)
-                cap = MathTex(rf"d_k = {d}:\ \sigma = {fmt(float(s.std()))}" +
-                              (r"" if scale else rf"\approx\sqrt{{{d}}} = {fmt(math.sqrt(d))}"),
+                cap = MathTex(rf"d_k = {d}:\ \sigma = {tex_number(float(s.std()), 2, pad=True)}" +
+                              (r"" if scale else rf"\approx\sqrt{{{d}}} = {tex_number(math.sqrt(d), 2, pad=True)}"),
                               font_size=30)
                 if cap.width > width:
                     cap.scale_to_fit_width(width)
@@ -181,7 +193,8 @@ class DotProductSoftmax(LessonScene):
 
         raw = charts(limit, False)
         raw_caps = captions(raw, False)
-        axis_note = MathTex(rf"q\cdot k \in [-{fmt(limit, 0)}, {fmt(limit, 0)}]", font_size=28,
+        bound = tex_number(limit, 0)
+        axis_note = MathTex(rf"q\cdot k \in [-{bound}, {bound}]", font_size=28,
                             color=palette.MUTED).next_to(raw, DOWN, buff=0.25)
         with self.narration("spread_say", n=p.samples):
             self.play(FadeIn(raw), FadeIn(raw_caps), FadeIn(axis_note), run_time=1.2)
@@ -204,7 +217,7 @@ class DotProductSoftmax(LessonScene):
         for w, key in ((hard, "unscaled"), (soft, "scaled_row")):
             c = BarChart(list(w), y_range=[0, 1, 0.25], x_length=5.0, y_length=3.0,
                          bar_colors=[palette.V_CORAL, palette.Q_GOLD], y_axis_config={"font_size": 22})
-            cap = text(self.tr(key, d=d, top=fmt(float(w.max()))), lang, size=24)
+            cap = text(self.tr(key, d=d, top=plain_number(float(w.max()), 2, pad=True)), lang, size=24)
             if cap.width > 5.6:
                 cap.scale_to_fit_width(5.6)
             pair.add(VGroup(cap, c).arrange(DOWN, buff=0.25))

@@ -11,15 +11,26 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DOWN, RIGHT, UL, UP, FadeIn, FadeOut, ImageMobject, MathTex, Rectangle,
-    SurroundingRectangle, VGroup, Group, Write,
+    DOWN,
+    RIGHT,
+    UL,
+    UP,
+    FadeIn,
+    FadeOut,
+    Group,
+    ImageMobject,
+    MathTex,
+    Rectangle,
+    SurroundingRectangle,
+    VGroup,
+    Write,
 )
 from manim.constants import RESAMPLING_ALGORITHMS
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.charts import fmt
-from scenes.kit.displays import matrix_mob, text
+from scenes.kit.displays import matrix_mob, note, text, title
+from scenes.kit.numbers import plain_number
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
 
@@ -36,8 +47,6 @@ def picture(image: np.ndarray, height: float) -> ImageMobject:
 
 
 class PhotoFilter(LessonScene):
-    section = "photo_filter"
-
     def construct(self):
         p, lang = self.params, self.lang
         img = np.asarray(p.picture, dtype=float)
@@ -45,12 +54,12 @@ class PhotoFilter(LessonScene):
         r, c = p.pixel
         tint = qm.warm_tint(float(p.tint_strength))
 
-        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
+        heading = title(self.tr("title"), lang)
         original = picture(img, 3.0).move_to([-4.3, 0.4, 0])
-        cap = text(self.tr("original", h=h, w=w), lang, size=22, color=palette.MUTED)
+        cap = note(self.tr("original", h=h, w=w), lang)
         cap.next_to(original, DOWN, buff=0.15)
         with self.narration("intro_say", n=h * w):
-            self.play(Write(title), FadeIn(original), FadeIn(cap), run_time=1.2)
+            self.play(Write(heading), FadeIn(original), FadeIn(cap), run_time=1.2)
 
         # one pixel worked out: [r g b] @ W = [r' g' b']
         px = img[r, c]
@@ -58,19 +67,19 @@ class PhotoFilter(LessonScene):
         cell = original.height / h
         mark = Rectangle(width=cell, height=cell, color=palette.AREA, stroke_width=4).move_to(
             original.get_corner(UL) + np.array([(c + 0.5) * cell, -(r + 0.5) * cell, 0]))
-        row_in = matrix_mob([[fmt(v) for v in px]], font_size=36)
-        row_out = matrix_mob([[fmt(v) for v in out]], font_size=36)
-        W = matrix_mob([[fmt(v) for v in row] for row in tint], font_size=36)
+        row_in = matrix_mob([px], font_size=36, digits=2)
+        row_out = matrix_mob([out], font_size=36, digits=2)
+        W = matrix_mob(tint, font_size=36, digits=2)
         eq = VGroup(row_in, MathTex(r"\times", font_size=40), W, MathTex("=", font_size=40), row_out)
         eq.arrange(RIGHT, buff=0.2)
         room = 6.9 - (original.get_right()[0] + 0.3)
         if eq.width > room:
             eq.scale_to_fit_width(room)
         eq.move_to([original.get_right()[0] + 0.3 + room / 2, 1.2, 0])
-        names = text(self.tr("pixel", r=r, c=c), lang, size=22, color=palette.AREA).next_to(eq, UP, buff=0.3)
+        names = note(self.tr("pixel", r=r, c=c), lang, color=palette.AREA).next_to(eq, UP, buff=0.3)
         tinted = qm.apply_color(img, tint)
         recoloured = picture(tinted.image, 2.4).next_to(eq, DOWN, buff=0.5)
-        rcap = text(self.tr("tinted", clipped=tinted.clipped), lang, size=22, color=palette.MUTED)
+        rcap = note(self.tr("tinted", clipped=tinted.clipped), lang)
         rcap.next_to(recoloured, DOWN, buff=0.15)
         with self.narration("pixel_say"):
             self.play(FadeIn(mark), FadeIn(names), run_time=0.6)
@@ -82,9 +91,9 @@ class PhotoFilter(LessonScene):
         self.play(FadeOut(Group(mark, names, eq, recoloured, rcap)), run_time=0.6)
 
         # four more filters, all linear
-        f = p.downsample
+        f, k = p.downsample, float(p.darken_factor)
         filters = [
-            ("darken", qm.apply_color(img, qm.darken(float(p.darken_factor))), {"k": fmt(float(p.darken_factor))}),
+            ("darken", qm.apply_color(img, qm.darken(k)), {"k": plain_number(k, 2, pad=True)}),
             ("gray", qm.apply_color(img, qm.grayscale()), {"rank": qm.rank(qm.grayscale())}),
             ("blur", qm.apply_spatial(img, qm.blur_matrix(h, w), (h, w)), {}),
             ("down", qm.apply_spatial(img, qm.downsample_matrix(h, w, f), (h // f, w // f)),
@@ -94,14 +103,14 @@ class PhotoFilter(LessonScene):
         for key, res, fields in filters:
             pic = picture(res.image, 1.9)
             label = wrapped_text(self.tr(key, **fields), lang, size=20, width=2.7, color=palette.INK)
-            clip = text(self.tr("clipped", n=res.clipped), lang, size=18,
+            clip = note(self.tr("clipped", n=res.clipped), lang,
                         color=palette.ALERT if res.clipped else palette.MUTED)
             tiles.add(Group(pic, VGroup(label, clip).arrange(DOWN, buff=0.08)).arrange(DOWN, buff=0.15))
         tiles.arrange_in_grid(rows=2, cols=2, buff=(0.5, 0.35))
-        room = title.get_bottom()[1] - 0.25 + 3.9
+        room = heading.get_bottom()[1] - 0.25 + 3.9
         if tiles.height > room:
             tiles.scale_to_fit_height(room)
-        tiles.move_to([2.6, 0, 0]).align_to(title.get_bottom() + 0.25 * DOWN, UP)
+        tiles.move_to([2.6, 0, 0]).align_to(heading.get_bottom() + 0.25 * DOWN, UP)
         with self.narration("filters_say"):
             for tile in tiles:
                 self.play(FadeIn(tile), run_time=0.8)
@@ -111,7 +120,7 @@ class PhotoFilter(LessonScene):
 
         # the same photo through three filters: query, key, value
         trio = Group()
-        colours = (palette.Q_GOLD, palette.K_TEAL, palette.V_CORAL)
+        colours = palette.QKV.values()
         results = {}
         for (key, M), colour in zip((("query", p.query_filter), ("key", p.key_filter),
                                      ("value", p.value_filter)), colours):
@@ -119,7 +128,7 @@ class PhotoFilter(LessonScene):
             results[key] = res
             pic = picture(res.image, 2.6)
             label = text(self.tr(f"{key}_filter"), lang, size=26, color=colour)
-            clip = text(self.tr("clipped", n=res.clipped), lang, size=18,
+            clip = note(self.tr("clipped", n=res.clipped), lang,
                         color=palette.ALERT if res.clipped else palette.MUTED)
             frame = SurroundingRectangle(pic, color=colour, buff=0.04)
             trio.add(Group(label, Group(pic, frame), clip).arrange(DOWN, buff=0.2))

@@ -9,23 +9,29 @@ as labelled bars in its own colour.  All numbers from ``qkv_math.project``.
 from __future__ import annotations
 
 from manim import (
-    DOWN, LEFT, RIGHT, UL, UP, FadeIn, FadeOut, Indicate, MathTex,
-    SurroundingRectangle, VGroup, Write,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    MathTex,
+    SurroundingRectangle,
+    VGroup,
+    Write,
 )
 
 import qkv_math as qm
 from scenes.kit import palette
 from scenes.kit.charts import HeatMap, TraitBars
-from scenes.kit.displays import text
+from scenes.kit.displays import text, title
 from scenes.kit.scene import LessonScene
 
-ROLES = (("q", "W_Q", palette.Q_GOLD), ("k", "W_K", palette.K_TEAL), ("v", "W_V", palette.V_CORAL))
+ROLES = tuple((role.lower(), f"W_{role}", color) for role, color in palette.QKV.items())  # ("q", "W_Q", gold), ...
 
 
 class QKVProjection(LessonScene):
-    section = "qkv_projection"
-    params_section = "attention"
-
     def construct(self):
         p, lang = self.params, self.lang
         X, *Ws = p.arrays()
@@ -38,24 +44,24 @@ class QKVProjection(LessonScene):
         dims = {"q": [d.name(lang) for d in p.qk_dims], "k": [d.name(lang) for d in p.qk_dims],
                 "v": [d.name(lang) for d in p.v_dims]}
 
-        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
+        heading = title(self.tr("title"), lang)
         word_label = VGroup(text(word, lang, size=40, color=palette.EMBED),
                             MathTex(r"x", font_size=44, color=palette.EMBED)).arrange(RIGHT, buff=0.3)
         row = 0.46 if len(traits) <= 8 else 3.7 / len(traits)
         x_bars = TraitBars(traits, x, lang, palette.EMBED, unit=1.1, row=row)
         left = VGroup(word_label, x_bars).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
-        left.next_to(title, DOWN, aligned_edge=LEFT, buff=0.45)
-        x_bars.align_to(title, LEFT).shift(RIGHT * (x_bars.labels.width + 0.2))
+        left.next_to(heading, DOWN, aligned_edge=LEFT, buff=0.45)
+        x_bars.align_to(heading, LEFT).shift(RIGHT * (x_bars.labels.width + 0.2))
 
         with self.narration("intro_say", word=word):
-            self.play(Write(title), run_time=0.8)
+            self.play(Write(heading), run_time=0.8)
             self.play(FadeIn(word_label), FadeIn(x_bars.labels), FadeIn(x_bars.axis), run_time=0.8)
             self.play(*x_bars.grow(), run_time=1.2)
         self.key_moment("embedding", x=x_bars.shown_values())
 
         # The q, k, v column on the right, laid out whole before anything shows.
         right = {}
-        for name, wname, color in ROLES:
+        for name, _, color in ROLES:
             bars = TraitBars(dims[name], results[name], lang, color, unit=0.7, row=0.4)
             head = VGroup(MathTex(rf"{name} = x\,W_{{{name.upper()}}}", font_size=34, color=color),
                           text(self.tr(f"{name}_role"), lang, size=22, color=color)).arrange(RIGHT, buff=0.3)

@@ -1,7 +1,7 @@
 """Scene 11, RoleSwap: the role follows the position in the formula, not the name.
 
 Two real training runs of the matchmaking task from the same random start
-(``qkv_math.train_matching``, cached by ``scenes.kit.runs``): the standard
+(``qkv_math.train_matching``, cached by ``qkv_lens.runs``): the standard
 softmax(Q K^T / sqrt(d)) V and the swapped softmax(V K^T / sqrt(d)) Q.  For
 each matrix a slider shows its probe (``qkv_math.training.probes``): the
 share of its weight that reads the wish half of the input x = [profile, wish]
@@ -13,19 +13,30 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UL, UP, UR, Create, Dot, FadeIn, Line, MathTex,
-    SurroundingRectangle, VGroup, Write,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UL,
+    UP,
+    UR,
+    Create,
+    Dot,
+    FadeIn,
+    Line,
+    MathTex,
+    SurroundingRectangle,
+    VGroup,
+    Write,
 )
 
 import qkv_math as qm
+from qkv_lens.runs import training_runs
 from scenes.kit import palette
-from scenes.kit.charts import fmt, sci_text
-from scenes.kit.displays import crossfade, text
-from scenes.kit.runs import training_runs
+from scenes.kit.displays import crossfade, note, text, title
+from scenes.kit.numbers import percent, plain_number, sci_text, tex_number
 from scenes.kit.scene import LessonScene
 
-NAMES = ("W_Q", "W_K", "W_V")
-COLORS = {"W_Q": palette.Q_GOLD, "W_K": palette.K_TEAL, "W_V": palette.V_CORAL}
+NAMES = tuple(palette.W_COLORS)   # "W_Q", "W_K", "W_V"
 TEX = {"standard": (r"\mathrm{softmax}\big(", "Q", "K^{\\top}", r"/\sqrt{d}\big)", "V"),
        "swapped": (r"\mathrm{softmax}\big(", "V", "K^{\\top}", r"/\sqrt{d}\big)", "Q")}
 TRACK = 3.6       # length of a slider's track (probe 0 at its left end, 1 at its right)
@@ -35,14 +46,14 @@ ASKS = 0.5        # a probe above this reads the wish more than the profile: the
 class Panel(VGroup):
     """One run: its formula, a slider per matrix, its loss and accuracy."""
 
-    def __init__(self, formula: str, scene: "RoleSwap", center_x: float):
+    def __init__(self, formula: str, scene: RoleSwap, center_x: float):
         super().__init__()
         lang = scene.lang
         self.formula = MathTex(*TEX[formula], font_size=40)
         for part in self.formula[1:]:
-            part.set_color(COLORS.get(f"W_{part.tex_string[0]}", palette.INK))
+            part.set_color(palette.QKV.get(part.tex_string[0], palette.INK))
         self.formula.move_to([center_x, 2.15, 0])
-        self.caption = text(scene.tr(formula), lang, size=22, color=palette.MUTED)
+        self.caption = note(scene.tr(formula), lang)
         self.caption.next_to(self.formula, UP, buff=0.18)
         left = center_x - TRACK / 2 + 0.2
         self.tracks, self.names, self.dots = VGroup(), VGroup(), VGroup()
@@ -51,11 +62,11 @@ class Panel(VGroup):
             track = Line([left, y, 0], [left + TRACK, y, 0], color=palette.MUTED, stroke_width=4)
             mid = Line([left + TRACK * ASKS, y - 0.12, 0], [left + TRACK * ASKS, y + 0.12, 0],
                        color=palette.MUTED, stroke_width=2)
-            label = MathTex(name.replace("_", "_{") + "}", font_size=36, color=COLORS[name])
+            label = MathTex(name.replace("_", "_{") + "}", font_size=36, color=palette.W_COLORS[name])
             label.next_to(track, LEFT, buff=0.3)
             self.tracks.add(VGroup(track, mid))
             self.names.add(label)
-            self.dots.add(Dot(track.get_start(), radius=0.11, color=COLORS[name]))
+            self.dots.add(Dot(track.get_start(), radius=0.11, color=palette.W_COLORS[name]))
         y_top = self.tracks[0].get_top()[1] + 0.42
         self.ends = VGroup(
             text(scene.tr("profile_end"), lang, size=20, color=palette.MUTED).move_to([left, y_top, 0]),
@@ -69,18 +80,16 @@ class Panel(VGroup):
         return self.tracks[row][0].point_from_proportion(min(max(probe, 0.0), 1.0))
 
     def values_for(self, probes: dict) -> VGroup:
-        return VGroup(*[MathTex(fmt(probes[name]), font_size=30, color=COLORS[name])
+        return VGroup(*[MathTex(tex_number(probes[name], 2, pad=True), font_size=30,
+                                color=palette.W_COLORS[name])
                         .next_to(self.tracks[r][0], RIGHT, buff=0.25) for r, name in enumerate(NAMES)])
 
 
 class RoleSwap(LessonScene):
-    section = "role_swap"
-    params_section = "training"
-
     def construct(self):
         p, lang = self.params, self.lang
         runs = training_runs(p)
-        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
+        heading = title(self.tr("title"), lang)
         panels = {f: Panel(f, self, x) for f, x in (("standard", -3.5), ("swapped", 3.55))}
         steps = [s.step for s in runs["standard"].snapshots]
         assert steps == [s.step for s in runs["swapped"].snapshots]
@@ -89,7 +98,7 @@ class RoleSwap(LessonScene):
         def stats_for(panel: Panel, snap) -> VGroup:
             lines = VGroup(
                 text(self.tr("loss", loss=sci_text(snap.loss)), lang, size=22),
-                text(self.tr("accuracy", acc=f"{snap.accuracy * 100:.0f}"), lang, size=22),
+                text(self.tr("accuracy", acc=percent(snap.accuracy)), lang, size=22),
             ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
             return lines.move_to([panel.left, -2.0, 0], aligned_edge=UL)
 
@@ -122,7 +131,7 @@ class RoleSwap(LessonScene):
             self.key_moment(f"snapshot_{k}", step=steps[k], **shown)
 
         with self.narration("intro_say"):
-            self.play(Write(title), run_time=0.8)
+            self.play(Write(heading), run_time=0.8)
             self.play(*[FadeIn(panel) for panel in panels.values()], run_time=1.2)
         with self.narration("probe_say"):
             self.play(*[FadeIn(panel.dots) for panel in panels.values()], run_time=0.4)
@@ -153,15 +162,16 @@ class RoleSwap(LessonScene):
                     badges.add(box, tag)
         names = {f: ", ".join(n.replace("_", "") for n in askers[f]) or "-" for f in runs}
         with self.narration("result_say", std=names["standard"], swp=names["swapped"],
-                            q=fmt(final["standard"]["W_Q"]), v=fmt(final["swapped"]["W_V"]),
-                            acc_std=f"{runs['standard'].heldout_accuracy * 100:.0f}",
-                            acc_swp=f"{runs['swapped'].heldout_accuracy * 100:.0f}"):
+                            q=plain_number(final["standard"]["W_Q"], 2, pad=True),
+                            v=plain_number(final["swapped"]["W_V"], 2, pad=True),
+                            acc_std=percent(runs["standard"].heldout_accuracy),
+                            acc_swp=percent(runs["swapped"].heldout_accuracy)):
             self.play(Create(badges), run_time=1.0)
         self.key_moment("roles", askers=askers, settled=settled)
         moral = text(self.tr("moral" if settled else "moral_unsettled"), lang, size=30,
                      color=palette.AREA if settled else palette.ALERT).to_edge(DOWN, buff=0.4)
         with self.narration("outro_say" if settled else "outro_unsettled_say",
-                            need=f"{qm.LEARNED_ACCURACY * 100:.0f}"):
+                            need=percent(qm.LEARNED_ACCURACY)):
             self.play(FadeIn(moral, shift=UP * 0.2), run_time=0.8)
             self.wait(0.5)
         self.key_moment("end", settled=settled)

@@ -1,7 +1,7 @@
 """Scene 10, RolesEmerge: W_Q, W_K, W_V start random and learn their roles.
 
 Plays the snapshots of a real training run (``qkv_math.train_matching``,
-cached by ``scenes.kit.runs``) on one held-out party: the attention grid,
+cached by ``qkv_lens.runs``) on one held-out party: the attention grid,
 the referee's flags on wrong matches, what each person's query asks for, key
 says and value brings (``qkv_math.readouts``), the loss curve and the
 held-out accuracy.  Row vectors: Q = X W_Q, one row per person.
@@ -12,18 +12,35 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DL, DOWN, LEFT, RIGHT, UL, UP, Axes, DashedVMobject, Dot, FadeIn, Create, Indicate, MathTex,
-    SurroundingRectangle, UpdateFromAlphaFunc, ValueTracker, VGroup, VMobject, Write,
+    DL,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Axes,
+    Create,
+    DashedVMobject,
+    Dot,
+    FadeIn,
+    Indicate,
+    MathTex,
+    SurroundingRectangle,
+    UpdateFromAlphaFunc,
+    ValueTracker,
+    VGroup,
+    VMobject,
+    Write,
 )
 
 import qkv_math as qm
+from qkv_lens.runs import training_runs
 from scenes.kit import palette
-from scenes.kit.charts import NumberGrid, fmt, sci
-from scenes.kit.displays import Slots, crossfade, text
-from scenes.kit.runs import training_runs
+from scenes.kit.charts import NumberGrid
+from scenes.kit.displays import Slots, crossfade, text, title
+from scenes.kit.numbers import percent, sci, sci_text, tex_number
 from scenes.kit.scene import LessonScene
 
-READOUTS = (("asks", palette.Q_GOLD), ("says", palette.K_TEAL), ("brings", palette.V_CORAL))
+READOUTS = tuple(zip(("asks", "says", "brings"), palette.QKV.values()))   # what Q asks, K says, V brings
 RIGHT_MARK = palette.BASIS_I    # green: a right match
 WRONG_READ = palette.MUTED      # a read-out that does not (yet) name the right profession
 
@@ -65,9 +82,6 @@ class LossAxes(Axes):
 
 
 class RolesEmerge(LessonScene):
-    section = "roles_emerge"
-    params_section = "training"
-
     def construct(self):
         p, lang = self.params, self.lang
         run = training_runs(p)["standard"]
@@ -77,7 +91,7 @@ class RolesEmerge(LessonScene):
         job = [j.name(lang) for j in p.jobs]
         names = [job[k] for k in profile]
 
-        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
+        heading = title(self.tr("title"), lang)
 
         # --- the table: who | wants | attention grid | Q asks | K says | V brings
         cell = min(0.8, 3.3 / n)
@@ -131,7 +145,8 @@ class RolesEmerge(LessonScene):
             s = snaps[k]
             A = s.attention
             grid.values = A
-            grid.numbers = VGroup(*[slots.place(("num", i, j), fmt(A[i, j]), lambda i=i, j=j: grid.number(A[i, j], i, j))
+            grid.numbers = VGroup(*[slots.place(("num", i, j), tex_number(A[i, j], 2, pad=True),
+                                                lambda i=i, j=j: grid.number(A[i, j], i, j))
                                     for i in range(n) for j in range(n)])
             picked = A.argmax(1)
             for i in range(n):
@@ -158,7 +173,7 @@ class RolesEmerge(LessonScene):
             loss_tex = sci(s.loss)
             slots.place(("info", "loss"), loss_tex, lambda: MathTex(loss_tex, font_size=30, color=palette.AREA)
                         .next_to(loss_head, RIGHT, buff=0.15))
-            acc = line(2, self.tr("accuracy", acc=f"{s.accuracy * 100:.0f}"))
+            acc = line(2, self.tr("accuracy", acc=percent(s.accuracy)))
             line(3, self.tr("referee", wrong=wrong, n=n) if wrong else self.tr("referee_ok", n=n),
                  palette.ALERT if wrong else RIGHT_MARK)
             return {"step": s.step, "grid": grid.shown(), "picked": picked.tolist(),
@@ -204,7 +219,7 @@ class RolesEmerge(LessonScene):
 
         # --- intro: the party and what each person wants
         with self.narration("intro_say", n=n, jobs=n_jobs):
-            self.play(Write(title), run_time=0.8)
+            self.play(Write(heading), run_time=0.8)
             self.play(FadeIn(table), run_time=1.2)
         self.key_moment("party", names=names, wants=[w.text for w in wants])
 
@@ -231,8 +246,8 @@ class RolesEmerge(LessonScene):
 
         last = snaps[-1]
         i = 0
-        result = dict(steps=p.steps, start=f"{snaps[0].loss:.2f}", end=f"{last.loss:.1e}",
-                      ratio=f"{snaps[0].loss / last.loss:,.0f}", acc=f"{run.heldout_accuracy * 100:.0f}")
+        result = dict(steps=p.steps, start=sci_text(snaps[0].loss), end=sci_text(last.loss),
+                      ratio=f"{snaps[0].loss / last.loss:,.0f}", acc=percent(run.heldout_accuracy))
         if learned:
             with self.narration("outro_say", **result, who=names[i], asks=shown["asks"][i],
                                 says=shown["says"][match[i]]):
@@ -245,7 +260,7 @@ class RolesEmerge(LessonScene):
                 self.wait(0.5)
         else:
             with self.narration("outro_stuck_say", **result,
-                                need=f"{qm.LEARNED_ACCURACY * 100:.0f}"):
+                                need=percent(qm.LEARNED_ACCURACY)):
                 # the accuracy line is the verdict: it stays short of the mark
                 acc_line = slots.current[("info", 2)][1]
                 self.play(Create(SurroundingRectangle(acc_line, color=palette.ALERT, buff=0.08)),

@@ -12,16 +12,32 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DEGREES, DOWN, LEFT, RIGHT, UL, UR, Arrow3D, Dot3D, FadeIn, FadeOut, Flash, Line, MathTex,
-    Polygon, ThreeDScene, ValueTracker, VGroup, Write, linear,
+    DEGREES,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UR,
+    Arrow3D,
+    Dot3D,
+    FadeIn,
+    FadeOut,
+    Flash,
+    Line,
+    MathTex,
+    Mobject,
+    Polygon,
+    ThreeDScene,
+    ValueTracker,
+    VGroup,
+    Write,
+    linear,
 )
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.charts import fmt
-from scenes.kit.displays import matrix_mob, text
+from scenes.kit.displays import fix_in_frame, matrix_mob, note, title
+from scenes.kit.numbers import tex_number
 from scenes.kit.scene import LessonScene
-from scenes.kit.wrap import wrapped_text
 
 THETA = 30 * DEGREES
 # Everything is drawn shifted by OFF (towards the right of the screen at the
@@ -36,7 +52,6 @@ def turned(normal_angle: float) -> np.ndarray:
 
 
 class ShadowProjection(LessonScene, ThreeDScene):
-    section = "shadow_projection"
 
     def construct(self):
         p, lang = self.params, self.lang
@@ -93,28 +108,27 @@ class ShadowProjection(LessonScene, ThreeDScene):
                 ray.put_start_and_end_on(a + OFF, b + OFF)
 
         follow(None)
-        title = text(self.tr("title"), lang, size=30).to_corner(UL, buff=0.3)
+        heading = title(self.tr("title"), lang)
         formula = MathTex(r"P = I - \frac{n\,d^{\top}}{n^{\top} d}", font_size=36).next_to(
-            title, DOWN, aligned_edge=LEFT, buff=0.25)
-        self.add_fixed_in_frame_mobjects(title, formula)
-        self.remove(title, formula)
+            heading, DOWN, aligned_edge=LEFT, buff=0.25)
+        fix_in_frame(self, heading, formula)
         driver = VGroup()
         self.add(driver)
         driver.add_updater(follow)
         with self.narration("intro_say"):
-            self.play(Write(title), FadeIn(wall), FadeIn(edges), FadeIn(corners), run_time=1.2)
+            self.play(Write(heading), FadeIn(wall), FadeIn(edges), FadeIn(corners), run_time=1.2)
             self.play(FadeIn(rays), FadeIn(shadow), FadeIn(formula), run_time=1.2)
         self.key_moment("parallel", **self._probes(V, rays, shadow, angle, light()))
 
         P0 = qm.shadow_matrix(light(), turned(0.0))
         facts = VGroup(MathTex(rf"\mathrm{{rank}}\,P = {qm.rank(P0)}", font_size=34),
-                       MathTex(rf"\|PP - P\| = {fmt(float(np.abs(P0 @ P0 - P0).max()))}", font_size=34)
+                       MathTex(rf"\|PP - P\| = {tex_number(float(np.abs(P0 @ P0 - P0).max()), 2, pad=True)}",
+                               font_size=34)
                        ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
         facts.next_to(formula, DOWN, aligned_edge=LEFT, buff=0.3)
-        rank_note = wrapped_text(self.tr("rank_note"), lang, size=22, width=4.2, color=palette.MUTED)
+        rank_note = note(self.tr("rank_note"), lang, width=4.2)
         rank_note.next_to(facts, DOWN, aligned_edge=LEFT, buff=0.2)
-        self.add_fixed_in_frame_mobjects(facts, rank_note)
-        self.remove(facts, rank_note)
+        fix_in_frame(self, facts, rank_note)
         with self.narration("rank_say"):
             self.play(FadeIn(facts), FadeIn(rank_note), run_time=1.0)
         self.key_moment("facts", rank=qm.rank(P0), idempotent=float(np.abs(P0 @ P0 - P0).max()),
@@ -132,24 +146,20 @@ class ShadowProjection(LessonScene, ThreeDScene):
         upstream = V[top] - float(p.ray_step) * light()
         second = Dot3D(upstream + OFF, radius=0.07, color=palette.ALERT)
         link = Line(upstream + OFF, V[top] + OFF, color=palette.ALERT, stroke_width=3)
-        pair_note = text(self.tr("same_shadow"), lang, size=24, color=palette.ALERT)
+        pair_note = note(self.tr("same_shadow"), lang, color=palette.ALERT)
         pair_note.next_to(rank_note, DOWN, aligned_edge=LEFT, buff=0.3)
-        self.add_fixed_in_frame_mobjects(pair_note)
-        self.remove(pair_note)
+        fix_in_frame(self, pair_note)
         P = qm.shadow_matrix(light(), turned(angle.get_value()))
         with self.narration("pair_say"):
             self.play(FadeIn(second), FadeIn(link), FadeIn(pair_note), run_time=1.0)
             self.play(Flash(V[top] @ P + OFF, color=palette.ALERT), run_time=0.8)
-        self.key_moment("pair", first=V[top] @ P, second=upstream @ P)
+        # what is drawn: the first point's ray (its far end is its shadow) and the second dot
+        self.key_moment("pair", ray_start=rays[top].get_start() - OFF, ray_end=rays[top].get_end() - OFF,
+                        second=second.get_center() - OFF, P=P)
 
         # a point lamp: perspective, linear only in homogeneous coordinates
         lamp = Dot3D(L + OFF, radius=0.12, color=palette.Q_GOLD)
-        lamp_note = VGroup(MathTex(r"[x,\ 1]\,H \propto [s,\ 1]", font_size=32),
-                           wrapped_text(self.tr("lamp_note"), lang, size=22, width=4.4, color=palette.MUTED)
-                           ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
-        lamp_note.to_corner(UR, buff=0.3)
-        self.add_fixed_in_frame_mobjects(lamp_note)
-        self.remove(lamp_note)
+        lamp_note = self._corner_panel(MathTex(r"[x,\ 1]\,H \propto [s,\ 1]", font_size=32), "lamp_note")
         with self.narration("lamp_say"):
             self.play(FadeOut(second), FadeOut(link), FadeOut(pair_note), run_time=0.5)
             mode["lamp"] = True
@@ -165,23 +175,30 @@ class ShadowProjection(LessonScene, ThreeDScene):
         origin = self.wall_centre(n) + OFF
         axes = VGroup(Arrow3D(origin, origin + 1.5 * B[:, 0], color=palette.BASIS_I),
                       Arrow3D(origin, origin + 1.5 * B[:, 1], color=palette.BASIS_J))
-        b_mob = VGroup(MathTex("B =", font_size=32), matrix_mob(np.round(B, 2), font_size=30)
+        b_mob = VGroup(MathTex("B =", font_size=32), matrix_mob(B, font_size=30, digits=2)
                        ).arrange(RIGHT, buff=0.15)
         S = shadows()
         coords = S[top] @ B
-        b_note = VGroup(b_mob, MathTex(rf"s\,B = [{fmt(coords[0])},\ {fmt(coords[1])}]", font_size=32),
-                        wrapped_text(self.tr("basis_note"), lang, size=22, width=4.4, color=palette.MUTED)
-                        ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
-        b_note.to_corner(UR, buff=0.3)
-        self.add_fixed_in_frame_mobjects(b_note)
-        self.remove(b_note)
+        shown_coords = [tex_number(c, 2, pad=True) for c in coords]
+        shown = ",\\ ".join(shown_coords)
+        b_note = self._corner_panel(b_mob, MathTex(rf"s\,B = [{shown}]", font_size=32), "basis_note")
         with self.narration("basis_say"):
             self.play(FadeOut(lamp_note), FadeIn(axes), run_time=1.0)
             self.play(FadeIn(b_note), run_time=1.0)
             self.move_camera(theta=THETA + 12 * DEGREES, run_time=2.0)
-        self.key_moment("basis", B=B, coords=coords, shadow=S[top])
+        # what is drawn: the two wall axes (unit arrows scaled by 1.5), the shadow
+        # being read (its ray's far end) and the two numbers written
+        self.key_moment("basis", normal=n, axes=[(a.get_end() - a.get_start()) / 1.5 for a in axes],
+                        shadow=rays[top].get_end() - OFF, coords=shown_coords)
         driver.clear_updaters()
         self.key_moment("end")
+
+    def _corner_panel(self, *parts: Mobject | str) -> VGroup:
+        """``parts`` (a text key is written as a note) stacked in the top-right
+        corner, fixed in the frame, not yet shown."""
+        panel = VGroup(*[note(self.tr(part), self.lang, width=4.4) if isinstance(part, str) else part
+                         for part in parts]).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
+        return fix_in_frame(self, panel.to_corner(UR, buff=0.3))
 
     @staticmethod
     def _probes(V, rays, shadow, angle, d):

@@ -10,14 +10,30 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, UL, Create, Rectangle, config, FadeIn, FadeOut, Flash,
-    GrowFromCenter, Indicate, MathTex, ValueTracker, VGroup,
-    Write, linear, smooth,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    Flash,
+    GrowFromCenter,
+    Indicate,
+    MathTex,
+    Rectangle,
+    ValueTracker,
+    VGroup,
+    Write,
+    config,
+    linear,
+    smooth,
 )
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.displays import FastDecimal, LiveMatrix, WordPoint, set_shown, text
+from scenes.kit.displays import FastDecimal, LiveMatrix, WordPoint, note, set_shown, text, title
+from scenes.kit.numbers import plain_number
 from scenes.kit.plane import DeformablePlane
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
@@ -28,8 +44,6 @@ PLANE_ORIGIN = np.array([2.3, -0.3, 0.0])
 
 
 class SpaceDeformation(LessonScene):
-    section = "space_deformation"
-
     def construct(self):
         p = self.params
         lang = self.lang
@@ -37,8 +51,7 @@ class SpaceDeformation(LessonScene):
         points = np.array([w.at for w in p.words], dtype=float)
 
         # --- the readout panel (left) ---------------------------------
-        title = wrapped_text(self.tr("title"), lang, size=32, width=TEXT_WIDTH)
-        title.to_corner(UL, buff=0.35)
+        heading = title(self.tr("title"), lang, width=TEXT_WIDTH)
         stage = text(" ", lang, size=28, color=palette.AREA)
         readout = LiveMatrix(np.eye(2))
         m_eq = MathTex("M =", font_size=40)
@@ -46,14 +59,14 @@ class SpaceDeformation(LessonScene):
         det_tex = MathTex(r"\det M =", font_size=36)
         det_num = FastDecimal(1.0, num_decimal_places=2, font_size=36, color=palette.AREA)
         det_row = VGroup(det_tex, det_num).arrange(RIGHT, buff=0.2)
-        det_note = text(self.tr("det_label") + " = |det M|", lang, size=22, color=palette.AREA)
+        det_note = note(self.tr("det_label") + " = |det M|", lang, color=palette.AREA)
         convention = VGroup(
             MathTex(r"y = x\,M", font_size=38),
-            wrapped_text(self.tr("convention"), lang, size=22, width=3.9, color=palette.MUTED),
+            note(self.tr("convention"), lang, width=3.9),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
         column = VGroup(m_row, det_row, det_note).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
-        column.next_to(title, DOWN, aligned_edge=LEFT, buff=1.25)
-        stage.next_to(title, DOWN, aligned_edge=LEFT, buff=0.3)
+        column.next_to(heading, DOWN, aligned_edge=LEFT, buff=1.25)
+        stage.next_to(heading, DOWN, aligned_edge=LEFT, buff=0.3)
         convention.next_to(column, DOWN, aligned_edge=LEFT, buff=0.85)
         panel = Rectangle(width=SIDEBAR_WIDTH, height=config.frame_height + 0.1, stroke_width=0,
                           fill_color=palette.PANEL, fill_opacity=0.93)
@@ -82,7 +95,7 @@ class SpaceDeformation(LessonScene):
         def set_stage(key, **fields):
             new = wrapped_text(self.tr(key, **fields), lang, size=26, width=TEXT_WIDTH,
                                color=palette.AREA)
-            new.next_to(title, DOWN, aligned_edge=LEFT, buff=0.3)
+            new.next_to(heading, DOWN, aligned_edge=LEFT, buff=0.3)
             self.play(FadeOut(self.stage), FadeIn(new), run_time=0.5)
             self.stage = new
 
@@ -98,7 +111,7 @@ class SpaceDeformation(LessonScene):
         self.add(plane.background, driver)
         with self.narration("intro"):
             self.play(Create(plane.grid), run_time=1.5)
-            self.play(FadeIn(panel), Write(title), FadeIn(plane.square),
+            self.play(FadeIn(panel), Write(heading), FadeIn(plane.square),
                       GrowFromCenter(plane.i_arrow), GrowFromCenter(plane.j_arrow),
                       FadeIn(plane.i_label), FadeIn(plane.j_label), run_time=1.2)
             self.play(*[FadeIn(w, scale=0.6) for w in words], run_time=1.0)
@@ -170,7 +183,7 @@ class SpaceDeformation(LessonScene):
             self.wait(0.5)
         stage_keys = [("svd_a", {"angle": _deg(qm.rotation_angle(A))}),
                       ("svd_b_flip" if B[1, 1] < 0 else "svd_b",
-                       {"sx": _num(B[0, 0]), "sy": _num(B[1, 1])}),
+                       {"sx": plain_number(B[0, 0], 2, pad=True), "sy": plain_number(B[1, 1], 2, pad=True)}),
                       ("svd_c", {"angle": _deg(qm.rotation_angle(C))})]
         ends = [A, A @ B, A @ B @ C]
         with self.narration("svd_stage_say"):
@@ -187,9 +200,6 @@ class SpaceDeformation(LessonScene):
 
 
 def _deg(radians: float) -> str:
-    return f"{np.rad2deg(radians):.1f}"
-
-
-def _num(v: float) -> str:
-    return f"{v:.2f}"
+    """An angle in degrees, one decimal: ``36.9``."""
+    return plain_number(np.rad2deg(radians), 1, pad=True)
 

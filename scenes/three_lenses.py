@@ -12,17 +12,26 @@ import math
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UL, UP, Axes, FadeIn, Indicate, TransformFromCopy, VGroup, Write,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Axes,
+    FadeIn,
+    Indicate,
+    TransformFromCopy,
+    VGroup,
+    Write,
 )
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.displays import WordPoint, place_labels, text
+from scenes.kit.displays import WordPoint, note, place_labels, text, title
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
 
 PANEL_W, PANEL_H = 3.7, 3.6
-LENS_COLOURS = (palette.Q_GOLD, palette.K_TEAL, palette.V_CORAL)
+LENS_COLOURS = tuple(palette.QKV.values())
 
 
 def _range(values) -> tuple[float, float, float]:
@@ -32,25 +41,23 @@ def _range(values) -> tuple[float, float, float]:
 
 
 class ThreeLenses(LessonScene):
-    section = "three_lenses"
-
     def construct(self):
         p, lang = self.params, self.lang
         X = np.array([t for _, t in p.words], dtype=float)
         names = [n.name(lang) for n, _ in p.words]
-        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
+        heading = title(self.tr("title"), lang)
         cloud = VGroup(*[text(nm, lang, size=28, color=palette.EMBED) for nm in names])
-        cloud.arrange(RIGHT, buff=0.45).next_to(title, DOWN, buff=0.35)
+        cloud.arrange(RIGHT, buff=0.45).next_to(heading, DOWN, buff=0.35)
         cloud.set_x(0)
         traits = " · ".join(t.name(lang) for t in p.traits)
-        trait_line = text(self.tr("traits", traits=traits), lang, size=22, color=palette.MUTED)
+        trait_line = note(self.tr("traits", traits=traits), lang)
         trait_line.next_to(cloud, DOWN, buff=0.15)
 
         with self.narration("intro_say", n=len(p.traits)):
-            self.play(Write(title), FadeIn(cloud), FadeIn(trait_line), run_time=1.2)
+            self.play(Write(heading), FadeIn(cloud), FadeIn(trait_line), run_time=1.2)
 
         panels = VGroup()
-        for k, (lens, colour) in enumerate(zip(p.lenses, LENS_COLOURS)):
+        for lens, colour in zip(p.lenses, LENS_COLOURS):
             M = np.array(lens.matrix, dtype=float)
             Y = qm.apply(X, M)
             axes = Axes(x_range=_range(Y[:, 0]), y_range=_range(Y[:, 1]), x_length=PANEL_W, y_length=PANEL_H,

@@ -11,23 +11,38 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DEGREES, DOWN, LEFT, RIGHT, UL, UP, Create, Dot3D, FadeIn, FadeOut, Line, MathTex, Polygon,
-    ThreeDAxes, ThreeDScene, ValueTracker, VGroup, Write, smooth,
+    DEGREES,
+    DOWN,
+    LEFT,
+    ORIGIN,
+    RIGHT,
+    UP,
+    Create,
+    Dot3D,
+    FadeIn,
+    FadeOut,
+    Line,
+    MathTex,
+    Polygon,
+    ThreeDAxes,
+    ThreeDScene,
+    ValueTracker,
+    VGroup,
+    Write,
+    smooth,
 )
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.displays import matrix_mob, text
+from scenes.kit.displays import fix_in_frame, matrix_mob, note, text, title
 from scenes.kit.numbers import tex_number
 from scenes.kit.scene import LessonScene
-from scenes.kit.wrap import wrapped_text
 
 SPAN = 4          # the grid covers [-SPAN, SPAN]^2 in plane coordinates
 EMBED = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])   # the plane as z = 0
 
 
 class UpProjection(LessonScene, ThreeDScene):
-    section = "up_projection"
 
     def construct(self):
         p, lang = self.params, self.lang
@@ -49,7 +64,7 @@ class UpProjection(LessonScene, ThreeDScene):
 
         segments = [((u, -SPAN), (u, SPAN)) for u in range(-SPAN, SPAN + 1)] + \
                    [((-SPAN, v), (SPAN, v)) for v in range(-SPAN, SPAN + 1)]
-        grid = VGroup(*[Line(ORIGIN3, RIGHT3, stroke_width=1.5, color=palette.EMBED, stroke_opacity=0.7)
+        grid = VGroup(*[Line(ORIGIN, RIGHT, stroke_width=1.5, color=palette.EMBED, stroke_opacity=0.7)
                         for _ in segments])
         dot = Dot3D(radius=0.06, color=palette.Q_GOLD)
 
@@ -60,26 +75,24 @@ class UpProjection(LessonScene, ThreeDScene):
             dot.move_to(axes.c2p(*(x @ m)))
 
         follow(None)
-        title = text(self.tr("title"), lang, size=32).to_corner(UL, buff=0.3)
+        heading = title(self.tr("title"), lang)
         w_mob = VGroup(MathTex("W =", font_size=36), matrix_mob(p.W, font_size=34)).arrange(RIGHT, buff=0.15)
         w_mob.to_corner(UP + RIGHT, buff=0.3)
         x_text = MathTex(rf"x = [{tex_number(p.point[0])},\ {tex_number(p.point[1])}]", font_size=36,
-                         color=palette.Q_GOLD).next_to(title, DOWN, aligned_edge=LEFT, buff=0.3)
-        self.add_fixed_in_frame_mobjects(title, w_mob, x_text)
-        self.remove(title, w_mob, x_text)
+                         color=palette.Q_GOLD).next_to(heading, DOWN, aligned_edge=LEFT, buff=0.3)
+        fix_in_frame(self, heading, w_mob, x_text)
         driver = VGroup()
         self.add(driver)
         with self.narration("intro_say"):
-            self.play(Write(title), Create(grid), FadeIn(dot), FadeIn(x_text), run_time=1.5)
+            self.play(Write(heading), Create(grid), FadeIn(dot), FadeIn(x_text), run_time=1.5)
         self.key_moment("flat", dot=axes.p2c(dot.get_center()))
 
         result = MathTex(r"x\,W = [" + ",\\ ".join(tex_number(v) for v in work.result) + "]",
                          font_size=38, color=palette.Q_GOLD)
         result.next_to(x_text, DOWN, aligned_edge=LEFT, buff=0.25)
-        span_note = wrapped_text(self.tr("span"), lang, size=22, width=4.0, color=palette.MUTED)
+        span_note = note(self.tr("span"), lang, width=4.0)
         span_note.next_to(result, DOWN, aligned_edge=LEFT, buff=0.25)
-        self.add_fixed_in_frame_mobjects(result, span_note)
-        self.remove(result, span_note)
+        fix_in_frame(self, result, span_note)
         driver.add_updater(follow)
         with self.narration("lift_say", n=2, m=3):
             self.play(FadeIn(w_mob), run_time=0.6)
@@ -107,11 +120,10 @@ class UpProjection(LessonScene, ThreeDScene):
         C3[:, :2] = C
         contrast = text(self.tr("contrast"), lang, size=26, color=palette.AREA)
         contrast.next_to(x_text, DOWN, aligned_edge=LEFT, buff=0.25)
-        c_mob = VGroup(MathTex("M =", font_size=34), matrix_mob([[round(v, 2) for v in r] for r in C],
-                                                               font_size=32)).arrange(RIGHT, buff=0.15)
+        c_mob = VGroup(MathTex("M =", font_size=34), matrix_mob(C, font_size=32, digits=2)
+                       ).arrange(RIGHT, buff=0.15)
         c_mob.to_corner(UP + RIGHT, buff=0.3)
-        self.add_fixed_in_frame_mobjects(contrast, c_mob)
-        self.remove(contrast, c_mob)
+        fix_in_frame(self, contrast, c_mob)
         with self.narration("contrast_say"):
             self.play(FadeOut(sheet), FadeOut(result), FadeOut(span_note), FadeOut(w_mob), run_time=0.6)
             state["map"] = lambda s: (1 - s) * W + s * EMBED
@@ -127,7 +139,3 @@ class UpProjection(LessonScene, ThreeDScene):
             self.wait(0.5)
         driver.clear_updaters()
         self.key_moment("end")
-
-
-ORIGIN3 = np.zeros(3)
-RIGHT3 = np.array([1.0, 0.0, 0.0])

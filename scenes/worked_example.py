@@ -11,13 +11,27 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, UL, DashedVMobject, FadeIn, FadeOut, GrowFromEdge, Line,
-    MathTex, Rectangle, SurroundingRectangle, TransformFromCopy, VGroup, Write,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    DashedVMobject,
+    FadeIn,
+    FadeOut,
+    GrowFromEdge,
+    Line,
+    MathTex,
+    Rectangle,
+    SurroundingRectangle,
+    TransformFromCopy,
+    VGroup,
+    Write,
 )
 
 import qkv_math as qm
+from qkv_lens.lesson import written_as_fraction
 from scenes.kit import palette
-from scenes.kit.displays import matrix_mob, text
+from scenes.kit.displays import matrix_mob, text, title
 from scenes.kit.numbers import plain_vector, tex_number
 from scenes.kit.scene import LessonScene
 
@@ -26,38 +40,40 @@ BASELINE = -2.95       # bottom of the glasses
 GLASS_HEIGHT = 2.8     # tallest stack of a glass, in scene units
 
 
-def column_tex(col: qm.WorkedColumn) -> str:
+def column_tex(col: qm.WorkedColumn, fractions: bool = False) -> str:
     """TeX of one output: ``x1 \\times w1 + ... = p1 + p2 ... = total`` (the
-    middle step only when two or more products are non-zero)."""
-    factors = " + ".join(
-        f"{tex_number(t.x, paren_negative=i > 0)} \\times {tex_number(t.w, paren_negative=True)}"
-        for i, t in enumerate(col.terms))
+    middle step only when two or more products are non-zero); ``fractions``
+    writes every non-integer as a fraction (the lesson wrote one as ``"1/2"``)."""
+    def num(v, paren=False):
+        return tex_number(v, paren_negative=paren, fractions=fractions)
+
+    factors = " + ".join(f"{num(t.x, i > 0)} \\times {num(t.w, True)}" for i, t in enumerate(col.terms))
     parts = [factors]
     nonzero = [t.product for t in col.terms if t.product != 0]
     if len(nonzero) >= 2:
-        step = tex_number(nonzero[0])
+        step = num(nonzero[0])
         for p in nonzero[1:]:
-            step += f" - {tex_number(-p)}" if p < 0 else f" + {tex_number(p)}"
+            step += f" - {num(-p)}" if p < 0 else f" + {num(p)}"
         parts.append(step)
-    parts.append(tex_number(col.total))
+    parts.append(num(col.total))
     return " = ".join(parts)
 
 
 class WorkedExample(LessonScene):
-    section = "worked_example"
-
     def construct(self):
         lang = self.lang
         x, W = self.params.x, self.params.W
         work = qm.worked_product(x, W)
+        # numbers written as fractions in the lesson ("1/2") stay fractions on screen
+        frac = written_as_fraction((x, W))
         n, m = len(x), len(W[0])
         ing = [palette.INGREDIENTS[i % len(palette.INGREDIENTS)] for i in range(n)]
         cols = [palette.COLUMNS[j % len(palette.COLUMNS)] for j in range(m)]
 
-        title = text(self.tr("title"), lang, size=34).to_corner(UL, buff=0.35)
-        x_mat = matrix_mob([x], col_colors=ing, font_size=52)
-        w_mat = matrix_mob(W, font_size=52)
-        y_mat = matrix_mob([work.result], col_colors=cols, font_size=52)
+        heading = title(self.tr("title"), lang)
+        x_mat = matrix_mob([x], col_colors=ing, font_size=52, fractions=frac)
+        w_mat = matrix_mob(W, font_size=52, fractions=frac)
+        y_mat = matrix_mob([work.result], col_colors=cols, font_size=52, fractions=frac)
         for entry in y_mat.get_entries():
             entry.set_opacity(0)
         eq = MathTex("=", font_size=56)
@@ -65,12 +81,12 @@ class WorkedExample(LessonScene):
         names = VGroup(*[MathTex(s, font_size=40, color=palette.MUTED).next_to(mob, DOWN, buff=0.15)
                          for s, mob in (("x", x_mat), ("W", w_mat), ("y", y_mat))])
         top = VGroup(product, names)
-        top.next_to(title, DOWN, buff=0.35).set_x(0)
+        top.next_to(heading, DOWN, buff=0.35).set_x(0)
         if top.width > 13:
             top.scale_to_fit_width(13)
 
         with self.narration("intro_say", n=n, m=m):
-            self.play(Write(title), run_time=0.8)
+            self.play(Write(heading), run_time=0.8)
             self.play(FadeIn(x_mat), FadeIn(w_mat), FadeIn(eq), FadeIn(y_mat), FadeIn(names),
                       run_time=1.2)
         self.key_moment("start", x=[e.get_tex_string() for e in x_mat.get_entries()],
@@ -80,7 +96,7 @@ class WorkedExample(LessonScene):
         lines = VGroup()
         for j, col in enumerate(work.columns):
             label = text(self.tr("column", j=j + 1), lang, size=32, color=cols[j])
-            line = MathTex(column_tex(col), font_size=52, color=cols[j])
+            line = MathTex(column_tex(col, frac), font_size=52, color=cols[j])
             lines.add(VGroup(label, line).arrange(RIGHT, buff=0.4))
         lines.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
         lines.next_to(top, DOWN, buff=0.6)
@@ -91,7 +107,7 @@ class WorkedExample(LessonScene):
 
         y_entries = y_mat.get_entries()
         w_cols = w_mat.get_columns()
-        for j, col in enumerate(work.columns):
+        for j in range(len(work.columns)):
             box_w = SurroundingRectangle(w_cols[j], color=cols[j], buff=0.1)
             box_x = SurroundingRectangle(x_mat.get_entries(), color=cols[j], buff=0.1)
             with self.narration("column_say", j=j + 1):
@@ -103,7 +119,7 @@ class WorkedExample(LessonScene):
                 y_entries[j].set_opacity(1)
                 self.remove(shown)
                 self.play(FadeOut(box_w), FadeOut(box_x), run_time=0.4)
-        result_text = plain_vector(work.result)
+        result_text = plain_vector(work.result, fractions=frac)
         with self.narration("result_say", result=result_text):
             self.play(*[e.animate.scale(1.15) for e in y_entries], run_time=0.5)
             self.play(*[e.animate.scale(1 / 1.15) for e in y_entries], run_time=0.5)
@@ -112,7 +128,7 @@ class WorkedExample(LessonScene):
 
         # --- each output is a glass mixed by W's column --------------------
         self.play(FadeOut(lines), run_time=0.6)
-        glasses, levels = self._glasses(work, ing, cols, ceiling=top.get_bottom()[1] - 0.75)
+        glasses, levels = self._glasses(work, ing, cols, ceiling=top.get_bottom()[1] - 0.75, fractions=frac)
         heading = text(self.tr("cocktail"), lang, size=32, color=palette.AREA)
         heading.to_corner(UP + RIGHT, buff=0.35)
         with self.narration("cocktail_say"):
@@ -131,7 +147,7 @@ class WorkedExample(LessonScene):
             self.wait(1.0)
         self.key_moment("end")
 
-    def _glasses(self, work: qm.WorkedProduct, ing, cols, ceiling: float):
+    def _glasses(self, work: qm.WorkedProduct, ing, cols, ceiling: float, fractions: bool = False):
         """One glass per output: positive products stacked up from the
         baseline, negative ones drawn as dashed 'poured out' blocks from the
         top down; a level line at the sum.  Returns the glasses and the level
@@ -178,9 +194,10 @@ class WorkedExample(LessonScene):
             glass.set_stroke(palette.INK, 3)
             level = Line([cx - width / 2 - 0.2, level_y, 0], [cx + width / 2 + 0.2, level_y, 0],
                          color=cols[j], stroke_width=5)
-            value = MathTex(f"y_{{{j + 1}}} = {tex_number(col.total)}", font_size=40, color=cols[j])
+            value = MathTex(f"y_{{{j + 1}}} = {tex_number(col.total, fractions=fractions)}", font_size=40,
+                            color=cols[j])
             value.next_to(glass, UP, buff=0.12)
-            recipe = MathTex(" + ".join(f"{tex_number(t.w, paren_negative=i > 0)}\\,x_{{{i + 1}}}"
+            recipe = MathTex(" + ".join(f"{tex_number(t.w, paren_negative=i > 0, fractions=fractions)}\\,x_{{{i + 1}}}"
                                         for i, t in enumerate(col.terms)),
                              font_size=36, color=cols[j])
             recipe.next_to([cx, BASELINE, 0], DOWN, buff=0.2)

@@ -1,6 +1,7 @@
 """Reusable test helpers: dry-run a scene, check its layout, probe a video."""
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 import re
@@ -9,8 +10,9 @@ from pathlib import Path
 
 from manim import config, tempconfig
 
+from qkv_lens.pipeline.video import probe
+from qkv_lens.registry import find
 from scenes.kit.moments import Moment
-from scenes.pipeline.registry import find
 
 ROOT = Path(__file__).resolve().parents[1]
 # TeX and Pango caches shared by the dry runs of one test process (one per
@@ -89,15 +91,6 @@ def shown_number(label: str) -> float:
 
 
 def probe_video(path: Path) -> dict:
-    """Decode a video fully; return its duration (s), frame size and frame count."""
-    import av
-    with av.open(str(path)) as container:
-        stream = container.streams.video[0]
-        frames = 0
-        last = 0.0
-        for frame in container.decode(stream):
-            frames += 1
-            last = float(frame.pts * stream.time_base)
-        rate = float(stream.average_rate)
-        return {"duration": last + 1 / rate, "width": stream.width, "height": stream.height,
-                "frames": frames, "rate": rate}
+    """Decode a video fully (the pipeline's own probe); its duration (s),
+    frame size, frame count and rate."""
+    return dataclasses.asdict(probe(path))

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from scenes.kit.lesson import DEFAULTS, LessonError, load_lesson, parse_lesson
+from qkv_lens.lesson import LessonError, default_lesson, defaults, load_lesson, parse_lesson
 from tests.helpers import ROOT
 
 try:
@@ -14,9 +14,26 @@ except ImportError:  # pragma: no cover
     import tomli as tomllib
 
 
-def test_shipped_lesson_spells_out_every_default():
-    raw = tomllib.loads((ROOT / "lesson.toml").read_text(encoding="utf-8"))
-    assert raw == DEFAULTS, "lesson.toml and DEFAULTS disagree"
+def test_the_checkouts_lesson_is_the_shipped_default():
+    # the defaults live in one file, package data; the checkout's lesson.toml is
+    # the copy `qkv-lens init` writes
+    assert (ROOT / "lesson.toml").read_bytes() == default_lesson().read_bytes()
+    assert default_lesson().parent.name == "qkv_lens"
+
+
+def test_defaults_come_from_the_shipped_file():
+    raw = tomllib.loads(default_lesson().read_text(encoding="utf-8"))
+    assert defaults() == raw
+    defaults()["worked_example"]["x"].append(99)      # a copy: the defaults stay as shipped
+    assert defaults() == raw
+
+
+def test_no_default_value_is_spelled_out_in_python():
+    import qkv_lens.lesson as pkg
+    for path in Path(pkg.__file__).parent.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for word in ("苹果", "apple", "svd_matrix\": [[", "程序员"):
+            assert word not in text, f"{path.name} spells out a default ({word})"
 
 
 def test_default_lesson_values():
@@ -104,7 +121,7 @@ def test_cli_refuses_bad_lesson_with_status_2(tmp_path, content, parts):
     bad = tmp_path / "bad.toml"
     bad.write_text(content, encoding="utf-8")
     out = tmp_path / "renders"
-    proc = subprocess.run([sys.executable, "-m", "scenes", "render", "--lesson", str(bad),
+    proc = subprocess.run([sys.executable, "-m", "qkv_lens", "render", "--lesson", str(bad),
                            "--out", str(out)], capture_output=True, text=True, cwd=ROOT, check=False)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr

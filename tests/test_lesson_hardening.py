@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from scenes.kit.lesson import LessonError, load_lesson, parse_lesson
+from qkv_lens.lesson import LessonError, load_lesson, parse_lesson
 from tests.helpers import ROOT
 
 try:
@@ -454,7 +454,7 @@ def test_cli_refuses_with_one_line_and_writes_nothing(tmp_path, case):
     else:
         os.mkfifo(bad)
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "scenes", "render", "--lesson", str(bad), "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "qkv_lens", "render", "--lesson", str(bad), "--out", str(out)],
                           capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.splitlines()

@@ -22,7 +22,7 @@ FPS = 15
 
 
 def render(out: Path, *extra: str, tmpdir: Path | None = None, wait: bool = True):
-    cmd = [sys.executable, "-m", "scenes", "render", SCENE, "--lang", "en", "--jobs", "1",
+    cmd = [sys.executable, "-m", "qkv_lens", "render", SCENE, "--lang", "en", "--jobs", "1",
            "--out", str(out), *extra]
     env = dict(os.environ, **({"TMPDIR": str(tmpdir)} if tmpdir else {}))
     if not wait:
@@ -71,7 +71,6 @@ def test_gif(tmp_path):
 
 def test_transparent_mp4_is_a_mov_with_alpha(tmp_path):
     import av
-    import numpy as np
     render(tmp_path, "--transparent")
     folder = tmp_path / "en" / "480p15"
     assert sorted(p.name for p in folder.iterdir()) == [f"{SCENE}.{x}" for x in ("mov", "png", "srt", "vtt")]
@@ -150,16 +149,18 @@ def test_folders_of_a_killed_run_are_removed_by_the_next(tmp_path):
         os.killpg(child, signal.SIGKILL)  # the orphaned manim (its own session) would go on
     except ProcessLookupError:
         pass
-    left = list(tmp.iterdir())
-    assert [p.name.startswith(f"qkv-media-{proc.pid}-") for p in left] == [True]
+    def ours():  # the pipeline's folders (the killed manim may leave other temporary files)
+        return sorted(p.name for p in tmp.glob("qkv-media-*"))
+
+    left = ours()
+    assert len(left) == 1 and left[0].startswith(f"qkv-media-{proc.pid}-")
     live = tmp / f"qkv-media-{os.getpid()}-live"  # another run, still going: kept
     live.mkdir()
     nxt = render(out, tmpdir=tmp, wait=False)  # the next run cleans up first
     manim_child(nxt)
-    assert sorted(p.name for p in tmp.iterdir() if not p.name.startswith(f"qkv-media-{nxt.pid}-")) \
-        == [live.name]
+    assert [n for n in ours() if not n.startswith(f"qkv-media-{nxt.pid}-")] == [live.name]
     nxt.send_signal(signal.SIGTERM)
     nxt.communicate(timeout=30)
     assert nxt.returncode == 143
-    assert list(tmp.iterdir()) == [live]
+    assert ours() == [live.name]
     assert not list(out.rglob("*.part"))

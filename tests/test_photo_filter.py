@@ -4,7 +4,7 @@ import pytest
 from PIL import Image
 
 import qkv_math as qm
-from scenes.kit.lesson import LessonError, load_lesson
+from qkv_lens.lesson import LessonError, load_lesson
 from tests.helpers import ROOT, assert_clean_layout, dry_run
 
 

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from scenes.kit import text as text_mod
-from scenes.kit.lesson import load_lesson, parse_lesson
-from scenes.pipeline import cli, manifest
-from scenes.pipeline import render as render_mod
-from scenes.pipeline.cache import cache_key, code_digests
-from scenes.pipeline.registry import SCENES, find
-from scenes.pipeline.subtitles import cue_times, srt_to_vtt
+from qkv_lens import cli
+from qkv_lens import texts as text_mod
+from qkv_lens.lesson import load_lesson, parse_lesson
+from qkv_lens.pipeline import manifest
+from qkv_lens.pipeline import render as render_mod
+from qkv_lens.pipeline.cache import cache_key, code_digests
+from qkv_lens.pipeline.subtitles import cue_times, srt_to_vtt
+from qkv_lens.registry import SCENES, find
 from tests.helpers import ROOT
 
 ALL = sorted(s.name for s in SCENES)
@@ -35,7 +36,7 @@ def test_srt_to_vtt():
     assert "00:00:00.000 --> 00:00:02.500\n第一句\n" in vtt
     assert "00:00:02.500 --> 00:01:03.040\nSecond line\ncontinues here\n" in vtt
     assert "\n1\n" not in vtt and "\n2\n" not in vtt
-    assert cue_times(vtt) == cue_times(SRT) == [(0.0, 2.5), (2.5, 63.04)]
+    assert cue_times(SRT) == [(0.0, 2.5), (2.5, 63.04)]
 
 
 def test_srt_to_vtt_refuses_garbage():
@@ -50,14 +51,15 @@ def tree(tmp_path):
     """A copy of the code tree whose files the test may edit."""
     shutil.copytree(ROOT / "scenes", tmp_path / "scenes", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "qkv_math", tmp_path / "qkv_math", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "qkv_lens", tmp_path / "qkv_lens", ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
 
 def key_for(tree, scene="WorkedExample", lesson=None, lang="en", quality="l", fmt="mp4",
             transparent=False, manim="0.22.0"):
     lesson = lesson or load_lesson(ROOT / "lesson.toml", language=lang)
-    d = code_digests(tree / "scenes")
-    return cache_key(find(scene), lesson, lang, quality, fmt, transparent, d, manim, tree / "scenes")
+    d = code_digests(tree)
+    return cache_key(find(scene), lesson, lang, quality, fmt, transparent, d, manim, tree)
 
 
 def edit(path: Path):
@@ -72,6 +74,8 @@ def test_key_is_stable(tree):
     lambda t: edit(t / "scenes" / "worked_example.py"),
     lambda t: edit(t / "scenes" / "kit" / "displays.py"),
     lambda t: edit(t / "qkv_math" / "linear.py"),
+    lambda t: edit(t / "qkv_lens" / "lesson" / "sections.py"),
+    lambda t: edit(t / "qkv_lens" / "runs.py"),
 ])
 def test_key_changes_with_code(tree, change):
     before = key_for(tree)
@@ -82,6 +86,13 @@ def test_key_changes_with_code(tree, change):
 def test_other_scene_module_does_not_change_the_key(tree):
     before = key_for(tree)
     edit(tree / "scenes" / "space_deformation.py")
+    assert key_for(tree) == before
+
+
+@pytest.mark.parametrize("name", ["cli.py", "pipeline/page.py", "pipeline/render.py"])
+def test_the_command_and_page_do_not_change_the_key(tree, name):
+    before = key_for(tree)
+    edit(tree / "qkv_lens" / name)
     assert key_for(tree) == before
 
 
@@ -247,7 +258,7 @@ def test_bad_jobs_value(tmp_path):
 def test_watch_renders_on_edit_and_not_on_reads(tmp_path, tree):
     from types import SimpleNamespace
 
-    from scenes.pipeline.watch import watch
+    from qkv_lens.pipeline.watch import watch
 
     lesson = tmp_path / "lesson.toml"
     shutil.copyfile(ROOT / "lesson.toml", lesson)
@@ -300,7 +311,7 @@ def test_unusable_out_in_a_real_process(tmp_path):
     import subprocess
     import sys
     (tmp_path / "a_file").write_text("", encoding="utf-8")
-    p = subprocess.run([sys.executable, "-m", "scenes", "render", "WorkedExample", "--out",
+    p = subprocess.run([sys.executable, "-m", "qkv_lens", "render", "WorkedExample", "--out",
                         str(tmp_path / "a_file" / "sub")], cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 2
     assert one_error_line(p.stderr) == (f"qkv-lens: error: --out {tmp_path / 'a_file' / 'sub'}: "
@@ -365,7 +376,7 @@ def test_lesson_with_a_damaged_manifest_in_a_real_process(rendered):
     import sys
     out, page = rendered
     (out / "manifest.json").write_text('{"renders": 3}', encoding="utf-8")
-    p = subprocess.run([sys.executable, "-m", "scenes", "lesson", "--out", str(out)], cwd=ROOT,
+    p = subprocess.run([sys.executable, "-m", "qkv_lens", "lesson", "--out", str(out)], cwd=ROOT,
                        capture_output=True, text=True)
     assert p.returncode == 1
     assert "manifest.json: damaged" in one_error_line(p.stderr)
@@ -509,7 +520,7 @@ def test_watch_renders_on_an_edit_of_the_lessons_picture(tmp_path, tree):
     import numpy as np
     from PIL import Image
 
-    from scenes.pipeline.watch import watch
+    from qkv_lens.pipeline.watch import watch
 
     (tmp_path / "pics").mkdir()
     named = tmp_path / "pics" / "x.png"

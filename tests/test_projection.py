@@ -1,7 +1,8 @@
 """Shadow projections and photo filters."""
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import qkv_math as qm

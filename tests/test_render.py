@@ -10,8 +10,10 @@ import time
 
 import pytest
 
-from scenes.pipeline.subtitles import cue_times
+from qkv_lens.pipeline.subtitles import cue_times, srt_to_vtt
 from tests.helpers import ROOT, probe_video
+
+pytestmark = pytest.mark.render
 
 JOBS = [("SpaceDeformation", "zh"), ("WorkedExample", "en"), ("QKVProjection", "zh"),
         ("AttentionMatching", "en"), ("DotProductSoftmax", "zh"), ("ThreeLenses", "en"),
@@ -20,7 +22,7 @@ JOBS = [("SpaceDeformation", "zh"), ("WorkedExample", "en"), ("QKVProjection", "
 
 
 def qkv(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "scenes", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "qkv_lens", *args], capture_output=True, text=True,
                           cwd=ROOT, **kw)
 
 
@@ -28,7 +30,7 @@ def qkv(*args, **kw):
 def out(tmp_path_factory):
     """Every scene rendered once, each language by its own process (two at once)."""
     out = tmp_path_factory.mktemp("renders")
-    procs = [subprocess.Popen([sys.executable, "-m", "scenes", "render",
+    procs = [subprocess.Popen([sys.executable, "-m", "qkv_lens", "render",
                                *[s for s, l in JOBS if l == lang], "--lang", lang, "-q", "l",
                                "--out", str(out), "--jobs", "1"], cwd=ROOT, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for lang in ("zh", "en")]
@@ -63,7 +65,7 @@ def test_subtitles_cover_the_video(out, scene, lang):
     vtt = (folder / f"{scene}.vtt").read_text(encoding="utf-8")
     times = cue_times(srt)
     duration = probe_video(folder / f"{scene}.mp4")["duration"]
-    assert cue_times(vtt) == times and vtt.startswith("WEBVTT")
+    assert vtt == srt_to_vtt(srt) and vtt.startswith("WEBVTT")
     assert len(times) >= 4
     assert times[0][0] == pytest.approx(0, abs=0.1)
     assert all(a < b for a, b in times)
@@ -92,7 +94,7 @@ def test_killed_worker_leaves_old_files_and_manifest(out):
     video = out / "en" / "480p15" / "WorkedExample.mp4"
     before = video.read_bytes()
     entry = manifest(out)[("WorkedExample", "en")]
-    proc = subprocess.Popen([sys.executable, "-m", "scenes", "render", "WorkedExample", "--lang", "en",
+    proc = subprocess.Popen([sys.executable, "-m", "qkv_lens", "render", "WorkedExample", "--lang", "en",
                              "--force", "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     worker = None
@@ -113,7 +115,7 @@ def test_killed_worker_leaves_old_files_and_manifest(out):
     assert not list(video.parent.glob(".*.part"))
 
 
-def test_lesson_page_in_chromium(out, tmp_path):
+def test_lesson_page_in_chromium(out):
     from playwright.sync_api import sync_playwright
 
     entries = manifest(out)
@@ -139,7 +141,6 @@ def test_lesson_page_in_chromium(out, tmp_path):
                               ".filter(s => !s.hidden).map(s => s.lang)")
         assert shown == ["en"]
         assert page.evaluate("document.documentElement.lang") == "en"
-        page.screenshot(path=str(tmp_path / "page.png"))
         browser.close()
 
 

@@ -1,8 +1,8 @@
 """RoleSwap: the sliders are the probes, and the asker follows the position."""
 import pytest
 
-from scenes.kit.lesson import load_lesson
-from scenes.kit.runs import training_runs
+from qkv_lens.lesson import load_lesson
+from qkv_lens.runs import training_runs
 from tests.helpers import ROOT, assert_clean_layout, dry_run, shown_number
 
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import qkv_math as qm
-from scenes.kit.lesson import load_lesson
-from scenes.kit.runs import training_runs
+from qkv_lens.lesson import load_lesson
+from qkv_lens.runs import training_runs
 from tests.helpers import ROOT, assert_clean_layout, dry_run, shown_number
 
 
@@ -84,7 +84,7 @@ def test_layout(scene):
 
 @pytest.mark.parametrize("v", [1.28, 0.61, 0.044, 0.0061, 4.4e-5, 2.6e-7])
 def test_loss_numbers_read_back(v):
-    from scenes.kit.charts import sci, sci_text
+    from scenes.kit.numbers import sci, sci_text
     assert tex_value(sci(v)) == pytest.approx(v, rel=0.05)
     assert shown_number(sci_text(v)) == pytest.approx(v, rel=0.05)
 

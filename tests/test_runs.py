@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import qkv_math
-from scenes.kit import runs
-from scenes.kit.lesson import load_lesson
+from qkv_lens import runs
+from qkv_lens.lesson import load_lesson
 from tests.helpers import ROOT
 
 

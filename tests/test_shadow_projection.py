@@ -35,7 +35,12 @@ def test_rank_and_idempotence_shown(scene):
 
 def test_two_points_on_one_ray_share_a_shadow(scene):
     pr = scene.moments["pair"].probes
-    assert np.allclose(pr["first"], pr["second"], atol=1e-9)
+    start, end, second = pr["ray_start"], pr["ray_end"], pr["second"]
+    # the second dot is drawn on the first point's light ray, up-light of it ...
+    assert np.linalg.norm(np.cross(second - start, end - start)) < 1e-6
+    assert np.linalg.norm(second - end) > np.linalg.norm(start - end) + 0.1
+    # ... so the projection sends it to the very shadow the ray ends on
+    assert np.allclose(second @ pr["P"], end, atol=1e-6)
 
 
 def test_lamp_shadows_are_ray_plane_intersections(scene):
@@ -49,10 +54,12 @@ def test_lamp_shadows_are_ray_plane_intersections(scene):
 
 def test_wall_coordinates(scene):
     pr = scene.moments["basis"].probes
-    B = pr["B"]
-    assert np.allclose(B.T @ B, np.eye(2), atol=1e-12)
-    assert np.allclose(pr["coords"], pr["shadow"] @ B)
-    assert np.allclose(pr["coords"] @ B.T, pr["shadow"], atol=1e-9)   # the shadow is on the wall
+    B = np.array(pr["axes"]).T                    # the drawn axes as the columns of B (3x2)
+    assert np.allclose(B.T @ B, np.eye(2), atol=1e-6)             # unit length, at right angles
+    assert np.allclose(pr["normal"] @ B, 0, atol=1e-6)            # lying in the wall
+    shown = np.array([float(c) for c in pr["coords"]])
+    assert np.allclose(shown, pr["shadow"] @ B, atol=0.005 + 1e-9)   # the numbers written are s B
+    assert np.allclose(shown @ B.T, pr["shadow"], atol=0.02)          # and give the shadow back
 
 
 def test_layout(scene):

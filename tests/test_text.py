@@ -3,7 +3,7 @@ import string
 
 import pytest
 
-from scenes.kit.text import GLOSSARY, TEXTS, tr
+from qkv_lens.texts import GLOSSARY, TEXTS, tr
 
 
 def test_both_languages_have_the_same_texts():

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from scenes.kit.lesson import load_lesson
+from qkv_lens.lesson import load_lesson
 from tests.helpers import ROOT, assert_clean_layout, dry_run
 
 

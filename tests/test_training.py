@@ -80,7 +80,8 @@ def test_bad_parameters_refused(kw):
 
 def test_defaults_are_the_lessons():
     import inspect
-    from scenes.kit.lesson import load_lesson
+
+    from qkv_lens.lesson import load_lesson
     from tests.helpers import ROOT
     args = load_lesson(ROOT / "lesson.toml").training.run_args()
     sig = inspect.signature(qm.train_matching).parameters

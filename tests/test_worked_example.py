@@ -43,9 +43,10 @@ def test_fractions_lesson(tmp_path):
     expected = qm.worked_product(["1/3", "1/2", "2"], [["3/2", "-1"], ["1/4", "2/3"], ["1", "-1"]])
     assert expected.result == (Fraction(1, 2) + Fraction(1, 8) + 2, Fraction(-1, 3) + Fraction(1, 3) - 2)
     lines = [squash(l) for l in s.moments["columns"].probes["lines"]]
-    assert lines[0].endswith("=" + "2.625")   # 21/8 is a finite decimal
-    assert lines[1] == squash(column_tex(expected.columns[1]))
-    assert r"\tfrac{1}{3}" in lines[0]
+    # numbers written as fractions keep the whole example in fractions, 21/8 included
+    assert lines[0].endswith(r"=\tfrac{21}{8}")
+    assert lines[1] == squash(column_tex(expected.columns[1], fractions=True))
+    assert r"\tfrac{1}{3}" in lines[0] and r"\tfrac{1}{4}" in lines[0]
     assert s.moments["cocktail"].probes["levels"] == pytest.approx([float(v) for v in expected.result])
     assert_clean_layout(s)
 
@@ -54,3 +55,13 @@ def test_column_tex_shows_the_middle_step_only_when_needed():
     w = qm.worked_product([3, 4], [[1, 2], [0, -1]])
     assert squash(column_tex(w.columns[0])) == r"3\times1+4\times0=3"
     assert squash(column_tex(w.columns[1])) == r"3\times2+4\times(-1)=6-4=2"
+
+
+@pytest.mark.parametrize("written, shown", [('"1/2"', r"\tfrac{1}{2}"), ("0.5", "0.5")])
+def test_a_number_is_shown_as_the_lesson_writes_it(tmp_path, written, shown):
+    lesson = tmp_path / "l.toml"
+    lesson.write_text(f"[worked_example]\nx = [{written}, 4]\n", encoding="utf-8")
+    s = dry_run("WorkedExample", tmp_path, lesson=lesson, lang="en")
+    assert squash(s.moments["start"].probes["x"][0]) == shown
+    first = squash(s.moments["columns"].probes["lines"][0])
+    assert first == rf"{shown}\times1+4\times0={shown}"

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def qkv(*args: str) -> tuple[float, str]:
     start = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "scenes", *args], cwd=ROOT, capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "qkv_lens", *args], cwd=ROOT, capture_output=True, text=True)
     took = time.monotonic() - start
     if p.returncode != 0:
         sys.exit(f"bench: qkv-lens {' '.join(args)} failed:\n{p.stderr[-2000:]}")

@@ -5,27 +5,32 @@ those values only, so a test can read back exactly what is on screen.
 """
 from __future__ import annotations
 
-import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from manim import (
-    LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Line, MathTex, Rectangle, Square, VGroup,
+    LEFT,
+    RIGHT,
+    UP,
+    Animation,
+    BarChart,
+    FadeIn,
+    GrowFromEdge,
+    Line,
+    MathTex,
+    ParsableManimColor,
+    Rectangle,
+    Square,
+    VGroup,
 )
 
 from . import palette
 from .displays import text
+from .numbers import tex_number
 
 
-def fmt(v: float, places: int = 2) -> str:
-    """TeX of a shown number: ``places`` decimals, -inf as -\\infty, no -0.00."""
-    if v == -math.inf:
-        return r"-\infty"
-    s = f"{v:.{places}f}"
-    return s[1:] if s.startswith("-") and float(s) == 0 else s
-
-
-def _column_labels(names, lang: str, size: float, color, width: float, cells) -> VGroup:
+def _column_labels(names: Sequence[str], lang: str, size: float, color: ParsableManimColor, width: float,
+                   cells: VGroup) -> VGroup:
     """Names over the first ``len(names)`` cells, all shrunk by one common
     factor if any is wider than its column."""
     labels = [text(n, lang, size=size, color=color) for n in names]
@@ -37,7 +42,8 @@ class TraitBars(VGroup):
     """Horizontal bars, one per named trait, from a zero line; the value is
     written at the end of each bar.  ``unit`` is scene units per 1.0."""
 
-    def __init__(self, names: Sequence[str], values, lang: str, color, unit: float = 0.9,
+    def __init__(self, names: Sequence[str], values: Sequence[float] | np.ndarray, lang: str,
+                 color: ParsableManimColor, unit: float = 0.9,
                  row: float = 0.42, size: float = 22, places: int = 2):
         super().__init__()
         self.values = np.asarray(values, dtype=float)
@@ -54,7 +60,7 @@ class TraitBars(VGroup):
             bar = Rectangle(width=width, height=row * 0.62, stroke_width=0, fill_color=color,
                             fill_opacity=0.85 if v >= 0 else 0.45)
             bar.move_to([zero_x + (width / 2 if v >= 0 else -width / 2), y, 0])
-            num = MathTex(fmt(v, places), font_size=size + 4, color=color)
+            num = MathTex(tex_number(v, places, pad=True), font_size=size + 4, color=color)
             num.next_to(bar, RIGHT if v >= 0 else LEFT, buff=0.08)
             if v < 0:
                 num.next_to(bar, RIGHT, buff=0.08).shift(RIGHT * width)
@@ -64,7 +70,7 @@ class TraitBars(VGroup):
                          stroke_width=2, color=palette.MUTED)
         self.add(self.axis, self.labels, self.bars, self.numbers)
 
-    def grow(self) -> list:
+    def grow(self) -> list[Animation]:
         """Animations that grow each bar out of the zero line and show its value."""
         x0 = self.axis.get_center()[0]
         return [GrowFromEdge(bar, LEFT if bar.get_center()[0] >= x0 else RIGHT) for bar in self.bars] + [
@@ -85,8 +91,9 @@ class HeatMap(VGroup):
     ``negative``), each non-zero value written in its cell, rows and columns
     named."""
 
-    def __init__(self, M, row_names: Sequence[str], col_names: Sequence[str], lang: str, color,
-                 negative=palette.ALERT, cell: float = 0.52, size: float = 20, name: str = "",
+    def __init__(self, M: np.ndarray | Sequence[Sequence[float]], row_names: Sequence[str],
+                 col_names: Sequence[str], lang: str, color: ParsableManimColor,
+                 negative: ParsableManimColor = palette.ALERT, cell: float = 0.52, size: float = 20, name: str = "",
                  cell_width: float | None = None):
         super().__init__()
         self.values = np.asarray(M, dtype=float)
@@ -103,7 +110,7 @@ class HeatMap(VGroup):
                 sq.move_to([j * (cell_width or cell), -i * cell, 0])
                 self.cells.add(sq)
                 if v != 0:
-                    self.numbers.add(MathTex(fmt(v, 1), font_size=size + 4,
+                    self.numbers.add(MathTex(tex_number(v, 1, pad=True), font_size=size + 4,
                                              color=palette.PANEL if abs(v) / top > 0.5 else palette.INK)
                                      .move_to(sq))
         self.row_labels = VGroup(*[text(n, lang, size=size, color=palette.MUTED)
@@ -124,7 +131,8 @@ class NumberGrid(VGroup):
     them never breaks the grid apart)."""
 
     def __init__(self, row_names: Sequence[str], col_names: Sequence[str], lang: str,
-                 cell: float = 0.82, size: float = 24, row_color=palette.Q_GOLD, col_color=palette.K_TEAL):
+                 cell: float = 0.82, size: float = 24, row_color: ParsableManimColor = palette.Q_GOLD,
+                 col_color: ParsableManimColor = palette.K_TEAL):
         super().__init__()
         self.n, self.m = len(row_names), len(col_names)
         self.cell, self.size = cell, size
@@ -143,7 +151,7 @@ class NumberGrid(VGroup):
     def cell_at(self, i: int, j: int) -> Square:
         return self.cells[i * self.m + j]
 
-    def make_numbers(self, M, places: int = 2) -> VGroup:
+    def make_numbers(self, M: np.ndarray | Sequence[Sequence[float]], places: int = 2) -> VGroup:
         """Numbers for M placed in the cells (not yet added); records M."""
         M = np.asarray(M, dtype=float)
         self.values = M
@@ -156,7 +164,7 @@ class NumberGrid(VGroup):
 
     def number(self, v: float, i: int, j: int, places: int = 2) -> MathTex:
         """The number v typeset for cell (i, j) (each distinct text typeset once, then copied)."""
-        tex = fmt(v, places)
+        tex = tex_number(v, places, pad=True)
         if tex not in self._made:
             t = MathTex(tex, font_size=self.size)
             if t.width > self.cell * 0.9:
@@ -170,34 +178,9 @@ class NumberGrid(VGroup):
         return [texts[i * self.m:(i + 1) * self.m] for i in range(self.n)]
 
 
-def bar_values(chart) -> np.ndarray:
+def bar_values(chart: BarChart) -> np.ndarray:
     """The values a manim BarChart draws: bar heights over the y unit, signed
     by which side of the zero line the bar stands."""
     zero = chart.c2p(0, 0)[1]
     unit = chart.y_axis.unit_size
     return np.array([(1 if bar.get_center()[1] >= zero else -1) * bar.height / unit for bar in chart.bars])
-
-
-def _sci_parts(v: float, digits: int) -> tuple[str, int | None]:
-    """(mantissa, power of ten) of a quantity that spans decades: from 0.01
-    up written as is (power None), smaller ones as mantissa x 10^power."""
-    if v == 0 or 0.01 <= abs(v) < 1000:
-        return fmt(v, digits if abs(v) >= 0.1 else digits + 1), None
-    mantissa, exponent = f"{v:.{digits - 1}e}".split("e")
-    return mantissa, int(exponent)
-
-
-def sci(v: float, digits: int = 2) -> str:
-    """TeX of a positive quantity that spans decades (a loss): ``0.42``, or
-    ``4.2 \\times 10^{-5}``."""
-    mantissa, power = _sci_parts(v, digits)
-    return mantissa if power is None else rf"{mantissa} \times 10^{{{power}}}"
-
-
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def sci_text(v: float, digits: int = 2) -> str:
-    """``sci`` as plain text (for Pango labels): 0.42, or 4.4×10⁻⁵."""
-    mantissa, power = _sci_parts(v, digits)
-    return mantissa if power is None else f"{mantissa}×10{str(power).translate(_SUPERSCRIPT)}"

@@ -1,30 +1,102 @@
-"""Shared visuals: text in the right font, matrices, vectors, word points."""
+"""Shared visuals: text in the right font, titles and notes, matrices,
+word points, live readouts, and fixing overlays in the frame of a 3-D scene."""
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, UL, UR, DL, DR, Animation, Mobject, UpdateFromAlphaFunc, ValueTracker,
-    DecimalNumber, Dot, Matrix, MobjectMatrix,
-    Text, VGroup, VMobject,
+    DL,
+    DOWN,
+    DR,
+    LEFT,
+    RIGHT,
+    UL,
+    UP,
+    UR,
+    Animation,
+    DecimalNumber,
+    Dot,
+    Matrix,
+    Mobject,
+    MobjectMatrix,
+    ParsableManimColor,
+    Text,
+    UpdateFromAlphaFunc,
+    ValueTracker,
+    VGroup,
+    VMobject,
 )
+from manim.typing import Vector3D
+
+from qkv_lens.fonts import font_for
 
 from . import palette
-from .fonts import font_for
-from .numbers import tex_number
+from .numbers import Number, tex_number
+
+if TYPE_CHECKING:
+    from manim import ThreeDScene
+
+M = TypeVar("M", bound=Mobject)
+
+TITLE_SIZE = 32      # every scene's title: one size ...
+TITLE_BUFF = 0.35    # ... in the top-left corner, this far from the frame's edges
+NOTE_SIZE = 22       # every note: a small explanatory line under what it explains
 
 
-def text(content: str, lang: str, size: float = 28, color=palette.INK, **kw) -> Text:
+def text(content: str, lang: str, size: float = 28, color: ParsableManimColor = palette.INK,
+         **kw: Any) -> Text:
     """A Pango Text in the lesson font for ``lang`` (CJK-capable)."""
     return Text(content, font=font_for(lang), font_size=size, color=color, **kw)
 
 
-def matrix_mob(rows: Sequence[Sequence], row_colors: Sequence | None = None,
-               col_colors: Sequence | None = None, font_size: float = 36) -> Matrix:
-    """A bracketed matrix of exact numbers (each entry a MathTex)."""
-    entries = [[tex_number(v) for v in row] for row in rows]
+def title(content: str, lang: str, width: float | None = None) -> Mobject:
+    """A scene's title, in the top-left corner.  With ``width`` it is
+    wrapped to lines no wider than that (a title over a narrow side bar)."""
+    if width is None:
+        mob: Mobject = text(content, lang, size=TITLE_SIZE)
+    else:
+        from .wrap import wrapped_text  # wrap builds on text(): imported here, not at the top
+        mob = wrapped_text(content, lang, size=TITLE_SIZE, width=width)
+    return mob.to_corner(UL, buff=TITLE_BUFF)
+
+
+def note(content: str, lang: str, color: ParsableManimColor = palette.MUTED,
+         width: float | None = None) -> Mobject:
+    """A note: a small explanatory line (muted unless ``color`` says
+    otherwise).  With ``width`` it is wrapped to lines no wider than that (a
+    VGroup of Text); without, it is one Text."""
+    if width is None:
+        return text(content, lang, size=NOTE_SIZE, color=color)
+    from .wrap import wrapped_text
+    return wrapped_text(content, lang, size=NOTE_SIZE, width=width, color=color)
+
+
+@overload
+def fix_in_frame(scene: ThreeDScene, mobject: M, /) -> M: ...
+@overload
+def fix_in_frame(scene: ThreeDScene, *mobjects: Mobject) -> tuple[Mobject, ...]: ...
+
+
+def fix_in_frame(scene: ThreeDScene, *mobjects: Mobject) -> Mobject | tuple[Mobject, ...]:
+    """Fix ``mobjects`` in the frame of a 3-D scene (drawn flat over the
+    view, unmoved by the camera) and return them: the one mobject, or a
+    tuple of several.  They are not on screen yet (manim's
+    ``add_fixed_in_frame_mobjects`` also adds them; this takes them off
+    again): the scene fades them in when it is ready."""
+    scene.add_fixed_in_frame_mobjects(*mobjects)
+    scene.remove(*mobjects)
+    return mobjects[0] if len(mobjects) == 1 else mobjects
+
+
+def matrix_mob(rows: Sequence[Sequence[Number]], row_colors: Sequence[ParsableManimColor] | None = None,
+               col_colors: Sequence[ParsableManimColor] | None = None, font_size: float = 36,
+               digits: int = 3, fractions: bool = False) -> Matrix:
+    """A bracketed matrix of exact numbers (each entry a MathTex; floats
+    rounded to ``digits`` decimals, see ``numbers.tex_number``)."""
+    entries = [[tex_number(v, digits, fractions=fractions) for v in row] for row in rows]
     widest = max(len(re.sub(r"\\tfrac|[{}()]", "", e)) for row in entries for e in row)
     m = Matrix(entries, element_alignment_corner=np.zeros(3),
                h_buff=max(1.1, 0.6 + 0.25 * widest), v_buff=0.75, bracket_h_buff=0.15)
@@ -42,8 +114,9 @@ class LiveMatrix(MobjectMatrix):
     """A 2x2 readout of DecimalNumbers, updated in place by ``set_matrix``;
     row i is drawn in ``row_colors[i]`` (row i = where basis vector i lands)."""
 
-    def __init__(self, M, row_colors=(palette.BASIS_I, palette.BASIS_J), places: int = 2,
-                 font_size: float = 40, **kw):
+    def __init__(self, M: np.ndarray | Sequence[Sequence[float]],
+                 row_colors: Sequence[ParsableManimColor] = (palette.BASIS_I, palette.BASIS_J),
+                 places: int = 2, font_size: float = 40, **kw: Any):
         M = np.asarray(M, dtype=float)
         # Lay the matrix out for the widest entry it shows (|v| < 10), then
         # show M: entries keep their right edges inside the brackets.
@@ -54,7 +127,7 @@ class LiveMatrix(MobjectMatrix):
                          element_alignment_corner=RIGHT, **kw)
         self.set_matrix(M)
 
-    def set_matrix(self, M) -> "LiveMatrix":
+    def set_matrix(self, M: np.ndarray | Sequence[Sequence[float]]) -> LiveMatrix:
         M = np.asarray(M, dtype=float)
         for i, row in enumerate(self.numbers):
             for j, num in enumerate(row):
@@ -69,27 +142,28 @@ class LiveMatrix(MobjectMatrix):
 class WordPoint(VGroup):
     """A dot at plane coordinates ``coords`` with a text label beside it."""
 
-    def __init__(self, name: str, coords, lang: str, color=palette.EMBED, size: float = 24):
+    def __init__(self, name: str, coords: Sequence[float] | np.ndarray, lang: str,
+                 color: ParsableManimColor = palette.EMBED, size: float = 24):
         self.dot = Dot(radius=0.07, color=color)
         self.label = text(name, lang, size=size, color=color)
         self.name = name
         self.coords = np.asarray(coords, dtype=float)
-        self.side = UR
+        self.side: Vector3D = UR
         super().__init__(self.dot, self.label)
 
 
 _SIDES = (UR, UL, DR, DL, RIGHT, LEFT, UP, DOWN)
 
 
-def _box(mob) -> tuple[float, float, float, float]:
+def _box(mob: Mobject) -> tuple[float, float, float, float]:
     return (mob.get_left()[0], mob.get_bottom()[1], mob.get_right()[0], mob.get_top()[1])
 
 
-def _overlap(a, b, pad: float = 0.04) -> bool:
+def _overlap(a: tuple[float, ...], b: tuple[float, ...], pad: float = 0.04) -> bool:
     return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad
 
 
-def place_labels(points: Sequence[WordPoint], avoid: Sequence[VMobject] = ()) -> None:
+def place_labels(points: Sequence[WordPoint], avoid: Sequence[Mobject] = ()) -> None:
     """Put each label next to its dot on the first side (its previous side
     first) where it overlaps no earlier label and nothing in ``avoid``;
     if every side is taken, try again further from the dot.  Points sharing
@@ -154,16 +228,16 @@ class Slots:
     a new one.  ``commit()`` then returns (outgoing, incoming) lists, to
     crossfade; ``current`` maps each key to its (signature, label)."""
 
-    def __init__(self):
-        self.current: dict = {}
-        self.pending: dict = {}
+    def __init__(self) -> None:
+        self.current: dict[Hashable, tuple[Hashable, Mobject]] = {}
+        self.pending: dict[Hashable, tuple[Hashable, Mobject]] = {}
 
-    def place(self, key, signature, make) -> Mobject:
+    def place(self, key: Hashable, signature: Hashable, make: Callable[[], Mobject]) -> Mobject:
         old = self.current.get(key)
         self.pending[key] = old if old is not None and old[0] == signature else (signature, make())
         return self.pending[key][1]
 
-    def commit(self) -> tuple[list, list]:
+    def commit(self) -> tuple[list[Mobject], list[Mobject]]:
         kept = {id(m) for _, m in self.pending.values()} & {id(m) for _, m in self.current.values()}
         out = [m for _, m in self.current.values() if id(m) not in kept]
         new = [m for _, m in self.pending.values() if id(m) not in kept]
@@ -171,7 +245,7 @@ class Slots:
         return out, new
 
 
-def crossfade(old: Mobject, new: Mobject, **kw) -> Animation:
+def crossfade(old: Mobject, new: Mobject, **kw: Any) -> Animation:
     """Fade ``old`` out while ``new`` fades in, without copying either (a
     Transform deep-copies whole groups of text, which dominates the cost of
     scenes that swap many labels).  The caller adds ``new`` to the scene

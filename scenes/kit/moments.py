@@ -6,12 +6,23 @@ check) and the probes the scene reports (read from the mobjects it shows).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
-
-from manim import (DecimalNumber, ImageMobject, MathTex, Matrix, Mobject, SingleStringMathTex, Tex, Text,
-                   MarkupText)
+from manim import (
+    Camera,
+    DecimalNumber,
+    ImageMobject,
+    MarkupText,
+    MathTex,
+    Matrix,
+    Mobject,
+    SingleStringMathTex,
+    Tex,
+    Text,
+)
 
 # Things that must stay inside the frame and clear of each other (pictures too).
 LABEL_TYPES = (Text, MarkupText, MathTex, SingleStringMathTex, Tex, DecimalNumber, Matrix, ImageMobject)
@@ -28,7 +39,7 @@ class Label:
 class Moment:
     name: str
     labels: list[Label]
-    probes: dict = field(default_factory=dict)
+    probes: dict[str, Any] = field(default_factory=dict)
 
 
 def _visible(mob: Mobject) -> bool:
@@ -59,7 +70,7 @@ def _content(mob: Mobject) -> str:
     return type(mob).__name__
 
 
-def _screen_box(m: Mobject, camera) -> tuple[float, float, float, float]:
+def _screen_box(m: Mobject, camera: Camera | None) -> tuple[float, float, float, float]:
     """Left, bottom, right, top of ``m`` as drawn: through the camera's own
     projection (a 3-D camera's rotation, or nothing for a fixed-in-frame mobject)."""
     if camera is None:
@@ -70,7 +81,7 @@ def _screen_box(m: Mobject, camera) -> tuple[float, float, float, float]:
     return (allp[:, 0].min(), allp[:, 1].min(), allp[:, 0].max(), allp[:, 1].max())
 
 
-def collect_labels(mobjects, camera=None) -> list[Label]:
+def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) -> list[Label]:
     """The outermost text-like mobjects (Text, MathTex, DecimalNumber,
     Matrix, ...) under ``mobjects`` that are visible, with their boxes as drawn by ``camera`` (if given).  A
     label that is also part of another label (an entry of a Matrix that an
@@ -91,6 +102,6 @@ def collect_labels(mobjects, camera=None) -> list[Label]:
     for key, m in found.items():
         if key in inner or not _visible(m):
             continue
-        box = _screen_box(m, camera)
-        out.append(Label(type(m).__name__, _content(m), tuple(float(v) for v in box)))
+        left, bottom, right, top = (float(v) for v in _screen_box(m, camera))
+        out.append(Label(type(m).__name__, _content(m), (left, bottom, right, top)))
     return out

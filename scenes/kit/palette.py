@@ -1,20 +1,27 @@
 """The lesson's fixed colours (one meaning each, the same in every scene)."""
 from manim import ManimColor
 
-Q_GOLD = ManimColor("#F2C14E")      # query
-K_TEAL = ManimColor("#2EC4B6")      # key
-V_CORAL = ManimColor("#FF7F6B")     # value
-EMBED = ManimColor("#A9BCD0")       # input embeddings (light grey-blue)
-BASIS_I = ManimColor("#83C167")     # basis vector i (green)
-BASIS_J = ManimColor("#FC6255")     # basis vector j (red)
-AREA = ManimColor("#FFD166")        # the unit square, whose area is |det|
-INK = ManimColor("#ECECEC")         # ordinary text
-MUTED = ManimColor("#8A9BA8")       # secondary text, old grid
-ALERT = ManimColor("#FF4D6D")       # information lost, wrong answers
-PANEL = ManimColor("#111827")       # backing of readout panels
+Q_GOLD: ManimColor = ManimColor("#F2C14E")      # query
+K_TEAL: ManimColor = ManimColor("#2EC4B6")      # key
+V_CORAL: ManimColor = ManimColor("#FF7F6B")     # value
+EMBED: ManimColor = ManimColor("#A9BCD0")       # input embeddings (light grey-blue)
+BASIS_I: ManimColor = ManimColor("#83C167")     # basis vector i (green)
+BASIS_J: ManimColor = ManimColor("#FC6255")     # basis vector j (red)
+AREA: ManimColor = ManimColor("#FFD166")        # the unit square, whose area is |det|
+INK: ManimColor = ManimColor("#ECECEC")         # ordinary text
+MUTED: ManimColor = ManimColor("#8A9BA8")       # secondary text, old grid
+ALERT: ManimColor = ManimColor("#FF4D6D")       # information lost, wrong answers
+PANEL: ManimColor = ManimColor("#111827")       # backing of readout panels
+
+# The three roles of attention, in formula order: the one mapping every
+# scene draws Q, K and V (and their matrices, their filters, their read-outs) from.
+QKV: dict[str, ManimColor] = {"Q": Q_GOLD, "K": K_TEAL, "V": V_CORAL}
+W_COLORS: dict[str, ManimColor] = {f"W_{role}": color for role, color in QKV.items()}
 
 # Input entries of a worked product, one colour per ingredient.
-INGREDIENTS = (ManimColor("#7FB3FF"), ManimColor("#C792EA"), ManimColor("#8BD3A5"),
-               ManimColor("#FFB86B"), ManimColor("#F78FB3"), ManimColor("#9AD0EC"))
-# Output columns of a worked product.
-COLUMNS = (Q_GOLD, K_TEAL, V_CORAL, ManimColor("#B39DDB"), ManimColor("#80CBC4"), ManimColor("#E6EE9C"))
+INGREDIENTS: tuple[ManimColor, ...] = (
+    ManimColor("#7FB3FF"), ManimColor("#C792EA"), ManimColor("#8BD3A5"),
+    ManimColor("#FFB86B"), ManimColor("#F78FB3"), ManimColor("#9AD0EC"))
+# Output columns of a worked product: the role colours first.
+COLUMNS: tuple[ManimColor, ...] = (*QKV.values(), ManimColor("#B39DDB"), ManimColor("#80CBC4"),
+                                   ManimColor("#E6EE9C"))

@@ -2,12 +2,22 @@
 moved by one 2x2 matrix in the row convention (a point p goes to p @ M)."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from manim import (
-    Arrow, MathTex, NumberPlane, Polygon, VGroup, RIGHT, LEFT, DOWN,
+    DOWN,
+    LEFT,
+    RIGHT,
+    Arrow,
+    MathTex,
+    Mobject,
+    NumberPlane,
+    ParsableManimColor,
+    Polygon,
+    VGroup,
 )
+from manim.typing import Point2D, Point2DLike, Point3D, Point3DLike
 
 from . import palette
 from .displays import WordPoint, place_labels
@@ -19,8 +29,8 @@ class DeformablePlane(VGroup):
     point, the basis arrows end at the rows of M, each word dot sits at
     ``coords @ M`` and the labels are re-placed so none overlap."""
 
-    def __init__(self, words: Sequence[WordPoint], origin, unit: float = 0.85,
-                 x_extent: int = 16, y_extent: int = 12, avoid=()):
+    def __init__(self, words: Sequence[WordPoint], origin: Point3DLike, unit: float = 0.85,
+                 x_extent: int = 16, y_extent: int = 12, avoid: Sequence[Mobject] = ()):
         self.origin = np.array(origin, dtype=float)
         self.unit = unit
         self.avoid = list(avoid)
@@ -62,20 +72,20 @@ class DeformablePlane(VGroup):
                          self.i_label, self.j_label, *self.words)
         self.set_matrix(np.eye(2))
 
-    def c2p(self, coords) -> np.ndarray:
+    def c2p(self, coords: Point2DLike) -> Point3D:
         """Scene point of plane coordinates [x, y]."""
         x, y = coords
         return self.origin + self.unit * np.array([x, y, 0.0])
 
-    def p2c(self, point) -> np.ndarray:
+    def p2c(self, point: Point3DLike) -> Point2D:
         """Plane coordinates [x, y] of a scene point."""
         return (np.asarray(point)[:2] - self.origin[:2]) / self.unit
 
-    def _arrow(self, tip, color) -> Arrow:
+    def _arrow(self, tip: Point2DLike, color: ParsableManimColor) -> Arrow:
         return Arrow(self.c2p((0, 0)), self.c2p(tip), buff=0, color=color,
                      stroke_width=6, max_tip_length_to_length_ratio=0.3)
 
-    def set_matrix(self, M) -> "DeformablePlane":
+    def set_matrix(self, M: np.ndarray | Sequence[Sequence[float]]) -> DeformablePlane:
         M = np.asarray(M, dtype=float)
         self.matrix = M
         M3 = np.eye(3)

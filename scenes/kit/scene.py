@@ -6,10 +6,12 @@ from contextlib import contextmanager
 
 from manim import Scene, config
 
-from .fonts import FontMissing, font_for
-from .lesson import LANGUAGES, Lesson, LessonError, load_lesson
+from qkv_lens.fonts import FontMissing, font_for
+from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, load_lesson
+from qkv_lens.registry import SceneInfo, by_class
+from qkv_lens.texts import tr
+
 from .moments import Moment, collect_labels
-from .text import tr
 
 # Reading speeds for subtitles: characters per second.
 READING_RATE = {"zh": 7.0, "en": 19.0}
@@ -48,14 +50,14 @@ def media_dirs_by_language(lang: str) -> None:
 
 
 class LessonScene(Scene):
-    """A scene of the lesson.  ``section`` names its text-table prefix and
-    its lesson.toml section (unless ``params_section`` names a shared one);
-    ``self.params`` is that section's frozen values."""
+    """A scene of the lesson.  Its entry in ``qkv_lens.registry`` (found by
+    the class name) gives ``section``, its text-table prefix, and the
+    lesson.toml section whose frozen values are ``self.params``."""
 
-    section = ""
-    params_section = ""  # lesson.toml section when it differs from ``section``
+    info: SceneInfo
 
     def __init__(self, *args, **kwargs):
+        self.info = by_class(type(self).__name__)
         self.lesson = lesson_or_exit()
         media_dirs_by_language(self.lesson.language)
         super().__init__(*args, **kwargs)
@@ -63,9 +65,13 @@ class LessonScene(Scene):
     def setup(self):
         super().setup()
         self.lang = self.lesson.language
-        self.params = getattr(self.lesson, self.params_section or self.section)
+        self.params = getattr(self.lesson, self.info.lesson_section)
         self.moments: dict[str, Moment] = {}
         self.said: list[tuple[str, str]] = []   # (text key, sentence) of every narration, in order
+
+    @property
+    def section(self) -> str:
+        return self.info.section
 
     def tr(self, key: str, **fields) -> str:
         return tr(self.lang, f"{self.section}.{key}", **fields)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from manim import DOWN, LEFT, VGroup
+from manim import DOWN, LEFT, ParsableManimColor, VGroup
 
 from .displays import text
 
@@ -50,7 +50,7 @@ def wrap_lines(content: str, lang: str, size: float, width: float) -> list[str]:
 
 
 def wrapped_text(content: str, lang: str, size: float = 24, width: float = 5.0,
-                 color=None, line_buff: float = 0.12) -> VGroup:
+                 color: ParsableManimColor | None = None, line_buff: float = 0.12) -> VGroup:
     """``content`` as left-aligned lines no wider than ``width`` (a VGroup of Text)."""
     kw = {} if color is None else {"color": color}
     lines = [text(l, lang, size=size, **kw) for l in wrap_lines(content, lang, size, width)]

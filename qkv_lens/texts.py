@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
+from importlib import resources
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-TEXTS_FILE = Path(__file__).with_name("texts.toml")
-_TABLE = tomllib.loads(TEXTS_FILE.read_text(encoding="utf-8"))
+_TABLE = tomllib.loads(resources.files("qkv_lens").joinpath("texts.toml").read_text(encoding="utf-8"))
 GLOSSARY: dict[str, dict[str, str]] = _TABLE["glossary"]
 TEXTS: dict[str, dict[str, str]] = {"zh": _TABLE["zh"], "en": _TABLE["en"]}
 

@@ -5,8 +5,9 @@ import threading
 import time
 from pathlib import Path
 
-from scenes.kit.lesson import default_lesson_path
-from scenes.pipeline.registry import SCENES_DIR
+from qkv_lens.lesson import LessonError, default_lesson_path, read_toml
+from qkv_lens.pipeline.cache import package_dir
+from qkv_lens.registry import scenes_dir
 
 DEBOUNCE = 0.5  # seconds of quiet after a change before rendering
 WRITE_EVENTS = {"modified", "created", "moved", "deleted"}
@@ -17,11 +18,9 @@ def named_files(lesson: Path) -> set[Path]:
     """The files the lesson names (any text value that is the path of an
     existing file beside it, such as ``[photo_filter] image``), resolved.
     An unreadable lesson names nothing (the render reports its error)."""
-    from scenes.kit.lesson import tomllib
-
     try:
-        raw = tomllib.loads(lesson.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = read_toml(lesson)      # regular files only, size capped: never hangs
+    except LessonError:
         return set()
     found, todo = set(), [raw]
     while todo:
@@ -49,12 +48,14 @@ def is_relevant(path: Path, lesson: Path) -> bool:
     return path in named_files(lesson)
 
 
-CODE_DIRS = (SCENES_DIR, SCENES_DIR.parent / "qkv_math")
+def code_dirs_installed() -> tuple[Path, ...]:
+    """The code a render depends on: scenes/, qkv_math/, qkv_lens/."""
+    return (scenes_dir(), package_dir("qkv_math"), package_dir("qkv_lens"))
 
 
 def watch(args, render_lesson, stop: threading.Event | None = None,
-          code_dirs: tuple[Path, ...] = CODE_DIRS) -> int:
-    """Watch the code (scenes/, qkv_math/), the lesson file and the files it
+          code_dirs: tuple[Path, ...] | None = None) -> int:
+    """Watch the code (scenes/, qkv_math/, qkv_lens/), the lesson file and the files it
     names; after each burst of changes run the (cached) render, which
     re-renders only what changed, and refreshes the lesson page.  Stops on
     Ctrl-C (or when ``stop`` is set)."""
@@ -75,14 +76,14 @@ def watch(args, render_lesson, stop: threading.Event | None = None,
                 changed.set()
 
     observer = Observer()
-    folders = set(code_dirs)
+    folders = set(code_dirs or code_dirs_installed())
     flat = {lesson.parent} | {f.parent for f in named_files(lesson)}
     for folder in folders:
         observer.schedule(Handler(), str(folder), recursive=True)
     for folder in flat - folders:
         observer.schedule(Handler(), str(folder), recursive=False)
     observer.start()
-    print(f"qkv-lens: watching {', '.join(map(str, code_dirs))}, {lesson} and the files it names "
+    print(f"qkv-lens: watching {', '.join(map(str, sorted(folders)))}, {lesson} and the files it names "
           f"(Ctrl-C to stop)", flush=True)
     try:
         changed.set()  # render once at start

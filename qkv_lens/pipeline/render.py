@@ -22,13 +22,14 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from scenes.pipeline.registry import QUALITIES, SceneInfo
-from scenes.pipeline.subtitles import srt_to_vtt
+from qkv_lens.pipeline.subtitles import srt_to_vtt
+from qkv_lens.pipeline.video import probe
+from qkv_lens.registry import QUALITIES, SceneInfo
 
 VIDEO_EXTENSIONS = ("mp4", "mov", "webm", "gif")
 MEDIA_PREFIX = "qkv-media-"
@@ -179,29 +180,6 @@ def find_video(media: Path, scene: str) -> Path | None:
     return None
 
 
-def probe(video: Path, poster: Path | None = None) -> tuple[float, int, int]:
-    """Decode ``video``; return (duration in seconds, width, height) and, if
-    ``poster`` is given, save its last frame there as PNG."""
-    import av
-    with av.open(str(video)) as container:
-        stream = container.streams.video[0]
-        last = None
-        for frame in container.decode(stream):
-            last = frame
-        if last is None:
-            raise ValueError(f"{video} has no frames")
-        rate = float(stream.average_rate or 15)
-        if poster is not None:
-            image = last.to_image()
-            if any(c.is_alpha for c in last.format.components):
-                rgba = last.to_ndarray(format="rgba")
-                if (rgba[..., 3] < 255).any():  # a transparent video gets a transparent poster
-                    from PIL import Image
-                    image = Image.fromarray(rgba, "RGBA")
-            image.save(poster, format="PNG")
-        return float(last.pts * stream.time_base) + 1 / rate, stream.width, stream.height
-
-
 def render_job(job: Job, opts: Options) -> Result:
     """Render one scene in one language and move its outputs into place."""
     start = time.monotonic()
@@ -234,7 +212,8 @@ def render_job(job: Job, opts: Options) -> Result:
             staged[vtt.name] = vtt
         png = stage / f"{job.scene.name}.png"
         try:
-            duration, width, height = probe(video, poster=png)
+            info = probe(video, poster=png)
+            duration, width, height = info.duration, info.width, info.height
         except Exception as err:  # noqa: BLE001 - a broken video is a failed render
             return Result(job, False, time.monotonic() - start, error=f"cannot read the video: {err}")
         staged[png.name] = png

@@ -1,7 +1,7 @@
 """Font choice: Noto Sans CJK for Chinese (and, for one look, English too)."""
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei")
 INSTALL_HINT = "sudo apt-get install --no-install-recommends fonts-noto-cjk"
@@ -11,7 +11,7 @@ class FontMissing(RuntimeError):
     """No font that can draw Chinese is installed."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def _installed() -> frozenset[str]:
     import manimpango
     return frozenset(manimpango.list_fonts())

@@ -1,4 +1,4 @@
-"""The ``qkv-lens`` command: list, render, lesson, preview, watch.
+"""The ``qkv-lens`` command: init, list, render, lesson, preview, watch.
 
 Ctrl-C (SIGINT) and SIGTERM stop it the same way: the manim children are
 stopped, temporary folders removed, the previous renders and manifest kept,
@@ -17,9 +17,9 @@ import threading
 import time
 from pathlib import Path
 
-from scenes.kit.fonts import FontMissing, font_for
-from scenes.kit.lesson import LANGUAGES, Lesson, LessonError, default_lesson_path, load_lesson
-from scenes.pipeline.registry import QUALITIES, SCENES, SceneInfo, find
+from qkv_lens.fonts import FontMissing, font_for
+from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, default_lesson_path, load_lesson
+from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find
 
 
 class UsageError(Exception):
@@ -87,11 +87,11 @@ def cmd_list(args) -> int:
 
 def render_lesson(args, quiet: bool = False) -> int:
     """Render what changed; print a summary; rebuild the lesson page."""
-    from scenes.pipeline import manifest, page
-    from scenes.pipeline.cache import cache_key, code_digests, manim_version
-    from scenes.pipeline.progress import Display
-    from scenes.pipeline import render as render_mod
-    from scenes.pipeline.render import Job, Options, clean_stale_media, run_jobs, video_format
+    from qkv_lens.pipeline import manifest, page
+    from qkv_lens.pipeline import render as render_mod
+    from qkv_lens.pipeline.cache import cache_key, code_digests, manim_version
+    from qkv_lens.pipeline.progress import Display
+    from qkv_lens.pipeline.render import Job, Options, clean_stale_media, run_jobs, video_format
 
     t0 = time.monotonic()
     lesson_path, lessons, scenes = resolve(args)
@@ -160,7 +160,7 @@ def cmd_render(args) -> int:
 def cmd_lesson(args) -> int:
     """Rebuild the page; a missing or damaged manifest, or a missing file it
     lists, is one error line, exit status 1, and the old page stays."""
-    from scenes.pipeline import manifest, page
+    from qkv_lens.pipeline import manifest, page
     out = Path(args.out)
     if not (out / manifest.NAME).is_file():
         return _error(f"{out / manifest.NAME}: not found; render first (qkv-lens render --out {out})", 1)
@@ -199,15 +199,48 @@ def cmd_preview(args) -> int:
 
 
 def cmd_watch(args) -> int:
-    from scenes.pipeline.watch import watch
+    from qkv_lens.pipeline.watch import watch
     resolve(args)  # a bad lesson or --out is refused before watching
     check_out(Path(args.out))
     return watch(args, render_lesson)
 
 
+def version_text() -> str:
+    from importlib.metadata import version
+    return f"qkv-lens {version('qkv-lens')} (manim {version('manim')})"
+
+
+# What ``qkv-lens init`` writes: the shipped lesson to edit, and manim's
+# settings for the plain manim CLI (manim's own cache off, media in ./media).
+INIT_FILES = ("lesson.toml", "manim.cfg")
+
+
+def cmd_init(args) -> int:
+    """Write the shipped lesson.toml and manim.cfg into a folder (default:
+    here); never overwrites a file unless --force."""
+    from importlib import resources
+
+    folder = Path(args.folder)
+    existing = [name for name in INIT_FILES if (folder / name).exists()]
+    if existing and not args.force:
+        raise UsageError(f"{folder / existing[0]} exists; keep it, or write over it with --force")
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in INIT_FILES:
+        from qkv_lens.pipeline.manifest import write_atomic
+        write_atomic(folder / name, resources.files("qkv_lens").joinpath(name).read_bytes())
+        print(folder / name)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="qkv-lens", description=__doc__)
+    p = argparse.ArgumentParser(prog="qkv-lens", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=version_text())
     sub = p.add_subparsers(dest="command", required=True)
+    ini = sub.add_parser("init", help="write lesson.toml (the default lesson) and manim.cfg to edit")
+    ini.add_argument("folder", nargs="?", default=".", help="where (default: here)")
+    ini.add_argument("--force", action="store_true", help="write over existing files")
+    ini.set_defaults(func=cmd_init)
     sub.add_parser("list", help="list the lesson's scenes").set_defaults(func=cmd_list)
 
     def common(sp):

@@ -17,9 +17,8 @@ import tempfile
 from pathlib import Path
 
 import qkv_math
+from qkv_lens.lesson import TrainingParams
 from qkv_math import training
-
-from .lesson import TrainingParams
 
 TRAINING_SOURCE = Path(training.__file__)
 

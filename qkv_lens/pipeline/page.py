@@ -16,10 +16,10 @@ import base64
 import html
 from pathlib import Path
 
-from scenes.kit.lesson import LANGUAGES
-from scenes.kit.text import tr
-from scenes.pipeline import manifest
-from scenes.pipeline.registry import QUALITIES, SCENES
+from qkv_lens.lesson import LANGUAGES
+from qkv_lens.pipeline import manifest
+from qkv_lens.registry import QUALITIES, SCENES
+from qkv_lens.texts import tr
 
 QUALITY_RANK = {folder: i for i, folder in enumerate(QUALITIES.values())}
 MIME = {"mp4": "video/mp4", "webm": "video/webm"}

@@ -1,10 +1,23 @@
-"""The lesson's scenes in storyboard order: class name, module, lesson.toml section."""
+"""The lesson's scenes in storyboard order: class name, module, lesson.toml
+section.  This is the one declaration: ``LessonScene`` reads its text prefix
+and lesson section from here by its class name, and the cache hashes the same
+section.  The scene modules are found where the ``scenes`` package is
+installed (a checkout or site-packages), without importing them."""
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
-SCENES_DIR = Path(__file__).resolve().parents[1]
+
+@cache
+def scenes_dir() -> Path:
+    """The folder of the installed ``scenes`` package (not imported)."""
+    spec = importlib.util.find_spec("scenes")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the scenes package of qkv-lens is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 @dataclass(frozen=True)
@@ -22,7 +35,7 @@ class SceneInfo:
 
     @property
     def path(self) -> Path:
-        return SCENES_DIR / f"{self.module}.py"
+        return scenes_dir() / f"{self.module}.py"
 
 
 SCENES: tuple[SceneInfo, ...] = (
@@ -45,6 +58,14 @@ QUALITIES = {  # -q letter -> manim's folder name
     "h": "1080p60",
     "k": "2160p60",
 }
+
+
+def by_class(name: str) -> SceneInfo:
+    """The scene whose class is called ``name`` (exactly)."""
+    for s in SCENES:
+        if s.name == name:
+            return s
+    raise KeyError(f"{name} is not a scene of the lesson (qkv_lens.registry.SCENES)")
 
 
 def find(name: str) -> SceneInfo:

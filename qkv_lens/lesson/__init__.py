@@ -1,0 +1,57 @@
+"""Load and validate a lesson file into frozen, typed objects.
+
+Every value is checked before anything renders.  A bad file raises
+``LessonError`` whose one-line message names the file, the key path (such
+as ``worked_example.W[1][2]``), what was expected and what was found (texts
+escaped and cut short, so a value cannot spoof the terminal).  Numbers are
+kept exact: ints and decimal texts become Fractions, and texts such as
+``"1/2"`` are accepted too.  Keys left out take the values of the lesson
+shipped with qkv-lens (``default_lesson()``, package data): no default is
+spelled out in Python.
+
+The parts: ``schema`` (the objects), ``bounds`` (how far each value may go),
+``checks`` (the generic checks and messages), ``files`` (reading files
+safely), ``sections`` (the rules of each section).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .files import default_lesson, default_lesson_path, defaults, read_toml
+from .schema import (
+    LANGUAGES,
+    AttentionParams,
+    DotProductParams,
+    Lens,
+    Lesson,
+    LessonError,
+    Named,
+    PhotoFilterParams,
+    ShadowParams,
+    SpaceDeformationParams,
+    ThreeLensesParams,
+    TrainingParams,
+    UpProjectionParams,
+    Word,
+    WorkedExampleParams,
+    Written,
+    written_as_fraction,
+)
+from .sections import parse_lesson
+
+
+def load_lesson(path: str | os.PathLike | None = None, language: str | None = None) -> Lesson:
+    """Read and validate a lesson file (default: ``default_lesson_path()``).
+    ``language`` (or QKV_LANG) overrides the file's own.  Raises LessonError
+    with a one-line message."""
+    path = Path(path) if path is not None else default_lesson_path()
+    return parse_lesson(read_toml(path), path, language)
+
+
+__all__ = [
+    "LANGUAGES", "AttentionParams", "DotProductParams", "Lens", "Lesson", "LessonError", "Named",
+    "PhotoFilterParams", "ShadowParams", "SpaceDeformationParams", "ThreeLensesParams",
+    "TrainingParams", "UpProjectionParams", "Word", "WorkedExampleParams", "Written", "written_as_fraction",
+    "default_lesson", "default_lesson_path", "defaults", "load_lesson", "parse_lesson", "read_toml",
+]

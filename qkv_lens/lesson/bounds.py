@@ -1,0 +1,82 @@
+"""How far every value of a lesson may go: each number has a kind with a
+range, each list and name a length, the costly products a cap, the files a
+size.  Every accepted lesson renders every scene in bounded time and memory."""
+from __future__ import annotations
+
+import re
+
+# Every number of a lesson has a KIND; a kind is the range a scene can draw
+# (or compute) in bounded time and memory, with room to spare around the
+# shipped values.  (lo, hi, lo_open): lo_open means "> lo" rather than ">= lo".
+KINDS: dict[str, tuple[int, int, bool]] = {
+    # a point on SpaceDeformation's plane, UpProjection's x: the grid shows about +-5 cells
+    "plane": (-5, 5, False),
+    # stretch and shear factors, entries of the 2x2 and 2x3 maps of the plane: the
+    # deformed grid stays within 4 times its size
+    "plane_map": (-4, 4, False),
+    # only the direction counts (flatten_onto, the light): non-zero is checked apart
+    "direction": (-100, 100, False),
+    "angle": (-360, 360, False),                 # degrees
+    # the worked example writes each number out (exactly) and scales its glasses
+    "entry": (-100, 100, False),
+    # attention embeddings and W_*, three_lenses traits and lens matrices: drawn as
+    # bars at about one scene unit per 1.0 (q = x W sums up to 12 such products)
+    "weight": (-4, 4, False),
+    "colour": (-4, 4, False),                    # photo colour filters act on [0, 1] pixels
+    "tint": (-1, 1, False),                      # warm tint: diag(1 + s, 1, 1 - s)
+    "darken": (0, 4, True),
+    "arrow": (-3, 3, False),                     # dot_product_softmax.vector_a on its +-3 plane
+    "arrow_length": (0, 3, True),
+    "score": (-10, 10, False),                   # shown as bars of exp(score)
+    "temperature": (0, 100, True),
+    "space": (-10, 10, False),                   # cube centre and lamp, 3-D scene units
+    "cube_size": (0, 3, True),
+    "ray_step": (0, 5, True),
+    "learning_rate": (0, 1, True),
+}
+# A number is a text of at most MAX_NUMBER_TEXT characters: an optional sign,
+# digits with an optional decimal point, an optional exponent of at most two
+# digits, or p/q; and its exact value needs a denominator of at most
+# MAX_DENOMINATOR (6 decimal places, or a fraction such as 1/7): finer values
+# are not drawable and make exact arithmetic (the worked example) unreadable.
+MAX_NUMBER_TEXT = 24
+MAX_DENOMINATOR = 10**6
+_NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,2})?|[+-]?[0-9]+/[0-9]+")
+
+# tomllib takes time and memory quadratic in the parts of one dotted key
+# (x.x.x... of 32000 parts: 26 s, 4 GB), so longer chains are refused first by
+# a scan that stays linear whatever the text: the alternatives of a part never
+# overlap, and a part starts only after a character that cannot precede one
+# (so no stretch of the text is scanned from many starts).  Any text with more
+# than MAX_KEY_PARTS dotted parts is refused, even in a comment or a string,
+# where no accepted value could hold it.
+MAX_KEY_PARTS = 16
+_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
+_LONG_KEY = re.compile(
+    rf"(?<![-A-Za-z0-9_\\])(?:{_KEY_PART}[ \t]*\.[ \t]*){{{MAX_KEY_PARTS},}}")
+
+# Names are drawn as labels of about 0.3 to 0.5 scene units per character on a
+# 14.2 x 8 frame: at most NAME_WIDTH columns (a Chinese character takes 2).
+NAME_WIDTH = 24
+MAX_TEXT = 256            # any text at all (the picture's file name, ...)
+# Unicode categories refused in every text: control (newlines, tabs, escapes),
+# format (bidi overrides, zero-width marks), surrogates, line/paragraph separators.
+_BAD_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+
+# How many of each list a scene lays out.
+MAX_TOKENS = 6           # the attention grids are laid out (and tested) up to this size
+MAX_TRAITS = 12          # QKVProjection's bars shrink their rows down to this many
+MAX_DIMS = 4             # each of attention.qk_dims and attention.v_dims
+MAX_WORDS = 8            # space_deformation.words, three_lenses.words
+MAX_LENS_TRAITS = 8      # three_lenses.traits (one line of names)
+MAX_ENTRIES = 6          # worked_example: entries of x and columns of W
+MAX_PEOPLE = 6           # rows of the RolesEmerge table
+MIN_PEOPLE = 3           # with 2 guests each has one candidate: nothing to learn
+MAX_JOBS = 12
+# Products that cost time or memory (defaults: 2000 x 68 and 800 x 16).
+MAX_SAMPLED = 2_000_000  # dot_product_softmax.samples x sum(d_k): 2 arrays of that many floats
+MAX_PARTIES = 64_000     # training.steps x training.batch: about 4 s per formula
+# Files.
+MAX_LESSON_BYTES = 1 << 20
+MAX_PICTURE_BYTES = 50 << 20
+MAX_PICTURE_PIXELS = 40_000_000

@@ -1,0 +1,101 @@
+"""Cache keys: a render is redone only when its key changes.
+
+The key of (scene, language, quality, format) hashes: the scene's own
+module, every ``.py`` file of ``scenes/kit`` and ``qkv_math``, the parts of
+``qkv_lens`` a scene runs (the lesson loader, texts, training runs, fonts,
+picture, registry), the scene's section of lesson.toml (after defaults) and
+the contents of any file it names (a picture), its texts and the glossary in
+that language, the quality, the format, transparency and the manim version.
+The command, pipeline and page are not part of it: editing them re-renders
+nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+from pathlib import Path
+
+from qkv_lens.lesson import Lesson
+from qkv_lens.registry import SceneInfo, scenes_dir
+from qkv_lens.texts import GLOSSARY, section_texts
+
+# The parts of qkv_lens that run inside a scene's render.
+SCENE_SIDE = ("lesson", "texts.py", "runs.py", "fonts.py", "picture.py", "registry.py")
+
+PIPELINE_VERSION = "1"  # bump when the way renders are made changes
+
+
+def _tree_digest(folder: Path, names: tuple[str, ...] = ("",)) -> str:
+    """One digest of the .py files under ``folder`` (or under its entries
+    ``names``: files or sub-folders), with their relative paths."""
+    h = hashlib.sha256()
+    paths = []
+    for name in names:
+        top = folder / name
+        paths += [top] if top.is_file() else sorted(top.rglob("*.py"))
+    for path in paths:
+        h.update(str(path.relative_to(folder)).encode())
+        h.update(b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def package_dir(name: str) -> Path:
+    """Where the installed package ``name`` lives (found, not imported)."""
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.submodule_search_locations, name
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def code_digests(root: Path | None = None) -> dict[str, str]:
+    """Digests of the shared code every scene depends on (computed once a
+    run).  ``root``: a folder holding ``scenes``, ``qkv_math`` and
+    ``qkv_lens`` (default: where they are installed)."""
+    scenes = root / "scenes" if root else scenes_dir()
+    math = root / "qkv_math" if root else package_dir("qkv_math")
+    app = root / "qkv_lens" if root else package_dir("qkv_lens")
+    return {"kit": _tree_digest(scenes / "kit"), "qkv_math": _tree_digest(math),
+            "qkv_lens": _tree_digest(app, SCENE_SIDE)}
+
+
+def _named_files(lesson: Lesson, section) -> dict[str, str]:
+    """Digests of files the section names (a picture), so editing the file
+    itself re-renders the scene."""
+    out = {}
+    for value in (section or {}).values():
+        if isinstance(value, str) and value:
+            path = lesson.path.parent / value
+            if path.is_file():
+                out[value] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def manim_version() -> str:
+    from importlib.metadata import version
+    return version("manim")
+
+
+def cache_key(scene: SceneInfo, lesson: Lesson, lang: str, quality: str, fmt: str = "mp4",
+              transparent: bool = False, digests: dict[str, str] | None = None,
+              manim: str | None = None, root: Path | None = None) -> str:
+    """The hex key of one render (see the module docstring for its inputs)."""
+    digests = digests or code_digests(root)
+    module = (root / "scenes" if root else scenes_dir()) / f"{scene.module}.py"
+    parts = {
+        "pipeline": PIPELINE_VERSION,
+        "module": hashlib.sha256(module.read_bytes()).hexdigest(),
+        **digests,
+        "section": lesson.sections.get(scene.lesson_section),
+        "files": _named_files(lesson, lesson.sections.get(scene.lesson_section)),
+        "texts": section_texts(lang, scene.section),
+        "glossary": {k: v[lang] for k, v in GLOSSARY.items()},
+        "lang": lang,
+        "quality": quality,
+        "format": fmt,
+        "transparent": transparent,
+        "manim": manim or manim_version(),
+    }
+    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]

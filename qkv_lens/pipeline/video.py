@@ -1,0 +1,40 @@
+"""One probe of a rendered video, shared by the pipeline and the tests."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    duration: float   # seconds: the last frame's time plus one frame
+    width: int
+    height: int
+    frames: int
+    rate: float       # frames per second
+
+
+def probe(video: Path, poster: Path | None = None) -> VideoInfo:
+    """Decode every frame of ``video`` (so a broken file fails here) and, if
+    ``poster`` is given, save its last frame there as PNG (with its alpha
+    when the video is transparent)."""
+    import av
+
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        last, frames = None, 0
+        for frame in container.decode(stream):
+            last, frames = frame, frames + 1
+        if last is None:
+            raise ValueError(f"{video} has no frames")
+        rate = float(stream.average_rate or 15)
+        if poster is not None:
+            image = last.to_image()
+            if any(c.is_alpha for c in last.format.components):
+                rgba = last.to_ndarray(format="rgba")
+                if (rgba[..., 3] < 255).any():  # a transparent video gets a transparent poster
+                    from PIL import Image
+                    image = Image.fromarray(rgba, "RGBA")
+            image.save(poster, format="PNG")
+        return VideoInfo(float(last.pts * stream.time_base) + 1 / rate, stream.width, stream.height,
+                         frames, rate)

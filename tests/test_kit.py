@@ -1,0 +1,184 @@
+"""The shared kit: titles, notes, numbers, colours and 3-D overlays, each written once."""
+import math
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from manim import Dot, Square, Text, ThreeDScene, VGroup, config, tempconfig
+
+from qkv_lens.registry import SCENES
+from qkv_lens.texts import TEXTS, tr
+from scenes.kit import numbers, palette
+from scenes.kit.displays import NOTE_SIZE, TITLE_BUFF, TITLE_SIZE, fix_in_frame, matrix_mob, note, title
+from scenes.kit.numbers import percent, plain_number, plain_vector, sci, sci_text, tex_number
+from tests.helpers import SHARED_MEDIA, shown_number
+
+SECTIONS = sorted({key.split(".")[0] for key in TEXTS["en"] if key.endswith(".title")} - {"lesson"})
+
+
+# --- title and note ---------------------------------------------------------
+
+def test_every_scene_has_a_title():
+    assert len(SECTIONS) == len(SCENES) == 11
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("section", SECTIONS)
+def test_title_sits_in_the_top_left_corner_inside_the_frame(section, lang):
+    mob = title(tr(lang, f"{section}.title"), lang)
+    half_w, half_h = config.frame_width / 2, config.frame_height / 2
+    assert mob.get_left()[0] == pytest.approx(-half_w + TITLE_BUFF)
+    assert mob.get_top()[1] == pytest.approx(half_h - TITLE_BUFF)
+    assert mob.get_right()[0] < half_w - TITLE_BUFF          # the whole line fits
+    assert mob.get_bottom()[1] > half_h - 1.0                 # one line, at the top
+    assert isinstance(mob, Text) and mob.font_size == pytest.approx(TITLE_SIZE)
+
+
+def test_a_title_given_a_width_wraps_and_keeps_its_corner():
+    content = tr("en", "space_deformation.title") + " " + tr("en", "space_deformation.title")
+    mob = title(content, "en", width=4.0)
+    assert isinstance(mob, VGroup) and len(mob) >= 2
+    assert all(line.width <= 4.0 + 1e-6 for line in mob)
+    assert all(line.font_size == pytest.approx(TITLE_SIZE) for line in mob)
+    assert mob.get_left()[0] == pytest.approx(-config.frame_width / 2 + TITLE_BUFF)
+    assert mob.get_top()[1] == pytest.approx(config.frame_height / 2 - TITLE_BUFF)
+
+
+def test_note_is_small_and_muted_unless_told():
+    plain = note("a note", "en")
+    assert isinstance(plain, Text) and plain.font_size == pytest.approx(NOTE_SIZE)
+    assert NOTE_SIZE < TITLE_SIZE
+    assert plain.get_color() == palette.MUTED
+    assert note("a warning", "en", color=palette.ALERT).get_color() == palette.ALERT
+    wrapped = note(tr("en", "shadow_projection.lamp_note"), "en", width=4.4)
+    assert len(wrapped) >= 2 and all(line.width <= 4.4 + 1e-6 for line in wrapped)
+    assert all(line.font_size == pytest.approx(NOTE_SIZE) and line.get_color() == palette.MUTED
+               for line in wrapped)
+
+
+# --- numbers ----------------------------------------------------------------
+
+@pytest.mark.parametrize("value, tex", [
+    (Fraction(1, 3), r"\tfrac{1}{3}"),
+    (Fraction(-2, 3), r"-\tfrac{2}{3}"),
+    (Fraction(1, 2), "0.5"),
+    (Fraction(-3, 8), "-0.375"),          # exact: more digits than ``digits``, never rounded
+    (Fraction(6, 2), "3"),
+    (7, "7"),
+    (Fraction(10 ** 30 + 1, 2), "500000000000000000000000000000.5"),   # a float would lose the .5
+])
+def test_tex_number_keeps_fractions_exact(value, tex):
+    assert tex_number(value) == tex
+
+
+def test_exact_values_in_plain_text():
+    assert plain_number(Fraction(1, 3)) == "1/3"
+    assert plain_number(Fraction(-1, 3)) == "-1/3"
+    assert plain_number(Fraction(5, 4)) == "1.25"
+    assert plain_vector([Fraction(3), Fraction(1, 2), Fraction(1, 3), 2.0]) == "[3, 0.5, 1/3, 2]"
+
+
+@pytest.mark.parametrize("value, digits, shortest, padded", [
+    (0.123456, 3, "0.123", "0.123"),
+    (0.123456, 2, "0.12", "0.12"),
+    (0.5, 2, "0.5", "0.50"),
+    (2.0, 2, "2", "2.00"),
+    (1.999, 2, "2", "2.00"),
+    (-0.004, 2, "0", "0.00"),           # rounds to zero: never "-0"
+    (-1.25, 1, "-1.2", "-1.2"),         # as Python rounds the float 1.25
+    (10.0, 0, "10", "10"),
+    (-math.inf, 2, r"-\infty", r"-\infty"),
+])
+def test_floats_round_to_the_given_digits(value, digits, shortest, padded):
+    assert tex_number(value, digits) == shortest
+    assert tex_number(value, digits, pad=True) == padded
+    assert plain_number(value, digits) == shortest.replace(r"\infty", "∞")
+
+
+def test_padding_an_exact_decimal_adds_zeros_only():
+    assert tex_number(Fraction(1, 2), 2, pad=True) == "0.50"
+    assert tex_number(Fraction(1, 8), 2, pad=True) == "0.125"
+    assert tex_number(Fraction(1, 3), 2, pad=True) == r"\tfrac{1}{3}"
+
+
+def test_negative_factors_in_parentheses():
+    assert tex_number(-2.5, paren_negative=True) == "(-2.5)"
+    assert tex_number(Fraction(-1, 3), paren_negative=True) == r"(-\tfrac{1}{3})"
+    assert tex_number(-0.0001, paren_negative=True) == "0"
+    assert tex_number(1.5, paren_negative=True) == "1.5"
+
+
+def tex_value(tex: str) -> float:
+    m = re.fullmatch(r"(-?[\d.]+)(?: \\times 10\^\{(-?\d+)\})?", tex)
+    assert m, tex
+    return float(m.group(1)) * 10 ** int(m.group(2) or 0)
+
+
+@pytest.mark.parametrize("v", [4.4e-5, 2.6e-7, 0.0061, 0.044, 0.61, 1.28, 12345.0])
+def test_sci_reads_back(v):
+    assert tex_value(sci(v)) == pytest.approx(v, rel=0.05)
+    assert shown_number(sci_text(v)) == pytest.approx(v, rel=0.05)
+
+
+def test_sci_forms():
+    assert sci(4.4e-5) == r"4.4 \times 10^{-5}"
+    assert sci_text(4.4e-5) == "4.4×10⁻⁵"
+    assert sci(0.42) == sci_text(0.42) == "0.42"
+    assert sci(0.044) == "0.044"
+
+
+def test_percent_is_a_whole_number():
+    assert percent(0.953) == "95"
+    assert percent(1.0) == "100"
+    assert percent(0.0) == "0"
+
+
+def test_one_module_formats_numbers():
+    import scenes.kit.charts as charts
+    for name in ("fmt", "sci", "sci_text"):
+        assert not hasattr(charts, name), f"charts.{name} duplicates scenes.kit.numbers"
+    assert {"tex_number", "plain_number", "plain_vector", "sci", "sci_text", "percent"} <= set(vars(numbers))
+
+
+def test_matrix_entries_round_to_digits():
+    with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
+        m = matrix_mob([[0.876, Fraction(1, 3)], [2, -0.001]], digits=2)
+    assert [e.get_tex_string() for e in m.get_entries()] == ["0.88", r"\tfrac{1}{3}", "2", "0"]
+
+
+# --- colours ----------------------------------------------------------------
+
+def test_one_colour_per_role():
+    assert list(palette.QKV) == ["Q", "K", "V"]
+    assert len({c.to_hex() for c in palette.QKV.values()}) == 3
+    assert palette.QKV == {"Q": palette.Q_GOLD, "K": palette.K_TEAL, "V": palette.V_CORAL}
+    assert palette.W_COLORS == {"W_Q": palette.Q_GOLD, "W_K": palette.K_TEAL, "W_V": palette.V_CORAL}
+    assert palette.COLUMNS[:3] == tuple(palette.QKV.values())
+
+
+def test_scenes_take_role_colours_from_the_palette():
+    from scenes import qkv_projection, role_swap, roles_emerge, three_lenses
+    assert [(n, w, c) for n, w, c in qkv_projection.ROLES] == [
+        ("q", "W_Q", palette.Q_GOLD), ("k", "W_K", palette.K_TEAL), ("v", "W_V", palette.V_CORAL)]
+    assert role_swap.NAMES == ("W_Q", "W_K", "W_V")
+    assert [c for _, c in roles_emerge.READOUTS] == list(palette.QKV.values())
+    assert three_lenses.LENS_COLOURS == tuple(palette.QKV.values())
+    assert not hasattr(role_swap, "COLORS")
+
+
+# --- 3-D overlays -----------------------------------------------------------
+
+def test_fix_in_frame_fixes_without_showing_and_returns_what_it_fixed():
+    with tempconfig({"dry_run": True, "verbosity": "ERROR"}):
+        scene = ThreeDScene()
+        a, b, c = Dot(), Square(), Dot()
+        assert fix_in_frame(scene, a) is a
+        assert fix_in_frame(scene, b, c) == (b, c)
+        fixed = scene.camera.fixed_in_frame_mobjects
+        assert {a, b, c} <= fixed
+        assert not {a, b, c} & set(scene.mobjects)       # the scene fades them in later
+        before = np.array(a.get_center())
+        scene.set_camera_orientation(phi=70 * math.pi / 180, theta=-0.5)
+        drawn = scene.camera.transform_points_pre_display(a, a.points)
+        assert np.allclose(drawn.mean(axis=0)[:2], before[:2], atol=1e-6)   # unmoved by the camera
