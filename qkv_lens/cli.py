@@ -1,4 +1,11 @@
-"""The ``qkv-lens`` command: init, list, render, lesson, preview, watch.
+"""The ``qkv-lens`` command: init, list, render, lesson, preview, watch, script.
+
+``--voice`` (render, watch) gives the narration a voice: ``none`` (silent
+clips, the default unless the lesson's ``voice`` says otherwise),
+``espeak`` (a robotic draft voice made offline by espeak-ng, to time the
+clips before anyone records) or ``recorded`` (the author's recordings,
+``voice/<lang>/<Scene>/<beat-id>.wav`` beside the lesson; ``qkv-lens script``
+lists the beats to record).
 
 Ctrl-C (SIGINT) and SIGTERM stop it the same way: the manim children are
 stopped, temporary folders removed, the previous renders and manifest kept,
@@ -20,6 +27,7 @@ from pathlib import Path
 from qkv_lens.fonts import FontMissing, font_for
 from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, default_lesson_path, load_lesson
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find
+from qkv_lens.voice import VOICES, VoiceError, voice_mode
 
 
 class UsageError(Exception):
@@ -79,6 +87,30 @@ def check_out(out: Path) -> None:
         raise UsageError(f"--out {out}: cannot write there ({err.strerror or err})") from None
 
 
+def resolve_voice(args, lesson: Lesson) -> str:
+    """--voice, else QKV_VOICE, else the lesson's ``voice``; refused if unknown."""
+    mode = getattr(args, "voice", None) or voice_mode(lesson.voice)
+    if mode not in VOICES:
+        raise UsageError(f"QKV_VOICE={mode!r}: expected one of {', '.join(map(repr, VOICES))}")
+    return mode
+
+
+def check_voice(mode: str, lesson_path: Path, langs, scenes: list[SceneInfo]) -> None:
+    """Before anything renders: espeak-ng is there for ``espeak``; every
+    recording of the requested scenes is audio for ``recorded`` (UsageError:
+    one line, exit status 2)."""
+    from qkv_lens import voice
+    try:
+        if mode == "espeak":
+            voice.espeak_version()
+        elif mode == "recorded":
+            for lang in langs:
+                for scene in scenes:
+                    voice.check_recordings(lesson_path.parent, lang, scene.name)
+    except VoiceError as err:
+        raise UsageError(str(err)) from None
+
+
 def cmd_list(args) -> int:
     for s in SCENES:
         print(f"{s.number:>2}  {s.name:<20} scenes/{s.module}.py  [{s.lesson_section}]")
@@ -92,13 +124,16 @@ def render_lesson(args, quiet: bool = False) -> int:
     from qkv_lens.pipeline.cache import cache_key, code_digests, manim_version
     from qkv_lens.pipeline.progress import Display
     from qkv_lens.pipeline.render import Job, Options, clean_stale_media, run_jobs, video_format
+    from qkv_lens.voice import voice_key
 
     t0 = time.monotonic()
     lesson_path, lessons, scenes = resolve(args)
+    mode = resolve_voice(args, next(iter(lessons.values())))
     out = Path(args.out)
     check_out(out)
+    check_voice(mode, lesson_path, lessons, scenes)
     clean_stale_media()
-    opts = Options(args.quality, args.format, args.transparent, out, lesson_path)
+    opts = Options(args.quality, args.format, args.transparent, out, lesson_path, mode)
     fmt = video_format(args.format, args.transparent)
     digests, mversion = code_digests(), manim_version()
     entries = manifest.load(out)
@@ -106,7 +141,7 @@ def render_lesson(args, quiet: bool = False) -> int:
     for lang, lesson in lessons.items():
         for scene in scenes:
             key = cache_key(scene, lesson, lang, args.quality, args.format, args.transparent,
-                            digests, mversion)
+                            digests, mversion, voice=voice_key(mode, lesson_path.parent, lang, scene.name))
             job = Job(scene, lang, key)
             old = entries.get(manifest.entry_id(scene.name, lang, QUALITIES[args.quality], fmt))
             fresh = old and old["key"] == key and all((out / f).exists() for f in old["files"])
@@ -116,12 +151,14 @@ def render_lesson(args, quiet: bool = False) -> int:
 
     def record(result):
         display.done(result)
+        for warning in result.warnings:   # a missing recording: that beat is silent
+            display.say(f"warning: {warning}", error=True)
         if not result.ok:
             return
         job = result.job
         manifest.record(out, {
             "scene": job.scene.name, "order": job.scene.number, "key": job.key,
-            "language": job.lang, "quality": QUALITIES[args.quality], "format": fmt,
+            "language": job.lang, "quality": QUALITIES[args.quality], "format": fmt, "voice": mode,
             "duration": round(result.duration, 3), "width": result.width, "height": result.height,
             "files": [str(f.relative_to(out)) for f in result.files],
             "bytes": sum(f.stat().st_size for f in result.files),
@@ -205,6 +242,92 @@ def cmd_watch(args) -> int:
     return watch(args, render_lesson)
 
 
+def cmd_script(args) -> int:
+    """The recording script of one scene: every beat's id, its text, the time
+    it has now (from a dry run of the scene in a manim child) and where its
+    recording goes."""
+    import json
+    import subprocess
+
+    from qkv_lens.pipeline.manifest import write_atomic
+    from qkv_lens.pipeline.render import MEDIA_PREFIX
+
+    lesson_path, lessons, scenes = resolve(args)
+    scene, (lang, lesson) = scenes[0], next(iter(lessons.items()))
+    mode = resolve_voice(args, lesson)
+    check_voice(mode, lesson_path, [lang], [scene])
+    with tempfile.TemporaryDirectory(prefix=f"{MEDIA_PREFIX}{os.getpid()}-") as tmp:
+        beats_file = Path(tmp) / "beats.json"
+        cmd = [sys.executable, "-m", "manim", "render", "--dry_run", "-ql", "--progress_bar", "none",
+               "--disable_caching", "--media_dir", tmp, str(scene.path), scene.name]
+        env = dict(os.environ, QKV_LANG=lang, QKV_LESSON=str(lesson_path), QKV_VOICE=mode,
+                   QKV_BEATS_OUT=str(beats_file))
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if proc.returncode != 0 or not beats_file.is_file():
+            print("\n".join((proc.stderr or proc.stdout).strip().splitlines()[-12:]), file=sys.stderr)
+            return _error(f"dry run of {scene.name} failed (manim status {proc.returncode})", 1)
+        beats = json.loads(beats_file.read_text(encoding="utf-8"))["beats"]
+    text = script_text(scene.name, lang, mode, lesson_path.parent, beats)
+    if args.out:
+        write_atomic(Path(args.out), text.encode("utf-8"))
+        print(args.out)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the current folder when it lies inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _latin(c: str) -> bool:
+    return c.isascii() and c.isalnum()
+
+
+def _han(c: str) -> bool:
+    return "\u4e00" <= c <= "\u9fff"
+
+
+def beat_text(beat: dict, lang: str) -> str:
+    """A beat's sentence again, from its cues: their lines joined, with the
+    space a line break dropped put back (English: always; Chinese: next to
+    Latin letters and digits, as the texts write ``第 1 个``)."""
+    lines = [line for cue in beat["cues"] for line in cue["text"].split("\n") if line]
+    out = ""
+    for line in lines:
+        a, b = out[-1:], line[:1]
+        if out and (lang == "en" or (_latin(a) and (_latin(b) or _han(b))) or (_han(a) and _latin(b))):
+            out += " "
+        out += line
+    return out
+
+
+def script_text(scene: str, lang: str, mode: str, lesson_dir: Path, beats: list[dict]) -> str:
+    """The recording script: a header, then per beat ``[id] seconds s -> path
+    (state)`` and its text."""
+    from qkv_lens import voice
+    total = sum(b["end"] - b["start"] for b in beats)
+    folder = voice.recordings_dir(lesson_dir, lang, scene)
+    out = [f"# Recording script: {scene} ({lang}), {len(beats)} beats, {total:.1f} s of narration "
+           f"now (voice: {mode})",
+           f"# One recording per beat in {_shown(folder)}/, named <beat-id>.wav (or .mp3, .m4a);",
+           "# a beat lasts at least as long as its recording plus a short pause.",
+           "# Render with it: qkv-lens render --voice recorded", ""]
+    for b in beats:
+        found = voice.recording_path(lesson_dir, lang, scene, b["id"])
+        if found is None:
+            state, where = "missing", voice.expected_recording(lesson_dir, lang, scene, b["id"])
+        else:
+            state, where = f"recorded, {voice.recorded_clip(found).seconds:.2f} s", found
+        out += [f"[{b['id']}] {b['end'] - b['start']:.2f} s -> {_shown(where)} ({state})",
+                beat_text(b, lang), ""]
+    return "\n".join(out)
+
+
 def version_text() -> str:
     from importlib.metadata import version
     return f"qkv-lens {version('qkv-lens')} (manim {version('manim')})"
@@ -261,6 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "becomes a QuickTime .mov (lossless Animation/qtrle codec, argb) for video "
                         "editors and slides, which the lesson page links instead of playing")
     r.add_argument("--force", action="store_true", help="render even when the cache is up to date")
+    voice_option(r)
     common(r)
     r.set_defaults(func=cmd_render)
 
@@ -278,10 +402,27 @@ def build_parser() -> argparse.ArgumentParser:
     w = sub.add_parser("watch", help="re-render (at -q l) what changes on disk; refresh the page")
     w.add_argument("--lang", choices=[*LANGUAGES, "all"], default=None)
     w.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1)
+    voice_option(w)
     common(w)
     w.set_defaults(func=cmd_watch, scenes=[], quality="l", format="mp4", transparent=False,
                    force=False)
+
+    sc = sub.add_parser("script", help="the recording script of one scene: beat ids, texts, times, file names")
+    sc.add_argument("scenes", nargs=1, metavar="SCENE")
+    sc.add_argument("--lang", choices=list(LANGUAGES), default=None)
+    sc.add_argument("--lesson", help="lesson file (default: QKV_LESSON or ./lesson.toml)")
+    sc.add_argument("--out", metavar="FILE", help="write the script there (default: print it)")
+    voice_option(sc, "the voice the times are measured with")
+    sc.set_defaults(func=cmd_script)
     return p
+
+
+def voice_option(sp, what: str = "the narration's voice") -> None:
+    sp.add_argument("--voice", choices=list(VOICES), default=None,
+                    help=f"{what}: none (silent), espeak (a robotic draft voice made offline by espeak-ng, "
+                         "to time the clips before recording) or recorded (your recordings, "
+                         "voice/<lang>/<Scene>/<beat-id>.wav beside the lesson; see qkv-lens script); "
+                         "default: QKV_VOICE or the lesson's voice key")
 
 
 def _raise_interrupted(signum, frame):

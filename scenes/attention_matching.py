@@ -58,7 +58,7 @@ class AttentionMatching(LessonScene):
         formula = MathTex(*FORMULA, font_size=44).to_corner(UR, buff=0.4)
         for part, role in ((2, "Q"), (3, "K"), (6, "V")):
             formula[part].set_color(palette.QKV[role])
-        cell = min(1.05, 5.4 / n)
+        cell = min(1.05, 4.6 / n)   # the grid and its axis label stay above the subtitles
         grid = NumberGrid(names, names, lang, cell=cell, size=30 if n <= 4 else 24)
         grid.next_to(heading, DOWN, buff=0.9).align_to(heading, LEFT).shift(RIGHT * (grid.row_labels.width + 0.2))
         axis_q = text(self.tr("rows"), lang, size=20, color=palette.Q_GOLD)
@@ -91,12 +91,12 @@ class AttentionMatching(LessonScene):
                 self.play(FadeIn(new, lag_ratio=0.05), run_time=1.0)
 
         self.step_label = step_label
-        with self.narration("intro_say"):
+        with self.beat("intro_say"):
             self.play(Write(heading), FadeIn(formula), run_time=1.0)
             self.play(FadeIn(grid), FadeIn(axis_q), FadeIn(axis_k), run_time=1.0)
 
         box = None
-        with self.narration("scores_say", d=Q.shape[1]):
+        with self.beat("scores_say", d=Q.shape[1]):
             set_step("scores")
             box = highlight(2, 3)
             show(steps.scores)
@@ -105,7 +105,7 @@ class AttentionMatching(LessonScene):
         self.key_moment("scores", shown=grid.shown(), values=grid.values.copy())
 
         root = plain_number(math.sqrt(Q.shape[1]), 2, pad=True)
-        with self.narration("scale_say", d=Q.shape[1], root=root):
+        with self.beat("scale_say", d=Q.shape[1], root=root):
             self.play(FadeOut(box), run_time=0.2)
             set_step("scale", root=root)
             box = highlight(4)
@@ -113,7 +113,7 @@ class AttentionMatching(LessonScene):
         self.key_moment("scaled", shown=grid.shown(), values=grid.values.copy())
 
         if mask is not None:
-            with self.narration("mask_say"):
+            with self.beat("mask_say"):
                 self.play(FadeOut(box), run_time=0.2)
                 set_step("mask")
                 box = highlight(4)
@@ -121,7 +121,7 @@ class AttentionMatching(LessonScene):
             self.key_moment("masked", shown=grid.shown(), values=grid.values.copy())
 
         sums = VGroup()
-        with self.narration("softmax_say"):
+        with self.beat("softmax_say", focus=sums):
             self.play(FadeOut(box), run_time=0.2)
             set_step("softmax" if T == 1 else "softmax_t", t=plain_number(T, 2, pad=True))
             box = highlight(0, 1, 5)
@@ -139,7 +139,7 @@ class AttentionMatching(LessonScene):
                         sums=[s.get_tex_string() for s in sums])
 
         # --- the query's row: lines by weight, and the weighted sum of values -
-        with self.narration("output_say", word=names[qi]):
+        with self.beat("output_say", word=names[qi]):
             self.play(FadeOut(box), run_time=0.2)
             set_step("output", word=names[qi])
             box = highlight(6)
@@ -147,8 +147,8 @@ class AttentionMatching(LessonScene):
                                            color=palette.Q_GOLD, buff=0.04)
             self.play(FadeIn(row_box), run_time=0.4)
             left_x = grid.get_right()[0] + 1.4
-            top_y = self.step_label.get_bottom()[1] - 0.5
-            gap = min(0.62, 3.0 / max(n - 1, 1))
+            top_y = self.step_label.get_bottom()[1] - 0.4
+            gap = min(0.56, 2.4 / max(n - 1, 1))
             src = text(names[qi], lang, size=32, color=palette.Q_GOLD)
             src.move_to([left_x + 0.3, top_y - gap * (n - 1) / 2, 0])
             targets = VGroup(*[text(nm, lang, size=28, color=palette.K_TEAL).move_to(
@@ -165,7 +165,7 @@ class AttentionMatching(LessonScene):
             bars = TraitBars(v_dims, out, lang, palette.V_CORAL, unit=1.2, row=0.42, size=24)
             out_group = VGroup(out_head, bars).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
             bars.shift(RIGHT * (bars.labels.width + 0.15))
-            out_group.next_to(VGroup(src, targets), DOWN, buff=0.5).align_to(src, LEFT)
+            out_group.next_to(VGroup(src, targets), DOWN, buff=0.3).align_to(src, LEFT)
             self.play(FadeIn(out_head), FadeIn(bars.labels), FadeIn(bars.axis), run_time=0.5)
             self.play(*bars.grow(), run_time=1.0)
             best = int(np.argmax(steps.weights[qi]))
@@ -175,7 +175,7 @@ class AttentionMatching(LessonScene):
                         output=bars.shown_values(), best=names[best])
         # the dimension on which the query and the winning key agree most
         dim = p.qk_dims[int(np.argmax(Q[qi] * K[best]))].name(lang)
-        with self.narration("outro_say", word=names[qi], best=names[best], dim=dim):
+        with self.beat("outro_say", focus=targets[best], word=names[qi], best=names[best], dim=dim):
             self.play(FadeOut(box), run_time=0.3)
             self.wait(0.5)
         self.key_moment("end")

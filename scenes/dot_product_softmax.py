@@ -53,7 +53,7 @@ class DotProductSoftmax(LessonScene):
         unit = 1.0
         plane = NumberPlane(x_range=(-3, 3, 1), y_range=(-3, 3, 1), x_length=6 * unit, y_length=6 * unit,
                             background_line_style={"stroke_color": palette.MUTED, "stroke_opacity": 0.35})
-        plane.scale(0.95).move_to([-3.4, -0.45, 0])
+        plane.scale(0.92).move_to([-3.4, -0.2, 0])   # clear of the subtitle band
         base = math.atan2(a[1], a[0])
         theta = ValueTracker(0.0)  # angle of b measured from a
 
@@ -89,7 +89,7 @@ class DotProductSoftmax(LessonScene):
         driver = VGroup()
         self.add(driver)
         update(None)
-        with self.narration("dot_say"):
+        with self.beat("dot_say", focus=law):
             self.play(Write(heading), FadeIn(plane), FadeIn(arrow_a), FadeIn(label_a), FadeIn(arrow_b), FadeIn(label_b),
                       FadeIn(panel), FadeIn(deg), run_time=1.0)
             driver.add_updater(update)
@@ -122,7 +122,7 @@ class DotProductSoftmax(LessonScene):
             c = BarChart(list(values), y_range=[low, math.ceil(top * 1.15 / step - 1e-9) * step, step],
                          x_length=min(7.0, 1.4 * n), y_length=4.4,
                          bar_colors=[palette.Q_GOLD, palette.K_TEAL], y_axis_config={"font_size": 24})
-            c.move_to([-2.0, -0.5, 0])
+            c.move_to([-2.0, -0.25, 0])
             return c
 
         state = {"chart": None, "labels": VGroup(), "step": text(" ", lang, size=28), "names": VGroup()}
@@ -144,14 +144,14 @@ class DotProductSoftmax(LessonScene):
         def probes():
             return dict(bars=bar_values(state["chart"]), labels=_texs(state["labels"]))
 
-        with self.narration("softmax_say"):
+        with self.beat("softmax_say"):
             show(scores, "raw")
             self.key_moment("scores", **probes())
             show(expd, "exp")
             self.key_moment("exp", **probes())
             show(weights, "normalised", top=1.0, total=plain_number(float(weights.sum()), 2, pad=True))
             self.key_moment("weights", **probes())
-        with self.narration("temperature_say"):
+        with self.beat("temperature_say"):
             for T in p.temperatures:
                 show(qm.softmax(scores, temperature=float(T)), "temperature", top=1.0,
                      t=plain_number(float(T), 1, pad=True))
@@ -176,7 +176,7 @@ class DotProductSoftmax(LessonScene):
                              x_length=width, y_length=3.0, bar_colors=[palette.K_TEAL, palette.Q_GOLD],
                              bar_width=0.9, y_axis_config={"include_numbers": False})
                 group.add(c)
-            group.arrange(RIGHT, buff=0.7).move_to([0, -0.9, 0])
+            group.arrange(RIGHT, buff=0.7).move_to([0, -0.65, 0])
             return group
 
         def captions(group, scale):
@@ -196,7 +196,7 @@ class DotProductSoftmax(LessonScene):
         bound = tex_number(limit, 0)
         axis_note = MathTex(rf"q\cdot k \in [-{bound}, {bound}]", font_size=28,
                             color=palette.MUTED).next_to(raw, DOWN, buff=0.25)
-        with self.narration("spread_say", n=p.samples):
+        with self.beat("spread_say", focus=raw_caps, n=p.samples):
             self.play(FadeIn(raw), FadeIn(raw_caps), FadeIn(axis_note), run_time=1.2)
             self.wait(1.0)
         self.key_moment("spread", stds=[float(samples[d].std()) for d in dims], captions=_texs(raw_caps),
@@ -205,7 +205,7 @@ class DotProductSoftmax(LessonScene):
         scaled_caps = captions(scaled, True)
         note = MathTex(r"q\cdot k / \sqrt{d_k} \in [-3, 3]", font_size=28, color=palette.MUTED)
         note.next_to(scaled, DOWN, buff=0.25)
-        with self.narration("scaled_say"):
+        with self.beat("scaled_say", focus=scaled_caps):
             self.play(FadeOut(raw), FadeOut(raw_caps), FadeOut(axis_note), run_time=0.5)
             self.play(FadeIn(scaled), FadeIn(scaled_caps), FadeIn(note), run_time=1.0)
             self.wait(1.0)
@@ -221,8 +221,8 @@ class DotProductSoftmax(LessonScene):
             if cap.width > 5.6:
                 cap.scale_to_fit_width(5.6)
             pair.add(VGroup(cap, c).arrange(DOWN, buff=0.25))
-        pair.arrange(RIGHT, buff=1.0).move_to([0, -0.8, 0])
-        with self.narration("saturate_say", d=d):
+        pair.arrange(RIGHT, buff=1.0).move_to([0, -0.55, 0])
+        with self.beat("saturate_say", d=d):
             self.play(FadeOut(scaled), FadeOut(scaled_caps), FadeOut(note), run_time=0.5)
             self.play(FadeIn(pair), run_time=1.0)
             self.wait(1.5)

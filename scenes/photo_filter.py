@@ -19,20 +19,23 @@ from manim import (
     FadeOut,
     Group,
     ImageMobject,
+    Indicate,
     MathTex,
     Rectangle,
     SurroundingRectangle,
     VGroup,
     Write,
+    config,
 )
 from manim.constants import RESAMPLING_ALGORITHMS
 
 import qkv_math as qm
+from qkv_lens.cues import reading_seconds
 from scenes.kit import palette
 from scenes.kit.displays import matrix_mob, note, text, title
 from scenes.kit.numbers import plain_number
 from scenes.kit.scene import LessonScene
-from scenes.kit.wrap import wrapped_text
+from scenes.kit.wrap import wrap_lines, wrapped_text
 
 
 def picture(image: np.ndarray, height: float) -> ImageMobject:
@@ -44,6 +47,20 @@ def picture(image: np.ndarray, height: float) -> ImageMobject:
     mob.height = height
     mob.source = image
     return mob
+
+
+def balanced_text(content: str, lang: str, size: float, width: float, color) -> VGroup:
+    """``content`` wrapped to no wider than ``width`` in as few lines as
+    possible, and those lines as even as possible (no orphan word)."""
+    n = len(wrap_lines(content, lang, size, width))
+    lo, hi = width / n, width
+    for _ in range(6):   # the narrowest width that still needs only n lines
+        mid = (lo + hi) / 2
+        if len(wrap_lines(content, lang, size, mid)) > n:
+            lo = mid
+        else:
+            hi = mid
+    return wrapped_text(content, lang, size=size, width=hi if n > 1 else width, color=color)
 
 
 class PhotoFilter(LessonScene):
@@ -58,7 +75,7 @@ class PhotoFilter(LessonScene):
         original = picture(img, 3.0).move_to([-4.3, 0.4, 0])
         cap = note(self.tr("original", h=h, w=w), lang)
         cap.next_to(original, DOWN, buff=0.15)
-        with self.narration("intro_say", n=h * w):
+        with self.beat("intro_say", focus=cap, n=h * w):
             self.play(Write(heading), FadeIn(original), FadeIn(cap), run_time=1.2)
 
         # one pixel worked out: [r g b] @ W = [r' g' b']
@@ -81,7 +98,7 @@ class PhotoFilter(LessonScene):
         recoloured = picture(tinted.image, 2.4).next_to(eq, DOWN, buff=0.5)
         rcap = note(self.tr("tinted", clipped=tinted.clipped), lang)
         rcap.next_to(recoloured, DOWN, buff=0.15)
-        with self.narration("pixel_say"):
+        with self.beat("pixel_say", focus=eq):
             self.play(FadeIn(mark), FadeIn(names), run_time=0.6)
             self.play(FadeIn(eq), run_time=1.2)
             self.play(FadeIn(recoloured), FadeIn(rcap), run_time=1.0)
@@ -99,21 +116,37 @@ class PhotoFilter(LessonScene):
             ("down", qm.apply_spatial(img, qm.downsample_matrix(h, w, f), (h // f, w // f)),
              {"h": h // f, "w": w // f}),
         ]
-        tiles = Group()
-        for key, res, fields in filters:
-            pic = picture(res.image, 1.9)
-            label = wrapped_text(self.tr(key, **fields), lang, size=20, width=2.7, color=palette.INK)
-            clip = note(self.tr("clipped", n=res.clipped), lang,
-                        color=palette.ALERT if res.clipped else palette.MUTED)
-            tiles.add(Group(pic, VGroup(label, clip).arrange(DOWN, buff=0.08)).arrange(DOWN, buff=0.15))
-        tiles.arrange_in_grid(rows=2, cols=2, buff=(0.5, 0.35))
-        room = heading.get_bottom()[1] - 0.25 + 3.9
+        def make_tiles(height: float) -> Group:
+            tiles = Group()
+            for key, res, fields in filters:
+                pic = picture(res.image, height)
+                label = balanced_text(self.tr(key, **fields), lang, 20, 3.9, palette.INK)
+                clip = note(self.tr("clipped", n=res.clipped), lang,
+                            color=palette.ALERT if res.clipped else palette.MUTED)
+                tiles.add(Group(pic, VGroup(label, clip).arrange(DOWN, buff=0.08)).arrange(DOWN, buff=0.15))
+            return tiles.arrange_in_grid(rows=2, cols=2, buff=(0.4, 0.3), row_alignments="uu")
+
+        # the tiles go right of the original, between the title and the subtitle band;
+        # when they are too tall the pictures shrink, not the captions
+        top = heading.get_bottom()[1] - 0.25
+        room = top - (-config.frame_height / 2 + 0.12 * config.frame_height + 0.1)
+        left = max(original.get_right()[0], cap.get_right()[0]) + 0.35
+        right = config.frame_width / 2 - 0.15
+        tiles = make_tiles(1.9)
+        if tiles.height > room:
+            tiles = make_tiles(max(1.0, 1.9 - (tiles.height - room) / 2))
         if tiles.height > room:
             tiles.scale_to_fit_height(room)
-        tiles.move_to([2.6, 0, 0]).align_to(heading.get_bottom() + 0.25 * DOWN, UP)
-        with self.narration("filters_say"):
-            for tile in tiles:
+        if tiles.width > right - left:
+            tiles.scale_to_fit_width(right - left)
+        tiles.move_to([(left + right) / 2, 0, 0]).align_to([0, top, 0], UP)
+        with self.beat("filters_say", focus=tiles[-1][1]) as sentence:
+            # each filter appears as the sentence reaches it
+            slot = reading_seconds(sentence, lang) / len(tiles)
+            for i, tile in enumerate(tiles):
                 self.play(FadeIn(tile), run_time=0.8)
+                if i < len(tiles) - 1 and slot > 0.8:
+                    self.wait(slot - 0.8)
         self.key_moment("filters", images={k: t[0].source for (k, _, _), t in zip(filters, tiles)},
                         clipped={k: res.clipped for k, res, _ in filters})
         self.play(FadeOut(tiles), FadeOut(original), FadeOut(cap), run_time=0.6)
@@ -132,13 +165,16 @@ class PhotoFilter(LessonScene):
                         color=palette.ALERT if res.clipped else palette.MUTED)
             frame = SurroundingRectangle(pic, color=colour, buff=0.04)
             trio.add(Group(label, Group(pic, frame), clip).arrange(DOWN, buff=0.2))
-        trio.arrange(RIGHT, buff=0.6).move_to([0, -0.3, 0])
-        with self.narration("qkv_say"):
-            for t in trio:
+        trio.arrange(RIGHT, buff=0.6).move_to([0, -0.1, 0])
+        with self.beat("qkv_say", focus=trio[-1][0]) as sentence:
+            slot = reading_seconds(sentence, lang) / len(trio)
+            for i, t in enumerate(trio):
                 self.play(FadeIn(t), run_time=0.8)
-            self.wait(0.5)
+                if i < len(trio) - 1 and slot > 0.8:
+                    self.wait(slot - 0.8)
         self.key_moment("qkv", images={k: t[1][0].source for k, t in zip(results, trio)},
                         clipped={k: r.clipped for k, r in results.items()})
-        with self.narration("outro_say"):
-            self.wait(0.5)
+        with self.beat("outro_say"):
+            # the three filters' names: one fixed rule each
+            self.play(*[Indicate(t[0], scale_factor=1.06, color=palette.AREA) for t in trio], run_time=1.2)
         self.key_moment("end")

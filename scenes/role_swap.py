@@ -22,6 +22,7 @@ from manim import (
     Create,
     Dot,
     FadeIn,
+    Indicate,
     Line,
     MathTex,
     SurroundingRectangle,
@@ -40,6 +41,10 @@ NAMES = tuple(palette.W_COLORS)   # "W_Q", "W_K", "W_V"
 TEX = {"standard": (r"\mathrm{softmax}\big(", "Q", "K^{\\top}", r"/\sqrt{d}\big)", "V"),
        "swapped": (r"\mathrm{softmax}\big(", "V", "K^{\\top}", r"/\sqrt{d}\big)", "Q")}
 TRACK = 3.6       # length of a slider's track (probe 0 at its left end, 1 at its right)
+ROW_TOP = 1.0     # y of the first slider; the others follow ROW_GAP lower
+ROW_GAP = 0.9
+STATS_TOP = ROW_TOP - 2 * ROW_GAP - 0.82   # loss and accuracy, under the last slider and its tag
+MORAL_BOTTOM = -2.95                       # just above the subtitle band (y >= -3.04)
 ASKS = 0.5        # a probe above this reads the wish more than the profile: the asking role
 
 
@@ -58,7 +63,7 @@ class Panel(VGroup):
         left = center_x - TRACK / 2 + 0.2
         self.tracks, self.names, self.dots = VGroup(), VGroup(), VGroup()
         for r, name in enumerate(NAMES):
-            y = 0.95 - 1.05 * r
+            y = ROW_TOP - ROW_GAP * r
             track = Line([left, y, 0], [left + TRACK, y, 0], color=palette.MUTED, stroke_width=4)
             mid = Line([left + TRACK * ASKS, y - 0.12, 0], [left + TRACK * ASKS, y + 0.12, 0],
                        color=palette.MUTED, stroke_width=2)
@@ -100,7 +105,7 @@ class RoleSwap(LessonScene):
                 text(self.tr("loss", loss=sci_text(snap.loss)), lang, size=22),
                 text(self.tr("accuracy", acc=percent(snap.accuracy)), lang, size=22),
             ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
-            return lines.move_to([panel.left, -2.0, 0], aligned_edge=UL)
+            return lines.move_to([panel.left, STATS_TOP, 0], aligned_edge=UL)
 
         def show(k: int, run_time: float):
             anims, olds = [], []
@@ -130,12 +135,17 @@ class RoleSwap(LessonScene):
                 shown[f]["dots"] = [(d.get_center()[0] - panel.left) / TRACK for d in panel.dots]
             self.key_moment(f"snapshot_{k}", step=steps[k], **shown)
 
-        with self.narration("intro_say"):
+        with self.beat("intro_say"):
             self.play(Write(heading), run_time=0.8)
             self.play(*[FadeIn(panel) for panel in panels.values()], run_time=1.2)
-        with self.narration("probe_say"):
+        with self.beat("probe_say"):
             self.play(*[FadeIn(panel.dots) for panel in panels.values()], run_time=0.4)
             show(0, run_time=1.0)
+            # the sentence is about the sliders: highlight them, one panel at a
+            # time (so each scales about its own centre); the beat's filler
+            # then keeps highlighting them
+            self.play(*[Indicate(VGroup(panel.tracks, panel.dots), scale_factor=1.06, color=palette.AREA)
+                        for panel in panels.values()], run_time=0.8)
         # --- the measured roles: which matrix reads the wish in each run.  The
         # narration claims a swap of roles only when both runs learned the task
         # and the probes show exactly that swap.
@@ -145,10 +155,10 @@ class RoleSwap(LessonScene):
                    and askers == {"standard": ["W_Q"], "swapped": ["W_V"]})
 
         half = max(1, len(steps) // 2)
-        with self.narration("train_say"):
+        with self.beat("train_say"):
             for k in range(1, half):
                 show(k, run_time=0.7)
-        with self.narration("emerge_say" if settled else "watch_say"):
+        with self.beat("emerge_say" if settled else "watch_say"):
             for k in range(half, len(steps)):
                 show(k, run_time=0.7)
         badges = VGroup()
@@ -161,17 +171,18 @@ class RoleSwap(LessonScene):
                     tag.next_to(box, DOWN, buff=0.06).align_to(box, RIGHT)
                     badges.add(box, tag)
         names = {f: ", ".join(n.replace("_", "") for n in askers[f]) or "-" for f in runs}
-        with self.narration("result_say", std=names["standard"], swp=names["swapped"],
-                            q=plain_number(final["standard"]["W_Q"], 2, pad=True),
-                            v=plain_number(final["swapped"]["W_V"], 2, pad=True),
-                            acc_std=percent(runs["standard"].heldout_accuracy),
-                            acc_swp=percent(runs["swapped"].heldout_accuracy)):
+        with self.beat("result_say", std=names["standard"], swp=names["swapped"],
+                       q=plain_number(final["standard"]["W_Q"], 2, pad=True),
+                       v=plain_number(final["swapped"]["W_V"], 2, pad=True),
+                       acc_std=percent(runs["standard"].heldout_accuracy),
+                       acc_swp=percent(runs["swapped"].heldout_accuracy)):
             self.play(Create(badges), run_time=1.0)
         self.key_moment("roles", askers=askers, settled=settled)
         moral = text(self.tr("moral" if settled else "moral_unsettled"), lang, size=30,
-                     color=palette.AREA if settled else palette.ALERT).to_edge(DOWN, buff=0.4)
-        with self.narration("outro_say" if settled else "outro_unsettled_say",
-                            need=percent(qm.LEARNED_ACCURACY)):
+                     color=palette.AREA if settled else palette.ALERT)
+        moral.move_to([0, MORAL_BOTTOM, 0], aligned_edge=DOWN)
+        with self.beat("outro_say" if settled else "outro_unsettled_say",
+                       need=percent(qm.LEARNED_ACCURACY)):
             self.play(FadeIn(moral, shift=UP * 0.2), run_time=0.8)
             self.wait(0.5)
         self.key_moment("end", settled=settled)

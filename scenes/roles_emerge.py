@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (
-    DL,
     DOWN,
     LEFT,
     RIGHT,
@@ -43,6 +42,7 @@ from scenes.kit.scene import LessonScene
 READOUTS = tuple(zip(("asks", "says", "brings"), palette.QKV.values()))   # what Q asks, K says, V brings
 RIGHT_MARK = palette.BASIS_I    # green: a right match
 WRONG_READ = palette.MUTED      # a read-out that does not (yet) name the right profession
+FLOOR = -2.95                   # the lowest edge of any label: just above the subtitle band (y >= -3.04)
 
 
 class LossAxes(Axes):
@@ -96,7 +96,7 @@ class RolesEmerge(LessonScene):
         # --- the table: who | wants | attention grid | Q asks | K says | V brings
         cell = min(0.8, 3.3 / n)
         grid = NumberGrid(names, names, lang, cell=cell, size=24 if n <= 4 else 20)
-        grid.move_to([-2.75, 0, 0], aligned_edge=LEFT).align_to([0, 2.45, 0], UP)
+        grid.move_to([-2.75, 0, 0], aligned_edge=LEFT).align_to([0, 2.65, 0], UP)
         grid.shift(DOWN * grid.col_labels.height)
         wants = VGroup(*[text(job[wish[i]], lang, size=22, color=palette.MUTED) for i in range(n)])
         wants_x = grid.cells.get_left()[0] - 0.85
@@ -117,7 +117,8 @@ class RolesEmerge(LessonScene):
         table = VGroup(grid, wants, wants_head, who_head, keys_head, read_heads)
 
         # --- the loss curve and the read-out of the run
-        ax = LossAxes(run.losses, p.steps, lang, self.tr).to_corner(DL, buff=0.4)
+        ax = LossAxes(run.losses, p.steps, lang, self.tr, height=1.4).to_edge(LEFT, buff=0.4)
+        ax.align_to([0, FLOOR, 0], DOWN)
 
         snaps = run.snapshots
         self.curve = VGroup()
@@ -133,7 +134,7 @@ class RolesEmerge(LessonScene):
             return made[name, color].copy()
 
         slots = Slots()   # numbers, flags, read-outs and info lines, each redrawn only when it changes
-        line_y = [ax.get_bottom()[1] + 0.15 + 0.42 * (3 - r) for r in range(4)]
+        line_y = [FLOOR + 0.17 + 0.42 * (3 - r) for r in range(4)]
         info_x = col_x[0] - 0.75
 
         def line(r: int, content: str, color=palette.INK):
@@ -218,29 +219,37 @@ class RolesEmerge(LessonScene):
             return probes
 
         # --- intro: the party and what each person wants
-        with self.narration("intro_say", n=n, jobs=n_jobs):
+        with self.beat("intro_say", n=n, jobs=n_jobs):
             self.play(Write(heading), run_time=0.8)
             self.play(FadeIn(table), run_time=1.2)
         self.key_moment("party", names=names, wants=[w.text for w in wants])
 
-        with self.narration("start_say"):
+        with self.beat("start_say"):
             self.play(FadeIn(ax), FadeIn(self.marker), run_time=0.6)
             show(0, run_time=1.0)
+            # the sentence is about what the signs seek, the labels claim and the
+            # contents bring (grey where wrong): highlight those columns, each
+            # about its own centre; the beat's filler keeps highlighting them
+            columns = [VGroup(*[slots.current[(key, i)][1] for i in range(n)]) for key, _ in READOUTS]
+            self.play(*[Indicate(c, scale_factor=1.06, color=palette.AREA) for c in columns], run_time=1.0)
 
         first = snaps[0].attention.argmax(1)
         wrong_rows = [i for i in range(n) if first[i] != match[i]]
         if wrong_rows:
             i = wrong_rows[0]
-            with self.narration("referee_say", who=names[i], right=names[match[i]], picked=names[first[i]]):
+            # the referee's marks: the red boxes and the dashed right answers
+            marks = VGroup(*self.flags, *[m for key, (_, m) in slots.current.items() if key[0] == "should"])
+            with self.beat("referee_say", focus=marks, who=names[i], right=names[match[i]],
+                           picked=names[first[i]]):
                 self.play(*[Indicate(f, color=palette.ALERT, scale_factor=1.15) for f in self.flags], run_time=1.0)
 
         half = max(1, len(snaps) // 2)
-        with self.narration("train_say"):
+        with self.beat("train_say"):
             for k in range(1, half):   # the early snapshots, where the change happens, go slower
                 show(k, run_time=1.1)
         # The verdict follows the measured held-out accuracy, never the script.
         learned = run.learned
-        with self.narration("emerge_say" if learned else "stuck_say"):
+        with self.beat("emerge_say" if learned else "stuck_say"):
             for k in range(half, len(snaps)):
                 shown = show(k)["readouts"]   # the last snapshot's read-outs stay on screen
 
@@ -249,8 +258,8 @@ class RolesEmerge(LessonScene):
         result = dict(steps=p.steps, start=sci_text(snaps[0].loss), end=sci_text(last.loss),
                       ratio=f"{snaps[0].loss / last.loss:,.0f}", acc=percent(run.heldout_accuracy))
         if learned:
-            with self.narration("outro_say", **result, who=names[i], asks=shown["asks"][i],
-                                says=shown["says"][match[i]]):
+            with self.beat("outro_say", **result, who=names[i], asks=shown["asks"][i],
+                           says=shown["says"][match[i]]):
                 # the guest's sign (Q column) and the sign's target's label (K column)
                 asks_cell = slots.current[("asks", i)][1]
                 says_cell = slots.current[("says", int(match[i]))][1]
@@ -259,8 +268,8 @@ class RolesEmerge(LessonScene):
                 self.play(Create(box), run_time=0.8)
                 self.wait(0.5)
         else:
-            with self.narration("outro_stuck_say", **result,
-                                need=percent(qm.LEARNED_ACCURACY)):
+            with self.beat("outro_stuck_say", **result,
+                           need=percent(qm.LEARNED_ACCURACY)):
                 # the accuracy line is the verdict: it stays short of the mark
                 acc_line = slots.current[("info", 2)][1]
                 self.play(Create(SurroundingRectangle(acc_line, color=palette.ALERT, buff=0.08)),

@@ -115,7 +115,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         driver = VGroup()
         self.add(driver)
         driver.add_updater(follow)
-        with self.narration("intro_say"):
+        with self.beat("intro_say"):
             self.play(Write(heading), FadeIn(wall), FadeIn(edges), FadeIn(corners), run_time=1.2)
             self.play(FadeIn(rays), FadeIn(shadow), FadeIn(formula), run_time=1.2)
         self.key_moment("parallel", **self._probes(V, rays, shadow, angle, light()))
@@ -129,15 +129,15 @@ class ShadowProjection(LessonScene, ThreeDScene):
         rank_note = note(self.tr("rank_note"), lang, width=4.2)
         rank_note.next_to(facts, DOWN, aligned_edge=LEFT, buff=0.2)
         fix_in_frame(self, facts, rank_note)
-        with self.narration("rank_say"):
+        with self.beat("rank_say"):
             self.play(FadeIn(facts), FadeIn(rank_note), run_time=1.0)
         self.key_moment("facts", rank=qm.rank(P0), idempotent=float(np.abs(P0 @ P0 - P0).max()),
                         shown=[f.get_tex_string() for f in facts])
 
-        with self.narration("turn_say"):
+        with self.beat("turn_say"):
             self.play(angle.animate.set_value(turn), run_time=3.0, rate_func=linear)
         self.key_moment("turned", **self._probes(V, rays, shadow, angle, light()))
-        with self.narration("tilt_say"):
+        with self.beat("tilt_say"):
             self.play(tilt.animate.set_value(1.0), run_time=3.0, rate_func=linear)
         self.key_moment("tilted", **self._probes(V, rays, shadow, angle, light()))
 
@@ -150,7 +150,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         pair_note.next_to(rank_note, DOWN, aligned_edge=LEFT, buff=0.3)
         fix_in_frame(self, pair_note)
         P = qm.shadow_matrix(light(), turned(angle.get_value()))
-        with self.narration("pair_say"):
+        with self.beat("pair_say"):
             self.play(FadeIn(second), FadeIn(link), FadeIn(pair_note), run_time=1.0)
             self.play(Flash(V[top] @ P + OFF, color=palette.ALERT), run_time=0.8)
         # what is drawn: the first point's ray (its far end is its shadow) and the second dot
@@ -160,7 +160,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         # a point lamp: perspective, linear only in homogeneous coordinates
         lamp = Dot3D(L + OFF, radius=0.12, color=palette.Q_GOLD)
         lamp_note = self._corner_panel(MathTex(r"[x,\ 1]\,H \propto [s,\ 1]", font_size=32), "lamp_note")
-        with self.narration("lamp_say"):
+        with self.beat("lamp_say"):
             self.play(FadeOut(second), FadeOut(link), FadeOut(pair_note), run_time=0.5)
             mode["lamp"] = True
             self.play(FadeIn(lamp), FadeIn(lamp_note), run_time=1.2)
@@ -182,7 +182,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         shown_coords = [tex_number(c, 2, pad=True) for c in coords]
         shown = ",\\ ".join(shown_coords)
         b_note = self._corner_panel(b_mob, MathTex(rf"s\,B = [{shown}]", font_size=32), "basis_note")
-        with self.narration("basis_say"):
+        with self.beat("basis_say"):
             self.play(FadeOut(lamp_note), FadeIn(axes), run_time=1.0)
             self.play(FadeIn(b_note), run_time=1.0)
             self.move_camera(theta=THETA + 12 * DEGREES, run_time=2.0)

@@ -40,7 +40,9 @@ from scenes.kit.wrap import wrapped_text
 
 SIDEBAR_WIDTH = 4.6                       # the readout column on the left
 TEXT_WIDTH = SIDEBAR_WIDTH - 0.6
-PLANE_ORIGIN = np.array([2.3, -0.3, 0.0])
+PLANE_ORIGIN = np.array([2.3, 0.35, 0.0])  # centred on the frame above the subtitle band
+PLANE_UNIT = 0.78                         # scene units per plane unit: the words stay clear of the band
+FLOOR = -2.95                             # nothing drawn lower: the subtitle band starts at y = -3.04
 
 
 class SpaceDeformation(LessonScene):
@@ -53,8 +55,8 @@ class SpaceDeformation(LessonScene):
         # --- the readout panel (left) ---------------------------------
         heading = title(self.tr("title"), lang, width=TEXT_WIDTH)
         stage = text(" ", lang, size=28, color=palette.AREA)
-        readout = LiveMatrix(np.eye(2))
-        m_eq = MathTex("M =", font_size=40)
+        readout = LiveMatrix(np.eye(2)).scale(0.9)
+        m_eq = MathTex("M =", font_size=36)
         m_row = VGroup(m_eq, readout).arrange(RIGHT, buff=0.2)
         det_tex = MathTex(r"\det M =", font_size=36)
         det_num = FastDecimal(1.0, num_decimal_places=2, font_size=36, color=palette.AREA)
@@ -63,16 +65,23 @@ class SpaceDeformation(LessonScene):
         convention = VGroup(
             MathTex(r"y = x\,M", font_size=38),
             note(self.tr("convention"), lang, width=3.9),
-        ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
-        column = VGroup(m_row, det_row, det_note).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+        column = VGroup(m_row, det_row, det_note).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
         column.next_to(heading, DOWN, aligned_edge=LEFT, buff=1.25)
         stage.next_to(heading, DOWN, aligned_edge=LEFT, buff=0.3)
-        convention.next_to(column, DOWN, aligned_edge=LEFT, buff=0.85)
+        # the convention under the readouts, lifted out of the subtitle band when
+        # a two-line title pushes the column down
+        convention.next_to(column, DOWN, aligned_edge=LEFT, buff=0.6)
+        if convention.get_bottom()[1] < FLOOR:
+            convention.shift(UP * (FLOOR - convention.get_bottom()[1]))
         panel = Rectangle(width=SIDEBAR_WIDTH, height=config.frame_height + 0.1, stroke_width=0,
                           fill_color=palette.PANEL, fill_opacity=0.93)
         panel.to_edge(LEFT, buff=0)
 
-        plane = DeformablePlane(words, PLANE_ORIGIN, avoid=[panel])
+        # word labels keep out of the side panel and the subtitle band
+        band = Rectangle(width=config.frame_width, height=config.frame_height / 2 + FLOOR)
+        band.move_to([0, -config.frame_height / 2, 0], aligned_edge=DOWN)
+        plane = DeformablePlane(words, PLANE_ORIGIN, unit=PLANE_UNIT, avoid=[panel, band])
         self.plane = plane
 
         def show(M):
@@ -109,14 +118,14 @@ class SpaceDeformation(LessonScene):
         # background grid stays in manim's cached background.
         driver = VGroup()
         self.add(plane.background, driver)
-        with self.narration("intro"):
+        with self.beat("intro"):
             self.play(Create(plane.grid), run_time=1.5)
             self.play(FadeIn(panel), Write(heading), FadeIn(plane.square),
                       GrowFromCenter(plane.i_arrow), GrowFromCenter(plane.j_arrow),
                       FadeIn(plane.i_label), FadeIn(plane.j_label), run_time=1.2)
             self.play(*[FadeIn(w, scale=0.6) for w in words], run_time=1.0)
         driver.add_updater(follow)
-        with self.narration("convention_say"):
+        with self.beat("convention_say", focus=convention):
             self.play(FadeIn(column), FadeIn(convention), run_time=1.0)
             self.play(Indicate(readout.get_rows()[0], color=palette.BASIS_I),
                       Indicate(plane.i_arrow, color=palette.BASIS_I), run_time=1.0)
@@ -135,7 +144,7 @@ class SpaceDeformation(LessonScene):
         ]
         for key, path, M in steps:
             set_stage(key)
-            with self.narration(f"{key}_say"):
+            with self.beat(f"{key}_say", focus=det_row):   # each sentence ends on the area
                 if key == "rotation":  # pause halfway: still a rotation
                     run(path, 1.5, 0.0, 0.5, rate=linear)
                     self.wait(0.6)
@@ -149,7 +158,7 @@ class SpaceDeformation(LessonScene):
 
         set_stage("flatten")
         F = qm.flatten_onto(np.array(p.flatten_onto, dtype=float))
-        with self.narration("flatten_say"):
+        with self.beat("flatten_say"):
             run(qm.linear_path(F), 3.0)
             groups = qm.collisions(points, F)
             marks = VGroup()
@@ -159,7 +168,7 @@ class SpaceDeformation(LessonScene):
                 marks.add(mark)
                 self.play(Flash(spot, color=palette.ALERT), run_time=0.8)
             lost = text(self.tr("info_lost"), lang, size=26, color=palette.ALERT)
-            lost.next_to(det_note, DOWN, aligned_edge=LEFT, buff=0.15)
+            lost.next_to(self.stage, DOWN, aligned_edge=LEFT, buff=0.12)   # the step's caption
             self.play(det_num.animate.set_color(palette.ALERT), FadeIn(lost), run_time=0.8)
             for g, mark in zip(groups, marks):
                 mark.next_to(VGroup(*[words[i].label for i in g]), UP, buff=0.12)
@@ -167,7 +176,7 @@ class SpaceDeformation(LessonScene):
                 self.play(FadeIn(mark), run_time=0.5)
             self.wait(1.0)
             self.key_moment("flatten", collisions=groups, **probes(F))
-        plane.avoid = [panel]
+        plane.avoid = [panel, band]
         self.play(FadeOut(marks), FadeOut(lost), FadeOut(plane.grid), FadeOut(plane.square),
                   det_num.animate.set_color(palette.AREA), run_time=0.6)
         state["path"] = lambda t: np.eye(2)
@@ -179,21 +188,21 @@ class SpaceDeformation(LessonScene):
         A, B, C = qm.svd_stages(M)
         stage_paths = qm.svd_path(M)
         set_stage("svd")
-        with self.narration("svd_say"):
+        with self.beat("svd_say", focus=self.stage):
             self.wait(0.5)
         stage_keys = [("svd_a", {"angle": _deg(qm.rotation_angle(A))}),
                       ("svd_b_flip" if B[1, 1] < 0 else "svd_b",
                        {"sx": plain_number(B[0, 0], 2, pad=True), "sy": plain_number(B[1, 1], 2, pad=True)}),
                       ("svd_c", {"angle": _deg(qm.rotation_angle(C))})]
         ends = [A, A @ B, A @ B @ C]
-        with self.narration("svd_stage_say"):
+        with self.beat("svd_stage_say"):
             for (key, fields), path, end, name in zip(stage_keys, stage_paths, ends, "abc"):
                 set_stage(key, **fields)
                 run(path, 2.2)
                 self.wait(0.6)
                 self.key_moment(f"svd_{name}", **probes(end))
         set_stage("outro")
-        with self.narration("outro_say"):
+        with self.beat("outro_say"):
             self.play(Indicate(readout, color=palette.AREA), run_time=1.2)
             self.wait(0.8)
         self.key_moment("end", **probes(M))

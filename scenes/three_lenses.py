@@ -53,7 +53,7 @@ class ThreeLenses(LessonScene):
         trait_line = note(self.tr("traits", traits=traits), lang)
         trait_line.next_to(cloud, DOWN, buff=0.15)
 
-        with self.narration("intro_say", n=len(p.traits)):
+        with self.beat("intro_say", n=len(p.traits)):
             self.play(Write(heading), FadeIn(cloud), FadeIn(trait_line), run_time=1.2)
 
         panels = VGroup()
@@ -85,7 +85,7 @@ class ThreeLenses(LessonScene):
             place_labels(panel.words, avoid=[panel[2], panel[3], panel.heading])
 
         for k, panel in enumerate(panels):
-            with self.narration(f"lens{k + 1}_say", keep=p.lenses[k].keep.name(lang),
+            with self.beat(f"lens{k + 1}_say", keep=p.lenses[k].keep.name(lang),
                                 drop=p.lenses[k].drop.name(lang)):
                 self.play(FadeIn(panel.axes), FadeIn(panel[2]), FadeIn(panel[3]),
                           FadeIn(panel.heading), run_time=0.7)
@@ -97,7 +97,7 @@ class ThreeLenses(LessonScene):
             self.key_moment(f"lens{k + 1}", words=np.array([panel.axes.p2c(w.dot.get_center())
                                                             for w in panel.words]),
                             collisions=qm.collisions(X, panel.M))
-        with self.narration("outro_say"):
+        with self.beat("outro_say"):
             self.play(*[Indicate(pn.heading[0], color=c) for pn, c in zip(panels, LENS_COLOURS)], run_time=1.2)
             self.wait(0.5)
         self.key_moment("end")

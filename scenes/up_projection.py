@@ -2,31 +2,51 @@
 
 The plane's grid and the point x are carried by W (row vectors: [u, v] @ W)
 onto the tilted plane spanned by W's rows; x lands on x @ W.  The path is
-the straight line of maps (1 - t) [I | 0] + t W.  Then a 2x2 rotation and
-stretch for contrast: the same dimension, a different form.
+the straight line of maps (1 - t) [I | 0] + t W.  W's two rows are drawn as
+the arrows that span the tilted plane, and dashed lines drop from the landed
+point to the floor and the axes, so its coordinates can be read.  Then a 2x2
+map for contrast, built on screen before it is used: M = S R(θ), a stretch
+and then a rotation (row vectors: x M = (x S) R), played stage by stage.
 
     manim -ql scenes/up_projection.py UpProjection
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import contextmanager
+
 import numpy as np
 from manim import (
     DEGREES,
+    DL,
     DOWN,
+    DR,
     LEFT,
     ORIGIN,
+    OUT,
     RIGHT,
+    UL,
     UP,
+    UR,
+    Cone,
     Create,
+    DashedLine,
     Dot3D,
     FadeIn,
     FadeOut,
+    GrowFromPoint,
+    Indicate,
+    LaggedStart,
     Line,
+    Line3D,
     MathTex,
+    Mobject,
     Polygon,
+    SurroundingRectangle,
     ThreeDAxes,
     ThreeDScene,
     ValueTracker,
+    VectorizedPoint,
     VGroup,
     Write,
     smooth,
@@ -35,11 +55,20 @@ from manim import (
 import qkv_math as qm
 from scenes.kit import palette
 from scenes.kit.displays import fix_in_frame, matrix_mob, note, text, title
-from scenes.kit.numbers import tex_number
+from scenes.kit.numbers import plain_number, plain_vector, tex_number
 from scenes.kit.scene import LessonScene
 
 SPAN = 4          # the grid covers [-SPAN, SPAN]^2 in plane coordinates
 EMBED = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])   # the plane as z = 0
+ROW_COLORS = (palette.BASIS_I, palette.BASIS_J)       # row i of W = where basis vector i lands
+POINT = palette.INK                                    # the point x and where it lands
+LIFTED = dict(phi=65 * DEGREES, theta=-55 * DEGREES)  # the camera once the plane is lifted
+CLOSE_BOX = ((-3.4, -2.8), (5.2, 2.5))  # (left, bottom), (right, top): the free middle for a close view
+
+
+def shown_entries(m: Mobject) -> list[list[str]]:
+    """The TeX of every entry of a matrix display, row by row (what is on screen)."""
+    return [[e.get_tex_string() for e in row] for row in m.get_rows()]
 
 
 class UpProjection(LessonScene, ThreeDScene):
@@ -49,15 +78,21 @@ class UpProjection(LessonScene, ThreeDScene):
         x = np.array(p.point, dtype=float)
         W = np.array(p.W, dtype=float)
         work = qm.worked_product(p.point, p.W)
-        lim = max(5.0, float(np.abs(qm.apply(np.array([[SPAN, SPAN], [SPAN, -SPAN]]), W)).max()) + 0.5)
-        axes = ThreeDAxes(x_range=(-lim, lim, 1), y_range=(-lim, lim, 1), z_range=(-lim, lim, 1),
-                          x_length=7, y_length=7, z_length=7,
-                          axis_config={"stroke_color": palette.MUTED, "include_ticks": False})
+        landed = np.array([float(v) for v in work.result])
+        corners = qm.apply(np.array([[SPAN, SPAN], [SPAN, -SPAN]]), W)
+        lim = max(5.0, float(np.abs(corners).max()) + 0.5)
+        unit = 7 / (2 * lim)            # scene units per coordinate: the lifted grid fits the view
+        # the axes only reach a little past the point and W's rows (the grid runs on beyond them)
+        reach = max(5.0, float(np.abs(np.vstack([landed, W])).max()) + 2)
+        axes = ThreeDAxes(x_range=(-reach, reach, 1), y_range=(-reach, reach, 1), z_range=(-reach, reach, 1),
+                          x_length=2 * reach * unit, y_length=2 * reach * unit, z_length=2 * reach * unit,
+                          axis_config={"stroke_color": palette.MUTED, "include_ticks": False,
+                                       "tip_width": 0.16, "tip_height": 0.16})
         # seen from above the plane fills the view; the camera backs off as it lifts
         self.set_camera_orientation(phi=0, theta=-90 * DEGREES, zoom=lim / (SPAN + 1))
 
         t = ValueTracker(0.0)
-        state = {"map": lambda s: (1 - s) * EMBED + s * W}
+        state: dict[str, Callable[[float], np.ndarray]] = {"map": lambda s: (1 - s) * EMBED + s * W}
 
         def M():
             return state["map"](t.get_value())
@@ -66,7 +101,7 @@ class UpProjection(LessonScene, ThreeDScene):
                    [((-SPAN, v), (SPAN, v)) for v in range(-SPAN, SPAN + 1)]
         grid = VGroup(*[Line(ORIGIN, RIGHT, stroke_width=1.5, color=palette.EMBED, stroke_opacity=0.7)
                         for _ in segments])
-        dot = Dot3D(radius=0.06, color=palette.Q_GOLD)
+        dot = Dot3D(radius=0.06, color=POINT)
 
         def follow(_mob):
             m = M()
@@ -76,66 +111,286 @@ class UpProjection(LessonScene, ThreeDScene):
 
         follow(None)
         heading = title(self.tr("title"), lang)
-        w_mob = VGroup(MathTex("W =", font_size=36), matrix_mob(p.W, font_size=34)).arrange(RIGHT, buff=0.15)
+        w_mat = matrix_mob(p.W, row_colors=ROW_COLORS, font_size=34)
+        w_mob = VGroup(MathTex("W =", font_size=36), w_mat).arrange(RIGHT, buff=0.15)
         w_mob.to_corner(UP + RIGHT, buff=0.3)
         x_text = MathTex(rf"x = [{tex_number(p.point[0])},\ {tex_number(p.point[1])}]", font_size=36,
-                         color=palette.Q_GOLD).next_to(heading, DOWN, aligned_edge=LEFT, buff=0.3)
+                         color=POINT).next_to(heading, DOWN, aligned_edge=LEFT, buff=0.3)
         fix_in_frame(self, heading, w_mob, x_text)
         driver = VGroup()
         self.add(driver)
-        with self.narration("intro_say"):
+        with self.beat("intro_say"):
             self.play(Write(heading), Create(grid), FadeIn(dot), FadeIn(x_text), run_time=1.5)
-        self.key_moment("flat", dot=axes.p2c(dot.get_center()))
+        self.moment("flat", dot=axes.p2c(dot.get_center()))
+
+        # axis names that face the camera wherever it goes
+        tips = {"x": axes.c2p(reach, 0, 0) + 0.25 * RIGHT, "y": axes.c2p(0, reach, 0) + 0.2 * UP + 0.2 * RIGHT,
+                "z": axes.c2p(0, 0, reach) + 0.25 * OUT}
+        axis_labels = VGroup(*[MathTex(n, font_size=34, color=palette.INK).move_to(tips[n]) for n in "xyz"])
+        self.face_camera(*axis_labels)
 
         result = MathTex(r"x\,W = [" + ",\\ ".join(tex_number(v) for v in work.result) + "]",
-                         font_size=38, color=palette.Q_GOLD)
+                         font_size=38, color=POINT)
         result.next_to(x_text, DOWN, aligned_edge=LEFT, buff=0.25)
-        span_note = note(self.tr("span"), lang, width=4.0)
+        span_note = note(self.tr("span"), lang, width=4.6)
         span_note.next_to(result, DOWN, aligned_edge=LEFT, buff=0.25)
         fix_in_frame(self, result, span_note)
         driver.add_updater(follow)
-        with self.narration("lift_say", n=2, m=3):
+        with self.beat("lift_say", n=2, m=3):
             self.play(FadeIn(w_mob), run_time=0.6)
-            self.move_camera(phi=65 * DEGREES, theta=-55 * DEGREES, zoom=1.0, added_anims=[FadeIn(axes)],
-                             run_time=1.6)
+            self.move_camera(**LIFTED, zoom=1.0, added_anims=[FadeIn(axes), FadeIn(axis_labels)], run_time=1.6)
             self.play(t.animate.set_value(1.0), run_time=3.0, rate_func=smooth)
             self.play(FadeIn(result), run_time=0.6)
-        corners = [np.array(c, dtype=float) @ W for c in ((-SPAN, -SPAN), (SPAN, -SPAN), (SPAN, SPAN), (-SPAN, SPAN))]
-        sheet = Polygon(*[axes.c2p(*c) for c in corners], stroke_width=0, fill_color=palette.K_TEAL,
-                        fill_opacity=0.18)
-        self.key_moment("lifted", dot=axes.p2c(dot.get_center()),
+        sheet = Polygon(*[axes.c2p(*(np.array(c, dtype=float) @ W))
+                          for c in ((-SPAN, -SPAN), (SPAN, -SPAN), (SPAN, SPAN), (-SPAN, SPAN))],
+                        stroke_width=0, fill_color=palette.EMBED, fill_opacity=0.16)
+        self.moment("lifted", dot=axes.p2c(dot.get_center()),
                         grid_ends=np.array([axes.p2c(grid[0].get_start()), axes.p2c(grid[0].get_end())]),
-                        result=result.get_tex_string())
-        with self.narration("turn_say"):
-            self.play(FadeIn(sheet), FadeIn(span_note), run_time=0.8)
-            self.move_camera(theta=40 * DEGREES, run_time=4.0)
-            self.move_camera(phi=80 * DEGREES, theta=-20 * DEGREES, run_time=2.0)
-        self.key_moment("turned", dot=axes.p2c(dot.get_center()))
+                        result=result.get_tex_string(),
+                        axis_labels=[(lab.get_tex_string(), axes.p2c(lab.get_center())) for lab in axis_labels],
+                        facing=all(m in self.renderer.camera.fixed_orientation_mobjects
+                                   for lab in axis_labels for m in lab.get_family()))
 
-        # contrast: a same-dimension map keeps the plane flat
-        S = qm.stretch(*(float(v) for v in p.contrast_stretch))
-        R = qm.rotation(np.deg2rad(float(p.contrast_rotation_degrees)))
+        # W's rows: the arrows from the origin that span the tilted plane; the
+        # landed point's coordinates, read off by dashed lines to the floor and the axes
+        origin = axes.c2p(0, 0, 0)
+        arrows = VGroup(*[row_arrow(origin, axes.c2p(*row), c) for row, c in zip(W, ROW_COLORS)])
+        row_labels = VGroup(*[VGroup(text(self.tr("row", i=i + 1), lang, size=20, color=c),
+                                     MathTex(plain_vector(row).replace(", ", r",\ "), font_size=26, color=c)
+                                     ).arrange(DOWN, buff=0.06)
+                              for i, (row, c) in enumerate(zip(W, ROW_COLORS))])
+        floor = landed * np.array([1, 1, 0])
+        read = [k for k in range(3) if landed[k] != 0]     # a zero coordinate is read at the origin
+        feet = [landed * np.eye(3)[k] for k in read]
+        ends = [(landed, floor)] + [(landed if k == 2 else floor, foot) for k, foot in zip(read, feet)]
+        drops = VGroup(*[DashedLine(axes.c2p(*a), axes.c2p(*b), dash_length=0.06)
+                         for a, b in ends if np.linalg.norm(b - a) > 1e-9])
+        drops.set_stroke(color=POINT, width=2, opacity=0.85)
+        coords = VGroup(*[MathTex(tex_number(work.result[k]), font_size=30, color=POINT) for k in read])
+
+        # one close view for both: every label placed where it covers nothing else
+        important = np.vstack([np.zeros(3), W, landed, floor, *feet])
+        detail = self.close_view(axes, important, LIFTED, keep=list(axis_labels),
+                                 avoid=[heading, x_text, result, span_note, w_mob])
+        with self.viewed_from(**detail) as project:
+            taken = [box_of(m) for m in (heading, x_text, result, span_note, w_mob)]
+            taken += [box_of(lab, project(lab.get_center())) for lab in axis_labels]
+            lines = [(origin, axes.c2p(*row)) for row in W] + [(d.get_start(), d.get_end()) for d in drops]
+            lines += [(axes.c2p(*(-reach * e)), axes.c2p(*(reach * e))) for e in np.eye(3)]
+            for a, b in lines:   # the lines a label must not sit on, as a row of small boxes
+                steps = max(8, int(np.linalg.norm(project(b) - project(a)) / 0.1))
+                taken += [box_of(None, project(a + (b - a) * k / steps), 0.04) for k in range(steps + 1)]
+            for label, anchor in [*zip(coords, feet), *zip(row_labels, W)]:
+                taken.append(self.place_beside(label, axes.c2p(*anchor), project, taken))
+        self.face_camera(*row_labels, *coords)
+        with self.beat("rows_say", focus=arrows):
+            self.move_camera(**detail, added_anims=[grid.animate.set_stroke(opacity=0.3)], run_time=1.5)
+            self.play(*[GrowFromPoint(a, origin) for a in arrows], run_time=1.2)
+            for i, label in enumerate(row_labels):
+                self.play(FadeIn(label), Indicate(w_mat.get_rows()[i], color=ROW_COLORS[i], scale_factor=1.15),
+                          run_time=0.9)
+            self.play(FadeIn(sheet), FadeIn(span_note), run_time=1.0)
+        self.moment("rows", tips=np.array([axes.p2c(a.tip.get_center()) for a in arrows]),
+                    starts=np.array([axes.p2c(a.tail.get_center()) for a in arrows]),
+                    labels=[lab[1].get_tex_string() for lab in row_labels],
+                    sheet=np.array([axes.p2c(v) for v in sheet.get_vertices()]))
+
+        with self.beat("coords_say", focus=coords, xw=plain_vector(work.result)):
+            if len(drops):
+                self.play(LaggedStart(*[Create(d) for d in drops], lag_ratio=0.5), run_time=2.0)
+            self.play(FadeIn(coords), Indicate(result, color=palette.AREA), run_time=1.0)
+        self.moment("coords", drops=[(axes.p2c(d.get_start()), axes.p2c(d.get_end())) for d in drops],
+                    coords=[(k, c.get_tex_string()) for k, c in zip(read, coords)],
+                    coord_at=np.array([axes.p2c(c.get_center()) for c in coords]),
+                    dot=axes.p2c(dot.get_center()))
+
+        with self.beat("turn_say"):
+            self.play(FadeOut(row_labels), FadeOut(coords), run_time=0.6)
+            self.move_camera(theta=40 * DEGREES, zoom=1.0, frame_center=ORIGIN,
+                             added_anims=[grid.animate.set_stroke(opacity=0.7)], run_time=4.0)
+            self.move_camera(phi=80 * DEGREES, theta=-20 * DEGREES, run_time=2.0)
+        self.moment("turned", dot=axes.p2c(dot.get_center()))
+
+        # contrast: a same-dimension map, built as a stretch and then a rotation before it is used
+        sx, sy = (float(v) for v in p.contrast_stretch)
+        degrees = float(p.contrast_rotation_degrees)
+        S = qm.stretch(sx, sy)
+        R = qm.rotation(np.deg2rad(degrees))
         C = S @ R
-        C3 = np.zeros((2, 3))
-        C3[:, :2] = C
+        deg_tex = rf"{tex_number(p.contrast_rotation_degrees)}^\circ"
         contrast = text(self.tr("contrast"), lang, size=26, color=palette.AREA)
         contrast.next_to(x_text, DOWN, aligned_edge=LEFT, buff=0.25)
-        c_mob = VGroup(MathTex("M =", font_size=34), matrix_mob(C, font_size=32, digits=2)
-                       ).arrange(RIGHT, buff=0.15)
-        c_mob.to_corner(UP + RIGHT, buff=0.3)
-        fix_in_frame(self, contrast, c_mob)
-        with self.narration("contrast_say"):
-            self.play(FadeOut(sheet), FadeOut(result), FadeOut(span_note), FadeOut(w_mob), run_time=0.6)
+        s_mat, r_mat, c_mat = (matrix_mob(m, font_size=30, digits=2) for m in (S, R, C))
+        formula = VGroup(VGroup(MathTex("S =", font_size=32), s_mat).arrange(RIGHT, buff=0.15),
+                         VGroup(MathTex(rf"R({deg_tex}) =", font_size=32), r_mat).arrange(RIGHT, buff=0.15),
+                         VGroup(MathTex(r"M = S\,R =", font_size=32), c_mat).arrange(RIGHT, buff=0.15)
+                         ).arrange(DOWN, aligned_edge=RIGHT, buff=0.3)
+        formula.to_corner(UP + RIGHT, buff=0.3)
+        fix_in_frame(self, contrast, formula)
+
+        # the flat view: the grid left of the formulas, below the text, through every stage
+        stages = [S @ qm.rotation(np.deg2rad(degrees) * s) for s in np.linspace(0, 1, 25)] + [np.eye(2), S]
+        square = np.array([[SPAN, SPAN], [SPAN, -SPAN], [-SPAN, SPAN], [-SPAN, -SPAN]], dtype=float)
+        reach_x = max(float(np.abs(square @ m)[:, 0].max()) for m in stages)
+        reach_y = max(float(np.abs(square @ m)[:, 1].max()) for m in stages)
+        left, right, bottom, top = -6.9, formula.get_left()[0] - 0.3, -2.95, contrast.get_bottom()[1] - 0.15
+        flat_zoom = min((right - left) / 2 / reach_x, (top - bottom) / 2 / reach_y) / unit
+        centre = np.array([(left + right) / 2, (bottom + top) / 2, 0.0])
+        flat = dict(phi=0, theta=-90 * DEGREES, zoom=flat_zoom, frame_center=-centre / flat_zoom)
+        C3 = np.zeros((2, 3))
+        S3 = np.zeros((2, 3))
+        C3[:, :2], S3[:, :2] = C, S
+        with self.beat("contrast_say", focus=formula):
+            self.play(*[FadeOut(m) for m in (sheet, result, span_note, w_mob, arrows, drops, axis_labels,
+                                             axes.z_axis)], run_time=0.8)
             state["map"] = lambda s: (1 - s) * W + s * EMBED
             t.set_value(0.0)
             self.play(t.animate.set_value(1.0), run_time=1.2)
-            self.move_camera(phi=0, theta=-90 * DEGREES, zoom=0.7 * lim / (SPAN + 1), run_time=1.2)
-            self.play(FadeIn(contrast), FadeIn(c_mob), run_time=0.6)
-            state["map"] = lambda s: (1 - s) * EMBED + s * C3
+            self.move_camera(**flat, run_time=1.4)
+            self.play(FadeIn(contrast), run_time=0.6)
+            for line in formula:
+                self.play(FadeIn(line), run_time=0.7)
+        self.moment("formula", S=shown_entries(s_mat), R=shown_entries(r_mat), M=shown_entries(c_mat),
+                        dot=axes.p2c(dot.get_center()))
+
+        box = SurroundingRectangle(formula[0], color=palette.AREA, buff=0.08)
+        fix_in_frame(self, box)
+        with self.beat("stretch_say", focus=formula[0], sx=plain_number(sx), sy=plain_number(sy)):
+            self.play(FadeIn(box), run_time=0.5)
+            state["map"] = lambda s: (1 - s) * EMBED + s * S3
+            t.set_value(0.0)
+            self.play(t.animate.set_value(1.0), run_time=2.0)
+        self.moment("stretched", dot=axes.p2c(dot.get_center()))
+
+        def turned_by(s):
+            out = np.zeros((2, 3))
+            out[:, :2] = S @ qm.rotation(np.deg2rad(degrees) * s)   # a true rotation at every instant
+            return out
+
+        box2 = SurroundingRectangle(formula[1], color=palette.AREA, buff=0.08)
+        box3 = SurroundingRectangle(formula[2], color=palette.AREA, buff=0.08)
+        fix_in_frame(self, box2, box3)
+        with self.beat("rotate_say", focus=formula[2], deg=plain_number(p.contrast_rotation_degrees)):
+            self.play(FadeOut(box), FadeIn(box2), run_time=0.5)
+            state["map"] = turned_by
             t.set_value(0.0)
             self.play(t.animate.set_value(1.0), run_time=2.5)
-        self.key_moment("contrast", dot=axes.p2c(dot.get_center()), matrix=C)
-        with self.narration("outro_say"):
-            self.wait(0.5)
+            self.play(FadeOut(box2), FadeIn(box3), run_time=0.5)
+        self.moment("contrast", dot=axes.p2c(dot.get_center()), matrix=C, shown=shown_entries(c_mat))
+        with self.beat("outro_say"):
+            self.play(FadeOut(box3), run_time=0.5)
         driver.clear_updaters()
-        self.key_moment("end")
+        self.moment("end")
+
+    def moment(self, name: str, **probes) -> None:
+        """A key moment, with the camera's projection brought up to date first
+        (a dry run skips the frames that would refresh it)."""
+        self.renderer.camera.reset_rotation_matrix()
+        self.key_moment(name, **probes)
+
+    @contextmanager
+    def viewed_from(self, phi: float, theta: float, zoom: float, frame_center: np.ndarray):
+        """Within the block the camera stands at this view (then back where it
+        was); yields ``project``: a point in the scene -> where it is drawn."""
+        cam = self.renderer.camera
+        old = (cam.get_phi(), cam.get_theta(), cam.get_zoom(), cam.frame_center.copy())
+        cam.set_phi(phi), cam.set_theta(theta), cam.set_zoom(zoom)
+        cam.frame_center = frame_center
+        cam.reset_rotation_matrix()
+        try:
+            yield lambda point: cam.project_point(np.asarray(point, dtype=float))
+        finally:
+            cam.set_phi(old[0]), cam.set_theta(old[1]), cam.set_zoom(old[2])
+            cam.frame_center = old[3]
+            cam.reset_rotation_matrix()
+
+    def close_view(self, axes: ThreeDAxes, points: np.ndarray, angles: dict, keep: list[Mobject],
+                   avoid: list[Mobject]) -> dict:
+        """The camera at ``angles`` zoomed on ``points`` (axes coordinates):
+        they fill the free middle of the frame, clear of the text in its
+        corners; zoomed out again while any of ``keep`` (labels that face the
+        camera) would leave the frame or cover one of ``avoid``."""
+        centre = axes.c2p(*(points.max(axis=0) + points.min(axis=0)) / 2)
+        with self.viewed_from(**angles, zoom=1.0, frame_center=centre) as project:
+            drawn = np.array([project(axes.c2p(*q))[:2] for q in points])
+            rot = self.renderer.camera.get_rotation_matrix()
+        extent = drawn.max(axis=0) - drawn.min(axis=0) + 1.4      # room for the labels
+        (left, bottom), (right, top) = CLOSE_BOX
+        aim = np.array([(left + right) / 2, (bottom + top) / 2])
+
+        def view(zoom: float) -> dict:
+            middle = (drawn.max(axis=0) + drawn.min(axis=0)) / 2 * zoom     # where the points' middle is drawn
+            shift = rot.T @ np.array([*(middle - aim) / zoom, 0.0])
+            return dict(**angles, zoom=zoom, frame_center=centre + shift)
+
+        def clear(v: dict) -> bool:
+            with self.viewed_from(**v) as project:
+                boxes = [box_of(m, project(m.get_center())) for m in keep]
+            return all(-6.95 < b[0] and b[2] < 6.95 and -2.95 < b[1] and b[3] < 3.95 and
+                       not any(overlap(b, box_of(a)) for a in avoid) for b in boxes)
+
+        zoom = float(np.clip(min((right - left) / extent[0], (top - bottom) / extent[1]), 1.0, 2.5))
+        while zoom > 1.0 and not clear(view(zoom)):
+            zoom = max(1.0, zoom * 0.92)
+        return view(zoom)
+
+    @staticmethod
+    def place_beside(label: Mobject, anchor: np.ndarray, project: Callable, taken: list) -> tuple:
+        """Put ``label`` (one that faces the camera) beside ``anchor`` where,
+        as drawn, it covers none of ``taken`` and stays in the free frame;
+        return its box as drawn."""
+        spot = project(anchor)
+        rot = UpProjection._rotation(project, anchor)
+        tries = [side * np.array([label.width / 2 + gap, label.height / 2 + gap, 0])
+                 for gap in (0.12, 0.35, 0.6) for side in (DOWN, LEFT, RIGHT, UP, DL, DR, UL, UR)]
+
+        def free(offset):
+            box = box_of(label, spot + offset)
+            inside = -6.95 < box[0] and box[2] < 6.95 and -2.95 < box[1] and box[3] < 3.95
+            return inside and not any(overlap(box, t) for t in taken)
+
+        offset = next((o for o in tries if free(o)), tries[0])
+        box = box_of(label, spot + offset)
+        label.move_to(anchor + rot @ offset)
+        return box
+
+    @staticmethod
+    def _rotation(project: Callable, anchor: np.ndarray) -> np.ndarray:
+        """The 3x3 map from a step on the screen to the 3-D step at ``anchor``
+        that is drawn as that step (the inverse of the view, at that depth)."""
+        base = project(anchor)[:2]
+        cols = np.array([project(anchor + e)[:2] - base for e in np.eye(3)]).T   # 2x3: 3-D step -> screen
+        return np.linalg.pinv(cols) @ np.eye(2, 3)
+
+    def face_camera(self, *mobjects: Mobject) -> None:
+        """Labels placed in 3-D that always face the camera (only their centre
+        moves with the view), not on screen yet: the scene fades them in."""
+        self.add_fixed_orientation_mobjects(*mobjects)
+        self.remove(*mobjects)
+
+
+def row_arrow(start: np.ndarray, end: np.ndarray, color) -> VGroup:
+    """A 3-D arrow from ``start`` to ``end`` (few faces: quick to draw);
+    ``.tail`` and ``.tip`` are points that move with it."""
+    direction = (end - start) / np.linalg.norm(end - start)
+    head = min(0.14, 0.4 * float(np.linalg.norm(end - start)))
+    shaft = Line3D(start, end - head * direction, thickness=0.012, color=color, resolution=(1, 12))
+    cone = Cone(direction=direction, base_radius=0.045, height=head, resolution=(1, 12),
+                fill_color=color, fill_opacity=1, stroke_width=0).shift(end)
+    arrow = VGroup(shaft, cone)
+    arrow.tail, arrow.tip = VectorizedPoint(start), VectorizedPoint(end)
+    arrow.add(arrow.tail, arrow.tip)
+    return arrow
+
+
+def box_of(m: Mobject | None, centre: np.ndarray | None = None, size: float = 0.0) -> tuple:
+    """Left, bottom, right, top of ``m`` as drawn with its centre at ``centre``
+    (or where it is), or a square of ``size`` around ``centre``."""
+    if m is None:
+        return (centre[0] - size, centre[1] - size, centre[0] + size, centre[1] + size)
+    c = m.get_center() if centre is None else centre
+    return (c[0] - m.width / 2, c[1] - m.height / 2, c[0] + m.width / 2, c[1] + m.height / 2)
+
+
+def overlap(a: tuple, b: tuple, pad: float = 0.05) -> bool:
+    return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad

@@ -35,8 +35,8 @@ from scenes.kit.displays import matrix_mob, text, title
 from scenes.kit.numbers import plain_vector, tex_number
 from scenes.kit.scene import LessonScene
 
-LINES_BOTTOM = -3.6    # lowest the block of arithmetic lines may reach
-BASELINE = -2.95       # bottom of the glasses
+LINES_BOTTOM = -2.95   # lowest the block of arithmetic lines may reach (above the subtitles)
+BASELINE = -2.4        # bottom of the glasses: their recipes go below, above the subtitles
 GLASS_HEIGHT = 2.8     # tallest stack of a glass, in scene units
 
 
@@ -85,7 +85,7 @@ class WorkedExample(LessonScene):
         if top.width > 13:
             top.scale_to_fit_width(13)
 
-        with self.narration("intro_say", n=n, m=m):
+        with self.beat("intro_say", n=n, m=m):
             self.play(Write(heading), run_time=0.8)
             self.play(FadeIn(x_mat), FadeIn(w_mat), FadeIn(eq), FadeIn(y_mat), FadeIn(names),
                       run_time=1.2)
@@ -110,7 +110,7 @@ class WorkedExample(LessonScene):
         for j in range(len(work.columns)):
             box_w = SurroundingRectangle(w_cols[j], color=cols[j], buff=0.1)
             box_x = SurroundingRectangle(x_mat.get_entries(), color=cols[j], buff=0.1)
-            with self.narration("column_say", j=j + 1):
+            with self.beat("column_say", focus=lines[j], j=j + 1):
                 self.play(FadeIn(box_w), FadeIn(box_x),
                           *[e.animate.set_color(cols[j]) for e in w_cols[j]], run_time=0.6)
                 self.play(Write(lines[j]), run_time=1.6)
@@ -120,7 +120,7 @@ class WorkedExample(LessonScene):
                 self.remove(shown)
                 self.play(FadeOut(box_w), FadeOut(box_x), run_time=0.4)
         result_text = plain_vector(work.result, fractions=frac)
-        with self.narration("result_say", result=result_text):
+        with self.beat("result_say", result=result_text):
             self.play(*[e.animate.scale(1.15) for e in y_entries], run_time=0.5)
             self.play(*[e.animate.scale(1 / 1.15) for e in y_entries], run_time=0.5)
         self.key_moment("columns", lines=[l[1].get_tex_string() for l in lines],
@@ -128,10 +128,12 @@ class WorkedExample(LessonScene):
 
         # --- each output is a glass mixed by W's column --------------------
         self.play(FadeOut(lines), run_time=0.6)
-        glasses, levels = self._glasses(work, ing, cols, ceiling=top.get_bottom()[1] - 0.75, fractions=frac)
+        glasses, levels = self._glasses(work, ing, cols, ceiling=top.get_bottom()[1] - 0.6, fractions=frac)
         heading = text(self.tr("cocktail"), lang, size=32, color=palette.AREA)
         heading.to_corner(UP + RIGHT, buff=0.35)
-        with self.narration("cocktail_say"):
+        # "a negative amount pours some out": the poured-out blocks, if any
+        poured = next((g["remove"] for g in glasses if len(g["remove"])), None)
+        with self.beat("cocktail_say", focus=poured):
             self.play(FadeIn(heading), run_time=0.6)
             for g in glasses:
                 self.play(FadeIn(g["glass"]), FadeIn(g["recipe"]), run_time=0.4)
@@ -142,7 +144,7 @@ class WorkedExample(LessonScene):
         self.key_moment("cocktail", levels=levels,
                         values=[g["value"].get_tex_string() for g in glasses])
         outro = text(self.tr("outro"), lang, size=30, color=palette.AREA).move_to(heading)
-        with self.narration("outro_say"):
+        with self.beat("outro_say", focus=w_mat):
             self.play(FadeOut(heading), FadeIn(outro), run_time=0.8)
             self.wait(1.0)
         self.key_moment("end")
@@ -200,7 +202,7 @@ class WorkedExample(LessonScene):
             recipe = MathTex(" + ".join(f"{tex_number(t.w, paren_negative=i > 0, fractions=fractions)}\\,x_{{{i + 1}}}"
                                         for i, t in enumerate(col.terms)),
                              font_size=36, color=cols[j])
-            recipe.next_to([cx, BASELINE, 0], DOWN, buff=0.2)
+            recipe.next_to([cx, BASELINE, 0], DOWN, buff=0.15)
             if recipe.width > spacing - 0.25:
                 recipe.scale_to_fit_width(spacing - 0.25)
             glasses.append(dict(glass=glass, add=add, remove=remove, level=level,

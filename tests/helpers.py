@@ -55,17 +55,26 @@ def dry_run(scene_name: str, tmp: Path, lesson: Path | None = None, lang: str = 
     return scene
 
 
+# The bottom band of the frame belongs to the subtitles: no label may reach into it.
+SUBTITLE_BAND = 0.12
+
+
 def layout_problems(moment: Moment, margin: float = 0.02, min_overlap: float = 0.02) -> list[str]:
-    """Labels of ``moment`` that leave the frame or overlap another label.
+    """Labels of ``moment`` that leave the frame, reach into the subtitle
+    band (the bottom SUBTITLE_BAND of the frame) or overlap another label.
     Two labels overlap when their boxes intersect by more than
     ``min_overlap`` scene units in both directions."""
     half_w, half_h = config.frame_width / 2, config.frame_height / 2
+    band_top = -half_h + SUBTITLE_BAND * config.frame_height
     problems = []
     labels = moment.labels
     for lab in labels:
         l, b, r, t = lab.box
         if l < -half_w + margin or r > half_w - margin or b < -half_h + margin or t > half_h - margin:
             problems.append(f"{moment.name}: {lab.kind} {lab.content!r} leaves the frame {lab.box}")
+        elif b < band_top:
+            problems.append(f"{moment.name}: {lab.kind} {lab.content!r} reaches into the subtitle band "
+                            f"(bottom {b:.2f} < {band_top:.2f})")
     for i, a in enumerate(labels):
         for c in labels[i + 1:]:
             dx = min(a.box[2], c.box[2]) - max(a.box[0], c.box[0])
@@ -76,7 +85,8 @@ def layout_problems(moment: Moment, margin: float = 0.02, min_overlap: float = 0
 
 
 def assert_clean_layout(scene) -> None:
-    """Every key moment of ``scene``: labels inside the frame, none overlapping."""
+    """Every key moment of ``scene``: labels inside the frame and above the
+    subtitle band, none overlapping."""
     assert scene.moments, "the scene recorded no key moments"
     problems = [p for m in scene.moments.values() for p in layout_problems(m)]
     assert not problems, "\n".join(problems)
@@ -94,3 +104,31 @@ def probe_video(path: Path) -> dict:
     """Decode a video fully (the pipeline's own probe); its duration (s),
     frame size, frame count and rate."""
     return dataclasses.asdict(probe(path))
+
+
+def cue_problems(cues, lang: str) -> list[str]:
+    """Cues (start, end, text) that break the reading limits: more than two
+    lines, a line too long or badly broken (``qkv_lens.cues.check_cue``), or
+    faster than CPS characters per second."""
+    from qkv_lens.cues import CPS, check_cue
+
+    problems = []
+    for start, end, text in cues:
+        problems += [f"{text!r}: {p}" for p in check_cue(text, lang)]
+        chars = len(text.replace("\n", ""))
+        if chars / max(end - start, 1e-6) > CPS[lang] + 1e-6:
+            problems.append(f"{text!r}: {chars / (end - start):.1f} characters per second")
+    return problems
+
+
+def assert_readable_beats(scene) -> None:
+    """Every beat of a dry-run scene: its cues within the limits, back to
+    back from the beat's start to its end, and the beats in order."""
+    assert scene.beats, "the scene played no beats"
+    problems, last_end = [], 0.0
+    for beat in scene.beats:
+        problems += cue_problems(beat.cues, scene.lang)
+        assert beat.start >= last_end - 1e-6, f"{beat.id} starts before the previous beat ends"
+        assert beat.cues[0][0] == beat.start and abs(beat.cues[-1][1] - beat.end) < 1e-6, beat.id
+        last_end = beat.end
+    assert not problems, "\n".join(problems)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, dry_run
+from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
 from tests.test_attention import reference_attention
 
 
@@ -52,6 +52,10 @@ def test_eat_finds_apple(scene):
 
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+def test_beats_are_readable(scene):
+    assert_readable_beats(scene)
 
 
 def test_six_tokens_causal_mask_and_temperature(tmp_path):

@@ -6,7 +6,7 @@ import pytest
 
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, dry_run
+from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
 
 
 def test_dot_and_angle_by_hand():
@@ -85,3 +85,7 @@ def test_histograms_and_saturation(scene):
 
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+def test_beats_are_readable(scene):
+    assert_readable_beats(scene)

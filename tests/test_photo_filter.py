@@ -5,7 +5,7 @@ from PIL import Image
 
 import qkv_math as qm
 from qkv_lens.lesson import LessonError, load_lesson
-from tests.helpers import ROOT, assert_clean_layout, dry_run
+from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -46,6 +46,10 @@ def test_filter_pictures(scene):
 
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+def test_beats_are_readable(scene):
+    assert_readable_beats(scene)
 
 
 def test_user_picture(tmp_path):

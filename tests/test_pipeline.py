@@ -523,6 +523,9 @@ def test_watch_renders_on_an_edit_of_the_lessons_picture(tmp_path, tree):
     from qkv_lens.pipeline.watch import watch
 
     (tmp_path / "pics").mkdir()
+    recording = tmp_path / "voice" / "en" / "WorkedExample" / "intro.wav"
+    recording.parent.mkdir(parents=True)
+    recording.write_bytes(b"RIFF")
     named = tmp_path / "pics" / "x.png"
     beside = tmp_path / "y.jpg"
     Image.fromarray(np.zeros((8, 8, 3), dtype=np.uint8)).save(named)
@@ -554,6 +557,9 @@ def test_watch_renders_on_an_edit_of_the_lessons_picture(tmp_path, tree):
         time.sleep(1.2)
         Image.fromarray(np.full((8, 8, 3), 90, dtype=np.uint8)).save(beside)  # a picture beside it
         assert wait_for(3) == 3
+        time.sleep(1.2)
+        recording.write_bytes(b"RIFF again")                                   # a recording of a beat
+        assert wait_for(4) == 4
     finally:
         stop.set()
         t.join(timeout=10)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, dry_run
+from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -50,6 +50,10 @@ def test_layout(scene):
     assert_clean_layout(scene)
 
 
+def test_beats_are_readable(scene):
+    assert_readable_beats(scene)
+
+
 def test_six_traits_and_other_focus(tmp_path):
     lesson = tmp_path / "l.toml"
     lesson.write_text("""[attention]
@@ -68,3 +72,90 @@ query = 0
     end = s.moments["end"].probes
     assert np.allclose(end["q_bars"], [-1]) and np.allclose(end["v_bars"], [0, -1])
     assert_clean_layout(s)
+
+
+def expected_terms():
+    """Every product x_i W_ij of the focus token, by hand (not qkv_math)."""
+    x, mats, out = expected()
+    return {k: x[:, None] * W for k, W in zip("qkv", mats.values())}, out
+
+
+def links(probes):
+    """What the drawn flows of one product connect: (trait row, output bar, value shown),
+    each read from where the flow starts (the heat-map row it leaves) and ends (the bar it enters)."""
+    rows, bars = np.array(probes["heat_rows"]), np.array(probes["bar_rows"])
+    return [(int(np.argmin(abs(rows - f["start"][1]))), int(np.argmin(abs(bars - f["end"][1]))), float(f["value"]))
+            for f in probes["flows"]]
+
+
+def test_flows_link_exactly_the_traits_with_a_non_zero_product(scene):
+    terms, _ = expected_terms()
+    for k in "qkv":
+        drawn = {(i, j) for i, j, _ in links(scene.moments[k].probes)}
+        assert drawn == {(i, j) for i, j in zip(*np.nonzero(terms[k]))}, k
+        # each flow starts level with its trait's row and ends level with its bar
+        probes = scene.moments[k].probes
+        for f, (i, j, _) in zip(probes["flows"], links(probes)):
+            assert abs(f["start"][1] - probes["heat_rows"][i]) < 1e-6
+            assert abs(f["end"][1] - probes["bar_rows"][j]) < 1e-6
+
+
+def test_flows_carry_the_products_and_sum_to_each_bar(scene):
+    terms, out = expected_terms()
+    for k in "qkv":
+        probes = scene.moments[k].probes
+        sums = np.zeros(len(out[k]))
+        for i, j, value in links(probes):
+            assert value == pytest.approx(terms[k][i, j], abs=0.005), (k, i, j)
+            sums[j] += value
+        shown = probes[f"{k}_bars"]
+        assert np.allclose(sums, shown, atol=0.005 * len(terms[k])), k
+        assert np.allclose(shown, out[k], atol=1e-6), k
+
+
+def test_each_bar_is_fed_while_its_flows_are_on_screen(scene):
+    # one key moment per fed bar, taken while its products and arrows are drawn
+    terms, _ = expected_terms()
+    for k in "qkv":
+        for j in range(terms[k].shape[1]):
+            name = f"{k}_flow_{j}"
+            fed = np.count_nonzero(terms[k][:, j])
+            assert (name in scene.moments) == bool(fed), name
+            if fed:
+                values = sorted(float(f["value"]) for f in scene.moments[name].probes["flows"])
+                assert values == pytest.approx(sorted(terms[k][:, j][terms[k][:, j] != 0]), abs=0.005)
+                shown = {lab.content for lab in scene.moments[name].labels}
+                assert {f["value"] for f in scene.moments[name].probes["flows"]} <= shown
+
+
+def test_narration_names_the_traits_that_feed_a_bar(scene):
+    said = dict(scene.said)
+    a = load_lesson(ROOT / "lesson.toml").attention
+    lang = scene.lang
+    # the key of 苹果: its food bar is fed by fruit and sweet
+    assert a.traits[0].name(lang) in said["k_flow_say"] and a.traits[4].name(lang) in said["k_flow_say"]
+    assert a.qk_dims[0].name(lang) in said["k_flow_say"]
+
+
+def test_a_product_nothing_feeds_says_so(tmp_path):
+    lesson = tmp_path / "l.toml"
+    lesson.write_text("""[attention]
+tokens = [{zh="猫", en="cat"}, {zh="坐", en="sat"}]
+traits = [{zh="动物", en="animal"}, {zh="动作", en="action"}]
+embeddings = [[1, 0], [0, 1]]
+qk_dims = [{zh="甲", en="a"}]
+v_dims = [{zh="乙", en="b"}, {zh="丙", en="c"}]
+W_Q = [[1], [-1]]
+W_K = [[2], [0]]
+W_V = [[1, 0], [0.5, -1]]
+focus = 1
+query = 0
+""", encoding="utf-8")
+    s = dry_run("QKVProjection", tmp_path, lesson=lesson, lang="zh")
+    keys = [k for k, _ in s.said]
+    assert "flow_none_say" in keys and "k_flow_say" not in keys
+    assert s.moments["k"].probes["flows"] == [] and np.allclose(s.moments["k"].probes["k_bars"], [0])
+    # the negative share of W_V flows too, and the bars sum what flowed in
+    assert sorted(float(f["value"]) for f in s.moments["v"].probes["flows"]) == [-1, 0.5]
+    assert_clean_layout(s)
+    assert_readable_beats(s)

@@ -3,7 +3,7 @@ import pytest
 
 from qkv_lens.lesson import load_lesson
 from qkv_lens.runs import training_runs
-from tests.helpers import ROOT, assert_clean_layout, dry_run, shown_number
+from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run, shown_number
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +40,10 @@ def test_same_start_then_the_asker_follows_the_position(scene, runs):
 
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+def test_beats_are_readable(scene):
+    assert_readable_beats(scene)
 
 
 def test_the_swap_is_claimed_because_it_was_measured(scene):

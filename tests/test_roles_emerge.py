@@ -7,7 +7,7 @@ import pytest
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
 from qkv_lens.runs import training_runs
-from tests.helpers import ROOT, assert_clean_layout, dry_run, shown_number
+from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run, shown_number
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +80,10 @@ def test_readouts_turn_into_meaning(scene, run):
 
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+def test_beats_are_readable(scene):
+    assert_readable_beats(scene)
 
 
 @pytest.mark.parametrize("v", [1.28, 0.61, 0.044, 0.0061, 4.4e-5, 2.6e-7])

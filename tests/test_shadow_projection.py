@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tests.helpers import assert_clean_layout, dry_run
+from tests.helpers import assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -64,3 +64,7 @@ def test_wall_coordinates(scene):
 
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+def test_beats_are_readable(scene):
+    assert_readable_beats(scene)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, dry_run
+from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -74,6 +74,10 @@ def test_flattening_makes_words_collide(scene):
 
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+def test_beats_are_readable(scene):
+    assert_readable_beats(scene)
 
 
 def test_chinese_labels_in_zh(scene):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, dry_run
+from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -28,3 +28,7 @@ def test_flattening_lens_merges_words(scene):
 
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+def test_beats_are_readable(scene):
+    assert_readable_beats(scene)

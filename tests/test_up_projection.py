@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, dry_run
+from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -34,5 +34,101 @@ def test_contrast_is_a_flat_rotation_and_stretch(scene):
     assert np.allclose(scene.moments["contrast"].probes["dot"], [*by_hand, 0], atol=1e-6)
 
 
+def lesson():
+    p = load_lesson(ROOT / "lesson.toml").up_projection
+    x, W = np.array(p.point, dtype=float), np.array(p.W, dtype=float)
+    # by hand, not qkv_math: x W one column at a time
+    landed = np.array([sum(x[i] * W[i, j] for i in range(2)) for j in range(3)])
+    return p, x, W, landed
+
+
+def test_axes_are_named_and_face_the_camera(scene):
+    _, _, W, landed = lesson()
+    probes = scene.moments["lifted"].probes
+    assert [n for n, _ in probes["axis_labels"]] == ["x", "y", "z"]
+    for k, (_, at) in enumerate(probes["axis_labels"]):
+        # each name sits at the end of its own axis (a little to the side), past the point and W's rows
+        assert at[k] > np.abs(np.vstack([landed, W])).max()
+        assert np.abs(np.delete(at, k)).max() < 1
+    assert probes["facing"], "axis names turn with the scene instead of facing the camera"
+    for moment in ("lifted", "rows", "coords", "turned"):
+        assert {"x", "y", "z"} <= {lab.content for lab in scene.moments[moment].labels}, moment
+
+
+def test_w_rows_are_the_arrows_that_span_the_plane(scene):
+    _, _, W, _ = lesson()
+    probes = scene.moments["rows"].probes
+    assert np.allclose(probes["starts"], 0, atol=1e-6)
+    assert np.allclose(probes["tips"], W, atol=1e-6)
+    assert [t.replace(r"\ ", "") for t in probes["labels"]] == \
+        ["[" + ",".join(f"{v:g}" for v in row) + "]" for row in W]
+    # the sheet shown with them is their span: every corner is a combination of the two rows
+    for corner in probes["sheet"]:
+        coeffs, *_ = np.linalg.lstsq(W.T, corner, rcond=None)
+        assert np.allclose(coeffs @ W, corner, atol=1e-6)
+
+
+def test_drop_lines_read_off_the_landed_point(scene):
+    _, _, _, landed = lesson()
+    probes = scene.moments["coords"].probes
+    assert np.allclose(probes["dot"], landed, atol=1e-6)
+    floor = landed * [1, 1, 0]
+    ends = [(np.round(a, 6), np.round(b, 6)) for a, b in probes["drops"]]
+    # every dashed line starts at the point or straight below it on the floor ...
+    assert all(np.allclose(a, landed) or np.allclose(a, floor) for a, _ in ends)
+    assert any(np.allclose(a, landed) and np.allclose(b, floor) for a, b in ends)
+    # ... and the others end on the three axes, at the point's coordinates
+    on_axes = sorted((tuple(b) for _, b in ends if np.count_nonzero(np.abs(b) > 1e-6) == 1))
+    assert np.allclose(on_axes, sorted(tuple(landed * e) for e in np.eye(3)))
+    # each coordinate is written beside its own foot
+    assert [k for k, _ in probes["coords"]] == [0, 1, 2]
+    assert [float(c) for _, c in probes["coords"]] == pytest.approx(list(landed))
+    feet = np.array([landed * e for e in np.eye(3)])
+    for k, at in enumerate(probes["coord_at"]):
+        assert np.argmin(np.linalg.norm(feet - at, axis=1)) == k
+    assert {"3", "4", "2"} <= {lab.content for lab in scene.moments["coords"].labels}
+
+
+@pytest.mark.parametrize("point, W", [([2, 4], None), ([-2, 1], [[2, 1, 0], [0, -1, 3]])])
+def test_other_lessons_stay_readable(tmp_path, point, W):
+    # a point that lands on the floor (no height to read) and a steeper W
+    lesson = tmp_path / "l.toml"
+    lesson.write_text("[up_projection]\n" + f"point = {point}\n" + (f"W = {W}\n" if W else ""), encoding="utf-8")
+    s = dry_run("UpProjection", tmp_path, lesson=lesson, lang="zh")
+    p = load_lesson(lesson).up_projection
+    landed = np.array(point, dtype=float) @ np.array(p.W, dtype=float)
+    assert np.allclose(s.moments["coords"].probes["dot"], landed)
+    assert [k for k, _ in s.moments["coords"].probes["coords"]] == [k for k in range(3) if landed[k] != 0]
+    assert np.allclose(s.moments["rows"].probes["tips"], np.array(p.W, dtype=float))
+    assert_clean_layout(s)
+
+
+def shown(entries):
+    return np.array([[float(e) for e in row] for row in entries])
+
+
+def test_contrast_matrix_is_built_from_a_stretch_and_a_rotation(scene):
+    p, x, _, _ = lesson()
+    th = np.deg2rad(float(p.contrast_rotation_degrees))
+    sx, sy = (float(v) for v in p.contrast_stretch)
+    S = np.diag([sx, sy])
+    R = np.array([[np.cos(th), np.sin(th)], [-np.sin(th), np.cos(th)]])
+    formula = scene.moments["formula"].probes
+    assert np.allclose(shown(formula["S"]), S, atol=0.005)
+    assert np.allclose(shown(formula["R"]), R, atol=0.005)
+    assert np.allclose(shown(formula["M"]), S @ R, atol=0.005)
+    assert np.allclose(shown(formula["M"]), shown(formula["S"]) @ shown(formula["R"]), atol=0.02)
+    # M is on screen before it is used: the plane is still flat and unmoved
+    assert np.allclose(formula["dot"], [*x, 0], atol=1e-6)
+    # then it is played as its two factors: first the stretch, then the turn
+    assert np.allclose(scene.moments["stretched"].probes["dot"], [*(x @ S), 0], atol=1e-6)
+    assert np.allclose(scene.moments["contrast"].probes["dot"], [*(x @ S @ R), 0], atol=1e-6)
+    assert scene.moments["contrast"].probes["shown"] == formula["M"]
+
+
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+def test_beats_are_readable(scene):
+    assert_readable_beats(scene)

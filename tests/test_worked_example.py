@@ -5,7 +5,7 @@ import pytest
 
 import qkv_math as qm
 from scenes.worked_example import column_tex
-from tests.helpers import assert_clean_layout, dry_run
+from tests.helpers import assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -33,6 +33,10 @@ def test_glasses_fill_to_the_result(scene):
 
 def test_layout(scene):
     assert_clean_layout(scene)
+
+
+def test_beats_are_readable(scene):
+    assert_readable_beats(scene)
 
 
 def test_fractions_lesson(tmp_path):

@@ -10,6 +10,8 @@ texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended \
 dvisvgm fonts-noto-cjk"
 # Browser tests of the lesson page (Playwright drives Debian's Chromium).
 APT_PACKAGES="$APT_PACKAGES chromium chromium-driver"
+# The draft voice of `qkv-lens render --voice espeak` (and its tests).
+APT_PACKAGES="$APT_PACKAGES espeak-ng"
 
 missing=()
 pkg-config --exists pangocairo 2>/dev/null || missing+=("pangocairo (libpango1.0-dev, libcairo2-dev, pkg-config)")
@@ -19,6 +21,7 @@ command -v latex >/dev/null 2>&1 || missing+=("latex (texlive-latex-base)")
 command -v dvisvgm >/dev/null 2>&1 || missing+=("dvisvgm")
 [ -n "$(fc-list :lang=zh 2>/dev/null | head -n 1)" ] || missing+=("a CJK font (fonts-noto-cjk)")
 [ -x /usr/bin/chromium ] || missing+=("chromium (for the lesson-page browser tests)")
+command -v espeak-ng >/dev/null 2>&1 || missing+=("espeak-ng (the draft voice, --voice espeak)")
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "bootstrap: missing system pieces:"

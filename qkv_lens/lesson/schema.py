@@ -189,6 +189,7 @@ class TrainingParams:
 class Lesson:
     path: Path
     language: str
+    voice: str              # "none", "espeak" or "recorded" (qkv_lens.voice)
     space_deformation: SpaceDeformationParams
     worked_example: WorkedExampleParams
     attention: AttentionParams

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from qkv_lens.picture import generated, read_picture
+from qkv_lens.voice import VOICES
 from qkv_math import cube_vertices
 
 from .bounds import (
@@ -66,7 +67,11 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
     if not isinstance(lang, str) or lang not in LANGUAGES:
         raise c.fail(where, f'one of {", ".join(map(repr, LANGUAGES))}', lang)
 
-    return Lesson(path=path, language=lang,
+    voice = merged["voice"]
+    if voice not in VOICES:
+        raise c.fail("voice", f'one of {", ".join(map(repr, VOICES))}', voice)
+
+    return Lesson(path=path, language=lang, voice=voice,
                   space_deformation=_space_deformation(c, merged["space_deformation"]),
                   worked_example=_worked_example(c, merged["worked_example"]),
                   attention=_attention(c, merged["attention"]),

@@ -5,7 +5,9 @@ module, every ``.py`` file of ``scenes/kit`` and ``qkv_math``, the parts of
 ``qkv_lens`` a scene runs (the lesson loader, texts, training runs, fonts,
 picture, registry), the scene's section of lesson.toml (after defaults) and
 the contents of any file it names (a picture), its texts and the glossary in
-that language, the quality, the format, transparency and the manim version.
+that language, the quality, the format, transparency and the manim version,
+and with a voice (``qkv_lens.voice.voice_key``) the voice mode and the
+espeak-ng version or the digest of the scene's recordings in that language.
 The command, pipeline and page are not part of it: editing them re-renders
 nothing.
 """
@@ -21,7 +23,7 @@ from qkv_lens.registry import SceneInfo, scenes_dir
 from qkv_lens.texts import GLOSSARY, section_texts
 
 # The parts of qkv_lens that run inside a scene's render.
-SCENE_SIDE = ("lesson", "texts.py", "runs.py", "fonts.py", "picture.py", "registry.py")
+SCENE_SIDE = ("lesson", "texts.py", "cues.py", "runs.py", "fonts.py", "picture.py", "registry.py", "voice.py")
 
 PIPELINE_VERSION = "1"  # bump when the way renders are made changes
 
@@ -79,7 +81,7 @@ def manim_version() -> str:
 
 def cache_key(scene: SceneInfo, lesson: Lesson, lang: str, quality: str, fmt: str = "mp4",
               transparent: bool = False, digests: dict[str, str] | None = None,
-              manim: str | None = None, root: Path | None = None) -> str:
+              manim: str | None = None, root: Path | None = None, voice: dict | None = None) -> str:
     """The hex key of one render (see the module docstring for its inputs)."""
     digests = digests or code_digests(root)
     module = (root / "scenes" if root else scenes_dir()) / f"{scene.module}.py"
@@ -97,5 +99,7 @@ def cache_key(scene: SceneInfo, lesson: Lesson, lang: str, quality: str, fmt: st
         "transparent": transparent,
         "manim": manim or manim_version(),
     }
+    if voice:    # absent without a voice, so silent renders keep their keys
+        parts["voice"] = voice
     blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]

@@ -10,6 +10,12 @@ Media directories are named ``qkv-media-<pid>-*`` after the qkv-lens process
 that owns them, so a later run can remove those a killed run left behind.
 An mp4 is remuxed (not re-encoded) with its index (``moov``) first, so a
 browser starts playing before the whole file is downloaded.
+
+A video with a voice (``--voice``): manim mixes the beats' audio into one
+track that ends where the last voice ends, often seconds before the picture.
+``fit_audio`` re-encodes that track padded with silence to the video's
+length (within one frame): AAC in mp4, Opus in webm, PCM in a transparent
+.mov; the video packets are copied.  A gif has no sound.
 """
 from __future__ import annotations
 
@@ -43,6 +49,7 @@ class Options:
     transparent: bool = False
     out: Path = Path("renders")
     lesson_path: Path = Path("lesson.toml")
+    voice: str = "none"          # qkv_lens.voice mode, passed to manim as QKV_VOICE
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,7 @@ class Result:
     width: int = 0
     height: int = 0
     error: str = ""
+    warnings: list[str] = field(default_factory=list)   # the child's "qkv-lens: warning:" lines
 
 
 def out_dir(opts: Options, lang: str) -> Path:
@@ -184,23 +192,28 @@ def render_job(job: Job, opts: Options) -> Result:
     """Render one scene in one language and move its outputs into place."""
     start = time.monotonic()
     dest_dir = out_dir(opts, job.lang)
-    env = dict(os.environ, QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path))
+    env = dict(os.environ, QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path), QKV_VOICE=opts.voice)
+    env.pop("QKV_BEATS_OUT", None)   # the beats file goes beside the video
     with tempfile.TemporaryDirectory(prefix=f"{MEDIA_PREFIX}{os.getpid()}-") as tmp:
         media = Path(tmp)
         status, output = CHILDREN.run(manim_command(job.scene, opts, media), env)
+        warnings = child_warnings(output)
         video = find_video(media, job.scene.name)
         if status != 0 or video is None:
             tail = "\n".join(output.strip().splitlines()[-12:])
             found = "" if status != 0 else " but wrote no video"
             return Result(job, False, time.monotonic() - start,
-                          error=f"manim exited with status {status}{found}\n{tail}")
+                          error=f"manim exited with status {status}{found}\n{tail}", warnings=warnings)
         stage = media / "stage"
         stage.mkdir()
         srt = video.with_suffix(".srt")  # manim writes it beside the video
         name = f"{job.scene.name}{video.suffix}"  # without manim's _ManimCE_v... (gif)
-        if video.suffix == ".mp4":
+        if video.suffix != ".gif" and (video.suffix == ".mp4" or has_audio(video)):
             try:
-                faststart(video, stage / name)
+                if has_audio(video):
+                    fit_audio(video, stage / name)   # the track covers the whole clip (mp4: faststart too)
+                else:
+                    faststart(video, stage / name)
             except Exception as err:  # noqa: BLE001 - a broken video is a failed render
                 return Result(job, False, time.monotonic() - start, error=f"cannot remux the video: {err}")
             video = stage / name
@@ -210,6 +223,9 @@ def render_job(job: Job, opts: Options) -> Result:
             vtt = stage / f"{job.scene.name}.vtt"
             vtt.write_text(srt_to_vtt(srt.read_text(encoding="utf-8")), encoding="utf-8")
             staged[vtt.name] = vtt
+        beats = videos_dir_beats(media, job.scene.name)
+        if beats is not None:      # the beats as played: ids, times, cues (for the page and presenting)
+            staged[f"{job.scene.name}.beats.json"] = beats
         png = stage / f"{job.scene.name}.png"
         try:
             info = probe(video, poster=png)
@@ -228,7 +244,98 @@ def render_job(job: Job, opts: Options) -> Result:
             raise
         for part, dest in parts:
             os.replace(part, dest)
-    return Result(job, True, time.monotonic() - start, [d for _, d in parts], duration, width, height)
+    return Result(job, True, time.monotonic() - start, [d for _, d in parts], duration, width, height,
+                  warnings=warnings)
+
+
+WARNING = "qkv-lens: warning: "
+
+
+def child_warnings(output: str) -> list[str]:
+    """The ``qkv-lens: warning:`` lines a manim child printed (a missing
+    recording), without the prefix, each once, in order."""
+    found = [line.strip()[len(WARNING):] for line in output.splitlines() if line.strip().startswith(WARNING)]
+    return list(dict.fromkeys(found))
+
+
+def has_audio(video: Path) -> bool:
+    import av
+    with av.open(str(video)) as c:
+        return bool(c.streams.audio)
+
+
+def stream_end(path: Path, kind: str) -> float:
+    """Seconds to the end of the first ``kind`` ("video", "audio") stream of
+    ``path``: the latest packet's time plus its duration."""
+    import av
+    with av.open(str(path)) as c:
+        stream = getattr(c.streams, kind)[0]
+        end, step = 0.0, 0.0
+        if stream.type == "video" and stream.average_rate:
+            step = 1 / float(stream.average_rate)
+        for packet in c.demux(stream):
+            if packet.pts is None:
+                continue
+            t = float(packet.pts * stream.time_base)
+            d = float(packet.duration * stream.time_base) if packet.duration else step
+            end = max(end, t + d)
+        return end
+
+
+# The audio codec of each container (PyAV names); a .mov keeps manim's PCM.
+AUDIO_CODECS = {".mp4": "aac", ".webm": "libopus", ".mov": "pcm_s16le"}
+
+
+def fit_audio(src: Path, dest: Path) -> None:
+    """Write ``src`` to ``dest`` with its video packets copied and its audio
+    re-encoded, padded with silence (or cut) to the video's length.  For AAC
+    the length is rounded to whole 1024-sample frames, which is how an mp4
+    reports it: the track then ends within half a frame of audio (about
+    11 ms) of the picture."""
+    import av
+    import numpy as np
+
+    seconds = stream_end(src, "video")
+    codec = AUDIO_CODECS.get(dest.suffix, "aac")
+    with av.open(str(src)) as inp:
+        ain = inp.streams.audio[0]
+        layout = "mono" if ain.channels == 1 else "stereo"
+        rate = 48000 if codec == "libopus" else (ain.rate or 48000)
+        resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate)
+        chunks = [f.to_ndarray() for frame in inp.decode(ain) for f in resampler.resample(frame)]
+        chunks += [f.to_ndarray() for f in resampler.resample(None)]
+    channels = 1 if layout == "mono" else 2
+    samples = np.concatenate(chunks, axis=1) if chunks else np.zeros((channels, 0), np.float32)
+    n = round(seconds * rate)
+    if codec == "aac":       # whole AAC frames (1024 samples): the mp4 then reports exactly n samples
+        n = round(seconds * rate / 1024) * 1024
+    if samples.shape[1] < n:
+        samples = np.pad(samples, ((0, 0), (0, n - samples.shape[1])))
+    samples = np.ascontiguousarray(samples[:, :n], dtype=np.float32)
+
+    options = {"movflags": "+faststart"} if dest.suffix == ".mp4" else {}
+    with av.open(str(src)) as inp, av.open(str(dest), "w", format=dest.suffix[1:], options=options) as out:
+        out.metadata.update(inp.metadata)
+        vin = inp.streams.video[0]
+        vout = out.add_stream_from_template(vin)
+        aout = out.add_stream(codec, rate=rate, layout=layout)
+        for packet in inp.demux(vin):
+            if packet.dts is None:
+                continue
+            packet.stream = vout
+            out.mux(packet)
+        step = 4800
+        for i in range(0, n, step):
+            frame = av.AudioFrame.from_ndarray(samples[:, i:i + step], format="fltp", layout=layout)
+            frame.sample_rate, frame.pts = rate, i
+            out.mux(aout.encode(frame))
+        out.mux(aout.encode(None))
+
+
+def videos_dir_beats(media: Path, scene: str) -> Path | None:
+    """The beats file the scene wrote beside its video, if any."""
+    found = sorted(media.glob(f"videos/**/{scene}.beats.json"))
+    return found[0] if found else None
 
 
 def run_jobs(jobs: list[Job], opts: Options, workers: int,

@@ -38,3 +38,27 @@ def probe(video: Path, poster: Path | None = None) -> VideoInfo:
             image.save(poster, format="PNG")
         return VideoInfo(float(last.pts * stream.time_base) + 1 / rate, stream.width, stream.height,
                          frames, rate)
+
+
+def longest_hold(video: Path, tail: float = 1.5, level: int = 24, pixels: int = 30) -> tuple[float, float]:
+    """(seconds, start) of the longest stretch of ``video`` in which the
+    picture stands still: fewer than ``pixels`` pixels change by more than
+    ``level`` grey levels from one frame to the next.  A hold that runs into
+    the last ``tail`` seconds counts only up to there (an end hold is fine)."""
+    import av
+    import numpy as np
+
+    best, start, prev, end = (0.0, 0.0), None, None, 0.0
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        for frame in container.decode(stream):
+            t = float(frame.pts * stream.time_base)
+            grey = frame.to_ndarray(format="gray").astype(np.int16)
+            still = prev is not None and int((np.abs(grey - prev) > level).sum()) < pixels
+            start = (start if start is not None else t) if still else None
+            if start is not None:
+                best = max(best, (t - start, start))
+            prev, end = grey, t
+    if best[1] + best[0] > end - tail:
+        best = (max(0.0, end - tail - best[1]), best[1])
+    return best

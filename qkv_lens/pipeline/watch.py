@@ -12,6 +12,7 @@ from qkv_lens.registry import scenes_dir
 DEBOUNCE = 0.5  # seconds of quiet after a change before rendering
 WRITE_EVENTS = {"modified", "created", "moved", "deleted"}
 PICTURES = (".png", ".jpg", ".jpeg")  # a lesson's [photo_filter] image
+RECORDINGS = (".wav", ".mp3", ".m4a")  # qkv_lens.voice, "recorded"
 
 
 def named_files(lesson: Path) -> set[Path]:
@@ -45,6 +46,8 @@ def is_relevant(path: Path, lesson: Path) -> bool:
         return True
     if path.parent == lesson.parent and path.suffix.lower() in PICTURES:
         return True
+    if path.suffix.lower() in RECORDINGS and (lesson.parent / "voice") in path.parents:
+        return True        # the author's recordings: voice/<lang>/<Scene>/<beat>.wav
     return path in named_files(lesson)
 
 
@@ -78,6 +81,9 @@ def watch(args, render_lesson, stop: threading.Event | None = None,
     observer = Observer()
     folders = set(code_dirs or code_dirs_installed())
     flat = {lesson.parent} | {f.parent for f in named_files(lesson)}
+    voice = lesson.parent / "voice"
+    if voice.is_dir():
+        folders.add(voice)
     for folder in folders:
         observer.schedule(Handler(), str(folder), recursive=True)
     for folder in flat - folders:

@@ -1,20 +1,56 @@
 """LessonScene: the base of every scene (lesson, language, narration, key moments)."""
 from __future__ import annotations
 
+import json
+import os
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
-from manim import Scene, config
+from manim import Animation, Indicate, Mobject, Scene, ValueTracker, Wait, config
 
+from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.fonts import FontMissing, font_for
 from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, load_lesson
 from qkv_lens.registry import SceneInfo, by_class
 from qkv_lens.texts import tr
+from qkv_lens.voice import VoiceError, voice_clip, voice_mode
 
+from . import palette
 from .moments import Moment, collect_labels
 
-# Reading speeds for subtitles: characters per second.
-READING_RATE = {"zh": 7.0, "en": 19.0}
+# A highlight eases in and out, so its first and last fifths look still on a
+# frame-to-frame comparison: a pause of HOLD plus those ends stays well under
+# the 6 s a clip may hold.
+HOLD = 3.0          # seconds: the longest pause a beat's filler leaves
+PULSE = 1.0         # seconds: one highlight of the beat's focus
+VOICE_PAUSE = 0.4   # seconds of quiet after a beat's voice
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One narration step as played: its id (the text key without ``_say``,
+    numbered when repeated), start and end (s), its cues (start, end, text)
+    and the length of its voice (0 without)."""
+    id: str
+    key: str
+    start: float
+    end: float
+    cues: tuple[tuple[float, float, str], ...]
+    voice: float = 0.0
+
+def beats_path(scene: Scene) -> Path | None:
+    """Where the beats file goes: QKV_BEATS_OUT if set (also for a dry run,
+    so ``qkv-lens script`` can read a scene's timing without rendering it),
+    else beside the video as ``<Scene>.beats.json``; None for a dry run."""
+    env = os.environ.get("QKV_BEATS_OUT")
+    if env:
+        return Path(env)
+    movie = getattr(scene.renderer.file_writer, "movie_file_path", None)
+    if config.dry_run or not movie:
+        return None
+    return Path(movie).with_name(f"{type(scene).__name__}.beats.json")
 
 
 def fail_clearly(message: str, status: int = 2):
@@ -68,6 +104,9 @@ class LessonScene(Scene):
         self.params = getattr(self.lesson, self.info.lesson_section)
         self.moments: dict[str, Moment] = {}
         self.said: list[tuple[str, str]] = []   # (text key, sentence) of every narration, in order
+        self.beats: list[Beat] = []
+        self.voice = voice_mode(self.lesson.voice)
+        self._last_animated: list[Mobject] = []   # a beat's default focus (see play)
 
     @property
     def section(self) -> str:
@@ -76,22 +115,112 @@ class LessonScene(Scene):
     def tr(self, key: str, **fields) -> str:
         return tr(self.lang, f"{self.section}.{key}", **fields)
 
-    def reading_time(self, sentence: str) -> float:
-        return max(1.5, len(sentence) / READING_RATE[self.lang])
-
     @contextmanager
-    def narration(self, key: str, **fields):
-        """Narrate text ``key`` as a subcaption over the animations played
-        inside the block; waits at the end if the text needs longer to read."""
+    def beat(self, key: str, focus: Mobject | None = None, **fields):
+        """One beat: narration step ``key`` of the text table, filled with
+        ``fields``, over the animations played inside the block.
+
+        The beat is a manim section (``--save_sections`` gives one clip per
+        beat).  It lasts as long as its subtitle cues need at the reading
+        speed (``qkv_lens.cues``) or its voice needs, whichever is longer; when
+        the animations are shorter, ``focus`` (default: what the block animated
+        last) is highlighted every few seconds, so the picture never stands
+        still while the text is read.  The cues share the beat's time in
+        proportion to their length."""
         sentence = self.tr(key, **fields)
+        beat_id = self._beat_id(key)
         self.said.append((key, sentence))
+        self.next_section(name=beat_id)
         start = self.renderer.time
+        try:
+            clip = voice_clip(self.voice, self.info.name, beat_id, sentence, self.lang, self.lesson.path.parent)
+        except VoiceError as err:   # a recording that is not audio, no espeak-ng: one line, status 2
+            fail_clearly(str(err))
+        if clip.path is not None:
+            self.add_sound(str(clip.path))
         yield sentence
-        rest = self.reading_time(sentence) - (self.renderer.time - start)
-        if rest > 0.05 and not self.renderer.skip_animations:
+        cues = split_cues(sentence, self.lang)
+        need = max(sum(cue_seconds(c, self.lang) for c in cues),
+                   clip.seconds + VOICE_PAUSE if clip.path is not None else 0.0)
+        self._fill(need - (self.renderer.time - start), focus)
+        end = self.renderer.time
+        # the cues share the beat in proportion to their reading time
+        weights = [cue_seconds(c, self.lang) for c in cues]
+        t, timed = start, []
+        for cue, w in zip(cues, weights):
+            length = (end - start) * w / sum(weights)
+            timed.append((t, t + length, cue))
+            t += length
+        for a, b, cue in timed:
+            self.add_subcaption(cue, duration=b - a, offset=a - end)
+        self.beats.append(Beat(beat_id, key, start, end, tuple(timed), clip.seconds))
+
+    def _beat_id(self, key: str) -> str:
+        base = key.removesuffix("_say")
+        taken = {b.id for b in self.beats}
+        n, beat_id = 1, base
+        while beat_id in taken:
+            n += 1
+            beat_id = f"{base}-{n}"
+        return beat_id
+
+    def play(self, *animations, **kwargs):
+        super().play(*animations, **kwargs)
+        # what was animated last and is still on screen (not a pause, not a
+        # flash that removed itself, not the camera): a beat's default focus
+        moved = [a.mobject for a in self.animations or []
+                 if not isinstance(a, Wait) and getattr(a, "mobject", None) is not None]
+        if self._on_screen(moved):
+            self._last_animated = moved
+
+    def _fill(self, rest: float, focus: Mobject | None) -> None:
+        """Spend ``rest`` seconds without a still frame longer than HOLD: a
+        short highlight of ``focus`` (or of what was animated last and is
+        still on screen), then a pause, again and again."""
+        if rest <= 0.02:
+            return
+        targets = self._on_screen([focus] if focus is not None else self._last_animated)
+        if rest <= HOLD or not targets:
             self.wait(rest)
-        now = self.renderer.time
-        self.add_subcaption(sentence, duration=max(now - start, 0.5), offset=start - now)
+            return
+        while True:            # pulse, pause, pulse ...: every pause is followed by a pulse
+            pulse = min(PULSE, rest)
+            self.play(*[self._pulse(m) for m in targets], run_time=pulse)
+            rest -= pulse
+            if rest <= HOLD:
+                if rest > 0.02:
+                    self.wait(rest)
+                return
+            pause = min(HOLD - 0.5, rest - PULSE)
+            self.wait(pause)
+            rest -= pause
+
+    def _on_screen(self, mobjects: list[Mobject]) -> list[Mobject]:
+        """Those of ``mobjects`` with something drawn on screen now (a
+        ValueTracker has points but draws nothing)."""
+        shown = set(self.get_mobject_family_members())
+        return [m for m in mobjects if not isinstance(m, ValueTracker)
+                and any(s in shown and s.has_points() for s in m.get_family())]
+
+    def _pulse(self, target: Mobject) -> Animation:
+        """A highlight that leaves ``target`` as it was."""
+        return Indicate(target, scale_factor=1.06, color=palette.AREA)
+
+    def tear_down(self) -> None:
+        super().tear_down()
+        path = beats_path(self)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(self.beats_index(), ensure_ascii=False, indent=1) + "\n",
+                            encoding="utf-8")
+
+    def beats_index(self) -> dict:
+        """The beats as played: what ``<Scene>.beats.json`` holds (times in s)."""
+        return {"scene": self.info.name, "language": self.lang, "voice": self.voice,
+                "beats": [{"id": b.id, "key": b.key, "start": round(b.start, 3), "end": round(b.end, 3),
+                           "voice": round(b.voice, 3),
+                           "cues": [{"start": round(a, 3), "end": round(e, 3), "text": t} for a, e, t in b.cues]}
+                          for b in self.beats]}
 
     def key_moment(self, name: str, **probes) -> None:
         """Record what is on screen now (labels and the scene's probes)."""

@@ -1,0 +1,396 @@
+"""Split one narration sentence into subtitle cues a person can read.
+
+The clips are silent, so the subtitles *are* the lesson.  A cue is one or two
+lines (one string, ``"\\n"`` between the lines); a line holds at most
+``LINE_WIDTH[lang]`` characters (``len()``; spaces count).  Pure Python, no
+manim: the scenes and the pipeline call :func:`split_cues` and
+:func:`cue_seconds`.
+
+Where a line may break
+    English: at spaces only, so never inside a word, a number (``4.4×10⁻⁵``)
+    or a formula (``softmax(QKᵀ/√d_k)V``).  Chinese: between characters, but
+    never inside a run of Latin letters, digits and symbols (``W_Q``,
+    ``0.87``, ``95%``), never before closing punctuation (，。、；：？！」』）》”’
+    and ``,.;:?!)]}``) and never after opening punctuation (（《「『“‘ and
+    ``([{``).  In both languages a short ASCII group ``[..]`` / ``(..)`` of at
+    most 16 characters (``[3, 4, 2]``) is kept whole.
+
+How the breaks are chosen
+    Every allowed break gets a cost: after 。！？/ ". " is best, then ；: and
+    ，、, , then a space or a Chinese/Latin boundary, then a break between two
+    Chinese characters (dearer inside a glossary term, a common word of the
+    lesson or a short quote).  Small heuristics add to it: a break that
+    leaves a scrap of a clause ("... conclusion. Try" | "more"), a line ending
+    in "the" or starting with 的, a break inside "Q, K, V" or beside "=".
+    A dynamic programme picks the cues and their lines together, adding a
+    cost per cue (so cues fill up), a convex penalty for unused room (so cue
+    lengths even out: no 3-character last cue), a penalty for unequal lines
+    and a prohibitive one for an orphan (a line whose only content is one
+    character, e.g. "上。").  Cue ends cost more than line ends at the same
+    place, so cues end at sentence and clause ends where they can.
+
+Text is preserved: the lines are slices of the text; only the spaces at a
+break (and at both ends of the text) are dropped, and a cue's own ``"\\n"`` is
+the only line separator (tabs and newlines in the input count as spaces).
+Joining the lines, with the dropped space put back where a break consumed one,
+gives the text back.
+
+Documented exception: a single unbreakable token longer than a line (a
+50-letter word, a 20-character formula inside Chinese) goes on a line of its
+own and exceeds the width; :func:`check_cue` still reports that line.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+LINE_WIDTH = {"zh": 16, "en": 42}
+MAX_LINES = 2
+CPS = {"zh": 7.0, "en": 15.0}
+
+# cue_seconds divides by a slightly lower rate than CPS (6.6 < 7, 14.2 < 15,
+# about 5 % slower) and adds one frame at 15 fps, manim's slowest preview
+# quality: rounding a cue's duration to whole frames (at 15 fps or more)
+# never makes it shorter than len / CPS.
+_SAFE_CPS = {"zh": 6.6, "en": 14.2}
+_FRAME_MARGIN = 1.0 / 15.0
+
+_CLOSE = frozenset("，。、；：？！」』）》”’〕］｝〉】…,.;:?!)]}")
+_OPEN = frozenset("（《「『“‘〔［｛〈【([{")
+_SPACES = frozenset(" \u3000")
+_OPERATORS = frozenset("=×÷+−-→←↔≈≠≤≥<>·*/")
+_SENT, _SEMI, _COLON, _COMMA, _SPACE, _CJK = range(6)
+# cost of a line break / a cue break of each class
+_LINE_COST = (0.0, 0.5, 0.8, 1.0, 2.5, 5.0)
+_CUE_COST = (0.0, 2.0, 2.5, 3.0, 12.0, 16.0)
+_CUE_EACH = 5.0  # per cue: fewer, fuller cues
+_FILL = 10.0  # times (unused fraction of the cue)²: even cue lengths
+_SHORT = 40.0  # times ((0.3·capacity − length) / (0.3·capacity))² below 0.3·capacity
+_TWO_LINES = 1.0  # a cue that fits one line stays on one line
+_BALANCE = 8.0  # times ((line1 − line2) / width)²
+_ORPHAN = 1000.0  # a line with a single content character
+_GROUP = re.compile(r"\[[^\[\]\n]{0,14}\]|\([^()\n]{0,14}\)")  # kept whole
+_SOFT_GROUP = {  # short quotes and asides: a break inside costs 3 more
+    "zh": re.compile(r"“[^“”]{1,10}”|‘[^‘’]{1,10}’|（[^（）]{1,14}）|「[^「」]{1,10}」"),
+    "en": re.compile(r"“[^“”]{1,22}”|‘[^‘’]{1,22}’|\"[^\"]{1,22}\""),
+}
+# a longer [..] / (..) group may take a line break (2 more) but hardly a cue break (8 more)
+_LONG_GROUP = re.compile(r"\[[^\[\]\n]{15,60}\]|\([^()\n]{15,60}\)")
+_PUNCT = frozenset("。！？；：，、!?;:,…")
+_DANGLE = {"zh": 2, "en": 6}  # a break leaving this little of a clause on one side costs 4 more
+_NUMBER = re.compile(r"^[-+−]?[\d.,%×⁰¹²³⁴⁵⁶⁷⁸⁹⁻°]*\d[\d.,%×⁰¹²³⁴⁵⁶⁷⁸⁹⁻°]*$")
+_EN_END_BAD = {"a": 8.0, "an": 8.0, "the": 8.0}
+_EN_END_WEAK = frozenset(
+    "of to in on by at for with from into onto as its their his her and or is are per than".split()
+)
+_EN_START_GOOD = frozenset("and or but so which that because while then yet where when with like".split())
+_ZH_END_GOOD = frozenset("的了着过")
+_ZH_START_BAD = frozenset("的了着过地得们吗呢吧啊")
+# Common words of the lesson (besides the glossary) that a line should not split.
+_ZH_WORDS = """
+哪里 这里 那里 一下 一起 一点 一些 一个 一条 一份 一杯 一张 一团 一束 一盏 一次 一步 一列 一行 每个 每一 这个 那个
+什么 为什么 我们 它们 他们 自己 可以 就是 只是 还是 但是 所以 如果 然后 最后 之后 以后 起来 出来 下去 正好 几乎
+依然 始终 不同 同一 相乘 相加 乘以 除以 等于 约等于 变成 对应 比例 原料 配方 坐标 坐标轴 直线 网格 原点 面积 倍数
+乘积 方向 长度 夹角 余弦 温度 标准差 随机 模型 学习 梯度 裁判 答案 注意力 向量 词向量 维度 权重 分数 数字 平面
+空间 点积 指数 总和 标签 牌子 滤镜 像素 颜色 影子 光线 墙上 墙壁 训练 损失 损失函数 嘉宾 职业 公式 位置 角色 内容
+信息 输入 输出 说明书 立方体 平行光 点光源 法向量 自由度 斜面 鸡尾酒 热力图 特征 分身 相亲会 聚会 配对 正确 错误
+""".split()
+
+
+def _wide(c: str) -> bool:
+    return unicodedata.east_asian_width(c) in "WF" and c not in _SPACES
+
+
+def _content(c: str) -> bool:
+    """A character a reader reads (not a space, not punctuation)."""
+    return not (c in _SPACES or c in _OPEN or c in _CLOSE or unicodedata.category(c)[0] in "PZ")
+
+
+@functools.lru_cache(maxsize=1)
+def _zh_terms() -> tuple[tuple[str, float], ...]:
+    """Chinese terms a line should not split, with the extra cost of a break inside.
+
+    The glossary's terms (10 more) and a few common words of the lesson (8 more).
+    """
+    terms = dict.fromkeys(_ZH_WORDS, 8.0)
+    try:
+        from qkv_lens.texts import GLOSSARY
+    except Exception:  # pragma: no cover - the table is optional here
+        GLOSSARY = {}
+    for entry in GLOSSARY.values():
+        if len(entry.get("zh", "")) >= 2:
+            terms[entry["zh"]] = 10.0
+    return tuple(terms.items())
+
+
+def _normalise(text: str) -> str:
+    return re.sub(r"[\t\r\n\v\f]", " ", text)
+
+
+def _klass(text: str, s: int, e: int) -> int:
+    """Class of a break whose previous line ends at ``s`` and next starts at ``e``."""
+    k = s - 1
+    while k > 0 and text[k] in "”’」』)）]》":
+        k -= 1
+    p = text[k]
+    spaced = e > s
+    if p in "。！？!?…" or (p == "." and spaced):
+        return _SENT
+    if p in "；;":
+        return _SEMI
+    if p in "：:":
+        return _COLON
+    if p in "，,、":
+        return _COMMA
+    if not spaced and _wide(text[s - 1]) and _wide(text[e]) and text[s - 1] not in _CLOSE and text[e] not in _OPEN:
+        return _CJK
+    return _SPACE
+
+
+def _token_before(text: str, s: int) -> str:
+    k = s
+    while k > 0 and text[k - 1] not in _SPACES:
+        k -= 1
+    return text[k:s]
+
+
+def _token_after(text: str, e: int) -> str:
+    k = e
+    while k < len(text) and text[k] not in _SPACES:
+        k += 1
+    return text[e:k]
+
+
+def _item(text: str, k: int, step: int) -> int:
+    """Content characters from ``k`` (a punctuation mark when ``step`` is -1) to the next mark."""
+    if step < 0:
+        k -= 1
+    seen = 0
+    while 0 <= k < len(text) and text[k] not in _PUNCT and seen <= 2:
+        seen += _content(text[k])
+        k += step
+    return seen
+
+
+def _is_operator(tok: str) -> bool:
+    return bool(tok) and all(c in _OPERATORS for c in tok)
+
+
+def _adjust(text: str, s: int, e: int, lang: str, klass: int) -> float:
+    """Language heuristics added to a break's class cost."""
+    before, after = _token_before(text, s), _token_after(text, e)
+    extra = 0.0
+    if e > s and (_is_operator(before) or _is_operator(after)):
+        extra += 5.0  # "y =" | "x M"
+    if klass >= _SPACE:  # not at punctuation: how much of the clause is cut off?
+        dangle = _DANGLE[lang]
+        k, seen = s, 0
+        while k > 0 and seen <= dangle and text[k - 1] not in _PUNCT:
+            k -= 1
+            seen += text[k] not in _SPACES
+        if 0 < seen <= dangle and k > 0:
+            extra += 4.0  # "... conclusion. Try" | "more steps"
+        k, seen = e, 0
+        while k < len(text) and seen <= dangle and text[k] not in _PUNCT:
+            seen += text[k] not in _SPACES
+            k += 1
+        if 0 < seen <= dangle and k < len(text):
+            extra += 4.0  # "Q, K," | "V: a lesson", "斜面" | "上，"
+    elif klass == _COMMA and (_item(text, s - 1, -1) <= 1 or _item(text, e, 1) <= 1):
+        extra += 4.0  # inside a list of single symbols: "Q, K," | "V", "红、" | "绿、蓝"
+    if lang == "en":
+        word = before.strip(".,;:!?“”‘’\"'()[]").lower()
+        nxt = after.strip(".,;:!?“”‘’\"'()[]").lower()
+        if klass >= _SPACE:
+            extra += _EN_END_BAD.get(word, 2.0 if word in _EN_END_WEAK else 0.0)
+            if nxt in _EN_START_GOOD:
+                extra -= 1.0
+            if _NUMBER.match(before) or _NUMBER.match(after):
+                extra += 1.5  # "rank" | "2", "3" | "numbers"
+            if len(nxt) == 1 and nxt.isalpha():
+                extra += 1.5  # a lone variable opening a line
+        return extra
+    a, b = text[s - 1], text[e]
+    if b in _ZH_START_BAD:
+        extra += 4.0  # a line opening with 的
+    if not _wide(a) and not _wide(b) and e > s:
+        extra += 4.0  # between two Latin tokens: "Q Kᵀ", "×2, ×3"
+    if klass == _CJK:
+        if a in _ZH_END_GOOD:
+            extra -= 1.5
+    elif klass == _SPACE:
+        if not _wide(a) and _wide(b) and _NUMBER.match(before.split("\u3000")[-1] or "x"):
+            extra += 3.0  # "3" | "行": a number and its measure word
+        elif a == "第" or (_wide(a) and not _wide(b) and b not in _OPEN and a in "约乘以除是为"):
+            extra += 3.0
+    return extra
+
+
+def _breaks(text: str, lang: str) -> list[tuple[int, int, float, float]]:
+    """Allowed breaks as (end of previous line, start of next, line cost, cue cost).
+
+    The first entry is the start of the text and the last its end.
+    """
+    n = len(text)
+    first = 0
+    while first < n and text[first] in _SPACES:
+        first += 1
+    last = n
+    while last > first and text[last - 1] in _SPACES:
+        last -= 1
+    hard = bytearray(n + 1)
+    for m in _GROUP.finditer(text):
+        for p in range(m.start() + 1, m.end()):
+            hard[p] = 1
+    soft = [0.0] * (n + 1)
+    soft_cue = [0.0] * (n + 1)
+    for m in _LONG_GROUP.finditer(text):
+        for p in range(m.start() + 1, m.end()):
+            soft[p], soft_cue[p] = 2.0, 8.0
+    if lang == "zh":
+        for term, cost in _zh_terms():
+            start = text.find(term)
+            while start >= 0:
+                for p in range(start + 1, start + len(term)):
+                    soft[p] = max(soft[p], cost)
+                start = text.find(term, start + 1)
+    for m in _SOFT_GROUP[lang].finditer(text):
+        for p in range(m.start() + 1, m.end()):
+            soft[p] = max(soft[p], 3.0)
+
+    out = [(first, first, 0.0, 0.0)]
+    p = first + 1
+    while p < last:
+        if text[p] in _SPACES:
+            q = p
+            while text[q] in _SPACES:
+                q += 1
+            s, e = p, q
+            p = q + 1
+        else:
+            s = e = p
+            p += 1
+            a, b = text[s - 1], text[s]
+            if lang != "zh" or a in _SPACES or (not _wide(a) and not _wide(b)):
+                continue
+        if text[s - 1] in _OPEN or text[e] in _CLOSE or hard[s] or hard[e]:
+            continue
+        klass = _klass(text, s, e)
+        extra = _adjust(text, s, e, lang, klass) + max(soft[s], soft[e])
+        cue_extra = extra + max(soft_cue[s], soft_cue[e])
+        out.append((s, e, max(0.0, _LINE_COST[klass] + extra), max(0.0, _CUE_COST[klass] + cue_extra)))
+    out.append((last, last, 0.0, 0.0))
+    return out
+
+
+def split_cues(text: str, lang: str) -> list[str]:
+    """Subtitle cues for one narration sentence, each one or two lines."""
+    if lang not in LINE_WIDTH:
+        raise KeyError(f"no line width for language {lang!r}")
+    text = _normalise(text)
+    brk = _breaks(text, lang)
+    if brk[0][1] >= brk[-1][0]:
+        return []
+    width = LINE_WIDTH[lang]
+    cap = MAX_LINES * width
+    short = 0.3 * cap
+    starts = [b[1] for b in brk]
+    ends = [b[0] for b in brk]
+    content = [0]
+    for c in text:
+        content.append(content[-1] + _content(c))
+    m = len(brk)
+
+    def line_ok(i: int, j: int) -> bool:
+        return ends[j] - starts[i] <= width or j == i + 1
+
+    def orphan(i: int, j: int) -> float:
+        return _ORPHAN if content[ends[j]] - content[starts[i]] <= 1 else 0.0
+
+    inf = float("inf")
+    best = [inf] * m
+    back: list[tuple[int, int]] = [(0, 0)] * m  # (cue start, line break or -1)
+    best[0] = 0.0
+    for j in range(1, m):
+        top = inf
+        for i in range(j - 1, -1, -1):
+            span = ends[j] - starts[i]
+            if span > cap and j - i > 2:
+                break
+            if best[i] == inf:
+                continue
+            length = min(span, cap)
+            cost = best[i] + _CUE_EACH + _FILL * ((cap - length) / cap) ** 2
+            if span < short:
+                cost += _SHORT * ((short - span) / short) ** 2
+            if cost >= top:
+                continue
+            inner, split = inf, -1
+            if line_ok(i, j):
+                inner = orphan(i, j)
+            for k in range(i + 1, j):
+                l1 = ends[k] - starts[i]
+                if l1 > width and k > i + 1:
+                    break
+                l2 = ends[j] - starts[k]
+                if l2 > width and k < j - 1:
+                    continue
+                c2 = _TWO_LINES + brk[k][2] + _BALANCE * ((l1 - l2) / width) ** 2
+                if c2 < inner:
+                    c2 += orphan(i, k) + orphan(k, j)
+                    if c2 < inner:
+                        inner, split = c2, k
+            cost += inner
+            if cost < top:
+                top, back[j] = cost, (i, split)
+        best[j] = top + brk[j][3]
+    cues: list[str] = []
+    j = m - 1
+    while j > 0:
+        i, k = back[j]
+        if k < 0:
+            cues.append(text[starts[i]:ends[j]])
+        else:
+            cues.append(text[starts[i]:ends[k]] + "\n" + text[starts[k]:ends[j]])
+        j = i
+    cues.reverse()
+    return cues
+
+
+def cue_seconds(cue: str, lang: str) -> float:
+    """The least time ``cue`` must stay on screen to be read at ``CPS[lang]``.
+
+    ``len(cue without "\\n") / 6.6`` (zh) or ``/ 14.2`` (en), plus 1/15 s: a
+    margin so that rounding to frames never pushes the rate above CPS.
+    """
+    return len(cue.replace("\n", "")) / _SAFE_CPS[lang] + _FRAME_MARGIN
+
+
+def reading_seconds(text: str, lang: str) -> float:
+    """Total on-screen time the cues of ``text`` need."""
+    return sum(cue_seconds(c, lang) for c in split_cues(text, lang))
+
+
+def check_cue(cue: str, lang: str) -> list[str]:
+    """Readability problems of one cue as short messages ([] when fine)."""
+    width = LINE_WIDTH[lang]
+    lines = cue.split("\n")
+    problems = []
+    if len(lines) > MAX_LINES:
+        problems.append(f"{len(lines)} lines > {MAX_LINES}")
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            problems.append(f"line {n} is empty")
+            continue
+        if line != line.strip(" \u3000"):
+            problems.append(f"line {n} has leading or trailing spaces")
+        if len(line) > width:
+            problems.append(f"line {n} too long: {len(line)} > {width}")
+        if line[0] in _CLOSE:
+            problems.append(f"line {n} starts with closing punctuation {line[0]!r}")
+        if line[-1] in _OPEN:
+            problems.append(f"line {n} ends with opening punctuation {line[-1]!r}")
+        if sum(map(_content, line)) <= 1:
+            problems.append(f"line {n} is an orphan: {line!r}")
+    return problems

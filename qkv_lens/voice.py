@@ -1,0 +1,250 @@
+"""The optional voice of the narration: ``none`` (default), ``espeak`` or
+``recorded``.  ``voice_clip`` gives the audio of one beat and its length; a
+scene's beat lasts at least that long (plus a short pause).
+
+``espeak`` is a draft voice: espeak-ng (Debian package ``espeak-ng``) speaks
+each beat offline (``-v cmn`` for zh, ``-v en`` for en).  It is robotic, but it
+times the video with a voice before anyone records one.  Its WAVs are kept in
+``<cache dir>/voice/`` (see ``qkv_lens.runs.cache_dir``), named by a hash of
+the text, language, espeak voice and espeak-ng version, so a re-render speaks
+nothing again.
+
+``recorded`` plays the author's own recordings, one file per beat, beside the
+lesson file: ``voice/<lang>/<Scene>/<beat-id>.wav`` (or ``.mp3``, ``.m4a``).
+A missing recording is silence for that beat and one warning line on stderr
+naming the expected path; a file that is not audio is a ``VoiceError`` (the
+scene turns it into one error line and exit status 2).  Anything but a plain
+PCM WAV is converted once (PyAV) into a cached 16-bit WAV, which manim mixes
+without ffmpeg.
+
+This module is imported by the lesson loader: it imports nothing heavy at
+module level.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import wave
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+VOICES = ("none", "espeak", "recorded")
+AUDIO_EXTENSIONS = (".wav", ".mp3", ".m4a")
+ESPEAK = "espeak-ng"
+ESPEAK_VOICES = {"zh": "cmn", "en": "en"}   # espeak-ng voice per lesson language
+VOICE_FOLDER = "voice"                      # beside the lesson file
+
+
+class VoiceError(Exception):
+    """A voice that cannot be used (a recording that is not audio, no
+    espeak-ng, an unknown mode): one line, exit status 2."""
+
+
+@dataclass(frozen=True)
+class Clip:
+    path: Path | None      # the audio file, or None for silence
+    seconds: float         # its length (0 for silence)
+
+
+SILENCE = Clip(None, 0.0)
+
+
+def voice_mode(lesson_voice: str = "none") -> str:
+    """QKV_VOICE (set by ``qkv-lens render --voice``) or the lesson's ``voice``
+    (an unknown value is refused by ``voice_clip``, inside the first beat)."""
+    return os.environ.get("QKV_VOICE") or lesson_voice
+
+
+def warn(message: str) -> None:
+    print(f"qkv-lens: warning: {message}", file=sys.stderr, flush=True)
+
+
+def voice_clip(mode: str, scene: str, beat: str, text: str, lang: str, lesson_dir: Path) -> Clip:
+    """The audio of one beat: silence for ``none``, espeak-ng's reading of
+    ``text`` for ``espeak``, the author's recording (or silence and a warning
+    when it is missing) for ``recorded``."""
+    if mode == "none":
+        return SILENCE
+    if mode == "espeak":
+        path = espeak_wav(text, lang)
+        return Clip(path, wav_seconds(path))
+    if mode == "recorded":
+        found = recording_path(lesson_dir, lang, scene, beat)
+        if found is None:
+            warn(f"no recording for beat {beat!r} of {scene} ({lang}): expected "
+                 f"{expected_recording(lesson_dir, lang, scene, beat)}; that beat is silent")
+            return SILENCE
+        return recorded_clip(found)
+    raise VoiceError(f"unknown voice {mode!r}: expected one of {', '.join(map(repr, VOICES))}")
+
+
+# -- the cache ---------------------------------------------------------------
+
+def voice_cache() -> Path:
+    from qkv_lens.runs import cache_dir  # not at import time: runs imports the lesson loader
+    return cache_dir() / "voice"
+
+
+def _write_atomic(path: Path, write) -> None:
+    """Call ``write(tmp_path)`` and rename the result to ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".part")
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+# -- espeak ------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def espeak_version() -> str:
+    """espeak-ng's version line (part of the cache keys), or VoiceError when
+    it is not installed."""
+    try:
+        out = subprocess.run([ESPEAK, "--version"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        raise VoiceError(f"--voice espeak needs {ESPEAK}, which is not installed "
+                         f"(sudo apt-get install --no-install-recommends espeak-ng)") from None
+    # "eSpeak NG text-to-speech: 1.51  Data at: /usr/lib/..." -> "1.51"
+    return out.split(":", 1)[-1].split("Data at")[0].strip() or out.strip()
+
+
+def espeak_wav(text: str, lang: str) -> Path:
+    """The WAV of espeak-ng reading ``text`` (made once, then from the cache)."""
+    voice = ESPEAK_VOICES[lang]
+    key = "\0".join((text, lang, voice, espeak_version()))
+    path = voice_cache() / f"espeak-{lang}-{hashlib.sha256(key.encode()).hexdigest()[:24]}.wav"
+    if path.is_file():
+        try:
+            wav_seconds(path)
+            return path
+        except VoiceError:
+            pass            # a damaged cache file is spoken again
+
+    def speak(tmp: Path) -> None:
+        proc = subprocess.run([ESPEAK, "-b", "1", "-v", voice, "-w", str(tmp), "--stdin"],
+                              input=text.encode("utf-8"), capture_output=True)
+        if proc.returncode != 0 or tmp.stat().st_size == 0:
+            err = proc.stderr.decode(errors="replace").strip().splitlines()
+            raise VoiceError(f"{ESPEAK} -v {voice} failed (status {proc.returncode}): "
+                             f"{err[-1] if err else 'no audio written'}")
+    _write_atomic(path, speak)
+    return path
+
+
+# -- recordings --------------------------------------------------------------
+
+def recordings_dir(lesson_dir: Path, lang: str, scene: str) -> Path:
+    return Path(lesson_dir) / VOICE_FOLDER / lang / scene
+
+
+def expected_recording(lesson_dir: Path, lang: str, scene: str, beat: str) -> Path:
+    """Where the recording of ``beat`` goes (as WAV; .mp3 and .m4a also do)."""
+    return recordings_dir(lesson_dir, lang, scene) / f"{beat}.wav"
+
+
+def recording_path(lesson_dir: Path, lang: str, scene: str, beat: str) -> Path | None:
+    """The recording of ``beat``, if there is one."""
+    folder = recordings_dir(lesson_dir, lang, scene)
+    for ext in AUDIO_EXTENSIONS:
+        path = folder / f"{beat}{ext}"
+        if path.is_file():
+            return path
+    return None
+
+
+def recordings(lesson_dir: Path, lang: str, scene: str) -> list[Path]:
+    """Every recording file of a scene in a language, sorted by name."""
+    folder = recordings_dir(lesson_dir, lang, scene)
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in AUDIO_EXTENSIONS and p.is_file())
+
+
+def recordings_digest(lesson_dir: Path, lang: str, scene: str) -> str:
+    """One digest of the names and bytes of a scene's recordings (its cache key part)."""
+    h = hashlib.sha256()
+    for path in recordings(lesson_dir, lang, scene):
+        h.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def check_recordings(lesson_dir: Path, lang: str, scene: str) -> None:
+    """Raise VoiceError for the first recording of the scene that is not audio."""
+    for path in recordings(lesson_dir, lang, scene):
+        recorded_clip(path)
+
+
+def wav_seconds(path: Path) -> float:
+    """The length of a PCM WAV file (stdlib ``wave``); VoiceError if it is not one."""
+    try:
+        with wave.open(str(path), "rb") as w:
+            rate, frames = w.getframerate(), w.getnframes()
+            if rate <= 0 or w.getsampwidth() not in (1, 2, 3, 4):
+                raise wave.Error(f"unsupported WAV ({w.getsampwidth()} bytes a sample, {rate} Hz)")
+            return frames / rate
+    except (wave.Error, EOFError, OSError) as err:
+        raise VoiceError(f"{path}: not a PCM WAV file ({err})") from None
+
+
+def recorded_clip(path: Path) -> Clip:
+    """The clip of a recording: a PCM WAV as it is, anything else converted
+    (once, cached by its bytes) into a 16-bit WAV; VoiceError if it is not audio."""
+    if path.suffix.lower() == ".wav":
+        try:
+            return Clip(path, wav_seconds(path))
+        except VoiceError:
+            pass            # float or compressed WAV: PyAV may still read it
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:24]
+    converted = voice_cache() / f"recorded-{digest}.wav"
+    if not converted.is_file():
+        _write_atomic(converted, lambda tmp: _to_pcm_wav(path, tmp))
+    return Clip(converted, wav_seconds(converted))
+
+
+def _to_pcm_wav(src: Path, dest: Path) -> None:
+    """Decode ``src`` with PyAV into a 16-bit PCM WAV; VoiceError if it is not audio."""
+    import av
+
+    try:
+        with av.open(str(src)) as inp:
+            if not inp.streams.audio:
+                raise VoiceError(f"{src}: not an audio file (no audio stream)")
+            stream = inp.streams.audio[0]
+            rate = stream.rate or stream.codec_context.sample_rate or 44100
+            layout = "mono" if (stream.channels or 1) == 1 else "stereo"
+            resampler = av.AudioResampler(format="s16", layout=layout, rate=rate)
+            with av.open(str(dest), "w", format="wav") as out:
+                ostream = out.add_stream("pcm_s16le", rate=rate, layout=layout)
+                for frame in inp.decode(stream):
+                    for f in resampler.resample(frame):
+                        out.mux(ostream.encode(f))
+                for f in resampler.resample(None):
+                    out.mux(ostream.encode(f))
+                out.mux(ostream.encode(None))
+    except VoiceError:
+        raise
+    except Exception as err:  # noqa: BLE001 - PyAV raises many kinds for a non-audio file
+        reason = getattr(err, "strerror", None) or (str(err).splitlines() or [type(err).__name__])[0]
+        raise VoiceError(f"{src}: not an audio file ({reason})") from None
+
+
+# -- what the cache key of a render needs -------------------------------------
+
+def voice_key(mode: str, lesson_dir: Path, lang: str, scene: str) -> dict | None:
+    """The part of a render's cache key the voice adds: None for ``none``
+    (keys stay as they were), the espeak-ng version for ``espeak``, the
+    digest of the scene's recordings in that language for ``recorded``."""
+    if mode == "none":
+        return None
+    if mode == "espeak":
+        return {"mode": mode, "espeak": espeak_version(), "voice": ESPEAK_VOICES[lang]}
+    return {"mode": mode, "recordings": recordings_digest(lesson_dir, lang, scene)}
