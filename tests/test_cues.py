@@ -1,5 +1,6 @@
 """Subtitle cues: readable lines, reading speed, and the text kept intact."""
 import math
+import re
 import string
 import time
 
@@ -36,7 +37,10 @@ def _fill(lang, key, variant):
     return tr(lang, key, **{f: _WORDS[lang].get(f, _LONG.get(f, "0.87")) for f in names})
 
 
+# every text that can become a cue: narration and sentences; not the fragments a scene
+# joins into one (a separator, a quotation), which are never shown alone
 _CASES = [(lang, key, variant) for lang in ("zh", "en") for key in sorted(TEXTS[lang])
+          if len(re.sub(r"\{[^}]*\}", "", TEXTS["en"][key]).strip()) > 5
           for variant in ("short", "long")]
 
 

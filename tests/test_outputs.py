@@ -58,7 +58,8 @@ def test_gif(tmp_path):
     import av
     render(tmp_path, "--format", "gif")
     folder = tmp_path / "en" / "480p15"
-    assert sorted(p.name for p in folder.iterdir()) == [f"{SCENE}.{x}" for x in ("gif", "png", "srt", "vtt")]
+    assert sorted(p.name for p in folder.iterdir()) == [f"{SCENE}.{x}" for x in
+                                                        ("beats.json", "gif", "png", "srt", "vtt")]
     with av.open(str(folder / f"{SCENE}.gif")) as c:
         assert c.streams.video[0].codec_context.name == "gif"
         frames = sum(1 for _ in c.decode(video=0))
@@ -73,7 +74,8 @@ def test_transparent_mp4_is_a_mov_with_alpha(tmp_path):
     import av
     render(tmp_path, "--transparent")
     folder = tmp_path / "en" / "480p15"
-    assert sorted(p.name for p in folder.iterdir()) == [f"{SCENE}.{x}" for x in ("mov", "png", "srt", "vtt")]
+    assert sorted(p.name for p in folder.iterdir()) == [f"{SCENE}.{x}" for x in
+                                                        ("beats.json", "mov", "png", "srt", "vtt")]
     with av.open(str(folder / f"{SCENE}.mov")) as c:
         stream = c.streams.video[0]
         assert stream.codec_context.name == "qtrle"

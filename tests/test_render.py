@@ -206,6 +206,11 @@ def test_save_sections_gives_one_clip_per_beat(tmp_path):
     sections = json.loads(index.read_text(encoding="utf-8"))
     beats = json.loads(next(tmp_path.glob("videos/**/WorkedExample.beats.json")).read_text(encoding="utf-8"))
     assert [s["name"] for s in sections] == [b["id"] for b in beats["beats"]]
-    for s, b in zip(sections, beats["beats"]):
+    # a section runs from its beat's start to the next beat's start (what plays between two
+    # beats belongs to the first)
+    starts = [b["start"] for b in beats["beats"]]
+    video = next(tmp_path.glob("videos/**/WorkedExample.mp4"))
+    ends = starts[1:] + [probe_video(video)["duration"]]
+    for s, a, e in zip(sections, starts, ends):
         assert (index.parent / s["video"]).exists()
-        assert float(s["duration"]) == pytest.approx(b["end"] - b["start"], abs=0.15)
+        assert float(s["duration"]) == pytest.approx(e - a, abs=0.15)
