@@ -106,11 +106,24 @@ def test_beats_file_beside_the_video(out, scene, lang):
 
 
 @pytest.mark.parametrize("scene, lang", JOBS)
-def test_poster_is_the_last_frame_size(out, scene, lang):
+def test_poster_is_the_end_of_the_first_beat(out, scene, lang):
+    # the title with the first picture, not the last frame that gives the ending away
+    import av
+    import numpy as np
     from PIL import Image
-    with Image.open(out / lang / "480p15" / f"{scene}.png") as im:
+
+    folder = out / lang / "480p15"
+    first_end = json.loads((folder / f"{scene}.beats.json").read_text(encoding="utf-8"))["beats"][0]["end"]
+    with Image.open(folder / f"{scene}.png") as im:
         assert im.size == (854, 480)
-        assert im.getextrema() != ((0, 0), (0, 0), (0, 0))  # not blank
+        poster = np.asarray(im.convert("RGB"), dtype=int)
+    assert poster.max() > 0                                  # not blank
+    with av.open(str(folder / f"{scene}.mp4")) as c:
+        s = c.streams.video[0]
+        frames = [(float(f.pts * s.time_base), f.to_ndarray(format="rgb24").astype(int)) for f in c.decode(s)]
+    before = [img for t, img in frames if t < first_end]
+    assert np.abs(poster - before[-1]).mean() < 1.0          # the frame at the end of the first beat
+    assert np.abs(poster - frames[-1][1]).mean() > 1.0       # not the last frame
 
 
 def test_noop_render_is_a_hash_check(out):

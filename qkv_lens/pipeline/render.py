@@ -19,6 +19,7 @@ length (within one frame): AAC in mp4, Opus in webm, PCM in a transparent
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -228,7 +229,7 @@ def render_job(job: Job, opts: Options) -> Result:
             staged[f"{job.scene.name}.beats.json"] = beats
         png = stage / f"{job.scene.name}.png"
         try:
-            info = probe(video, poster=png)
+            info = probe(video, poster=png, poster_at=poster_time(beats))
             duration, width, height = info.duration, info.width, info.height
         except Exception as err:  # noqa: BLE001 - a broken video is a failed render
             return Result(job, False, time.monotonic() - start, error=f"cannot read the video: {err}")
@@ -330,6 +331,19 @@ def fit_audio(src: Path, dest: Path) -> None:
             frame.sample_rate, frame.pts = rate, i
             out.mux(aout.encode(frame))
         out.mux(aout.encode(None))
+
+
+def poster_time(beats: Path | None) -> float | None:
+    """When the poster is taken: at the end of the first beat, where the
+    title and the first picture are on screen and the ending is not yet
+    given away (None, the last frame, without a beats file)."""
+    if beats is None:
+        return None
+    try:
+        index = json.loads(beats.read_text(encoding="utf-8"))
+        return float(index["beats"][0]["end"])
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
 
 
 def videos_dir_beats(media: Path, scene: str) -> Path | None:

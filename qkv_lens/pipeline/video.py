@@ -14,24 +14,28 @@ class VideoInfo:
     rate: float       # frames per second
 
 
-def probe(video: Path, poster: Path | None = None) -> VideoInfo:
+def probe(video: Path, poster: Path | None = None, poster_at: float | None = None) -> VideoInfo:
     """Decode every frame of ``video`` (so a broken file fails here) and, if
-    ``poster`` is given, save its last frame there as PNG (with its alpha
-    when the video is transparent)."""
+    ``poster`` is given, save there as PNG the last frame before
+    ``poster_at`` seconds (default: the last frame), with its alpha when
+    the video is transparent."""
     import av
 
     with av.open(str(video)) as container:
         stream = container.streams.video[0]
-        last, frames = None, 0
+        last, chosen, frames = None, None, 0
         for frame in container.decode(stream):
             last, frames = frame, frames + 1
+            if poster_at is None or float(frame.pts * stream.time_base) < poster_at:
+                chosen = frame
         if last is None:
             raise ValueError(f"{video} has no frames")
         rate = float(stream.average_rate or 15)
         if poster is not None:
-            image = last.to_image()
-            if any(c.is_alpha for c in last.format.components):
-                rgba = last.to_ndarray(format="rgba")
+            chosen = chosen or last
+            image = chosen.to_image()
+            if any(c.is_alpha for c in chosen.format.components):
+                rgba = chosen.to_ndarray(format="rgba")
                 if (rgba[..., 3] < 255).any():  # a transparent video gets a transparent poster
                     from PIL import Image
                     image = Image.fromarray(rgba, "RGBA")

@@ -22,6 +22,8 @@ W_COLORS: dict[str, ManimColor] = {f"W_{role}": color for role, color in QKV.ite
 INGREDIENTS: tuple[ManimColor, ...] = (
     ManimColor("#7FB3FF"), ManimColor("#C792EA"), ManimColor("#8BD3A5"),
     ManimColor("#FFB86B"), ManimColor("#F78FB3"), ManimColor("#9AD0EC"))
-# Output columns of a worked product: the role colours first.
-COLUMNS: tuple[ManimColor, ...] = (*QKV.values(), ManimColor("#B39DDB"), ManimColor("#80CBC4"),
-                                   ManimColor("#E6EE9C"))
+# Output columns of a worked product: light colours of their own, never the Q/K/V ones
+# (gold, teal and coral mean Q, K and V and nothing else).
+COLUMNS: tuple[ManimColor, ...] = (
+    ManimColor("#E6EE9C"), ManimColor("#D7CCC8"), ManimColor("#B2EBF2"),
+    ManimColor("#B39DDB"), ManimColor("#AED581"), ManimColor("#E1BEE7"))
