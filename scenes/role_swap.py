@@ -2,7 +2,9 @@
 
 Two real training runs of the matchmaking task from the same random start
 (``qkv_math.train_matching``, cached by ``qkv_lens.runs``): the standard
-softmax(Q K^T / sqrt(d)) V and the swapped softmax(V K^T / sqrt(d)) Q.  For
+softmax(Q K^T / sqrt(d_k)) V and the swapped softmax(V K^T / sqrt(d_k)) Q,
+made on screen from the standard one by moving its Q and V to each other's
+places.  For
 each matrix a slider shows its probe (``qkv_math.training.probes``): the
 share of its weight that reads the wish half of the input x = [profile, wish]
 rather than the profile half.  Row vectors: Q = X W_Q.
@@ -15,6 +17,7 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
+    PI,
     RIGHT,
     UL,
     UP,
@@ -25,6 +28,7 @@ from manim import (
     Indicate,
     Line,
     MathTex,
+    ReplacementTransform,
     SurroundingRectangle,
     VGroup,
     Write,
@@ -38,8 +42,9 @@ from scenes.kit.numbers import percent, plain_number, sci_text, tex_number
 from scenes.kit.scene import LessonScene
 
 NAMES = tuple(palette.W_COLORS)   # "W_Q", "W_K", "W_V"
-TEX = {"standard": (r"\mathrm{softmax}\big(", "Q", "K^{\\top}", r"/\sqrt{d}\big)", "V"),
-       "swapped": (r"\mathrm{softmax}\big(", "V", "K^{\\top}", r"/\sqrt{d}\big)", "Q")}
+TEX = {"standard": (r"\mathrm{softmax}\big(", "Q", "K^{\\top}", r"/\sqrt{d_k}\big)", "V"),
+       "swapped": (r"\mathrm{softmax}\big(", "V", "K^{\\top}", r"/\sqrt{d_k}\big)", "Q")}
+ARC = -PI / 2     # the swap's arcs: Q passes over the formula, V under it
 TRACK = 3.6       # length of a slider's track (probe 0 at its left end, 1 at its right)
 ROW_TOP = 1.0     # y of the first slider; the others follow ROW_GAP lower
 ROW_GAP = 0.9
@@ -135,9 +140,36 @@ class RoleSwap(LessonScene):
                 shown[f]["dots"] = [(d.get_center()[0] - panel.left) / TRACK for d in panel.dots]
             self.key_moment(f"snapshot_{k}", step=steps[k], **shown)
 
-        with self.beat("intro_say"):
+        std, swp = panels["standard"], panels["swapped"]
+
+        def formula_probe(formula: VGroup) -> dict:
+            """A formula's parts as drawn: tex strings, colours, centres (x)."""
+            return {"tex": [part.tex_string for part in formula],
+                    "colors": [part.get_color().to_hex() for part in formula],
+                    "x": [float(part.get_center()[0]) for part in formula]}
+
+        with self.beat("intro_say", focus=std.formula):
             self.play(Write(heading), run_time=0.8)
-            self.play(*[FadeIn(panel) for panel in panels.values()], run_time=1.2)
+            self.play(FadeIn(std), run_time=1.2)
+        # the swapped formula is made from the standard one: a copy moves to
+        # the right panel's place, then its Q and V trade places along arcs
+        moving = std.formula.copy()
+        with self.beat("swap_say", focus=swp.formula):
+            self.play(moving.animate.move_to(swp.formula), run_time=0.8)
+            q_part, v_part = moving[1], moving[4]
+            self.key_moment("swap_before", formula=formula_probe(moving),
+                            q_x=float(q_part.get_center()[0]), v_x=float(v_part.get_center()[0]))
+            self.play(ReplacementTransform(q_part, swp.formula[4], path_arc=ARC),
+                      ReplacementTransform(v_part, swp.formula[1], path_arc=ARC),
+                      *[ReplacementTransform(moving[i], swp.formula[i]) for i in (0, 2, 3)],
+                      run_time=1.6)
+            self.remove(moving, *swp.formula)
+            self.add(swp.formula)
+            # the Q that moved now stands in the last slot, the V in the first
+            self.key_moment("swap_after", formula=formula_probe(swp.formula),
+                            q_x=float(swp.formula[4].get_center()[0]),
+                            v_x=float(swp.formula[1].get_center()[0]))
+            self.play(FadeIn(VGroup(swp.caption, swp.ends, swp.tracks, swp.names)), run_time=1.0)
         with self.beat("probe_say"):
             self.play(*[FadeIn(panel.dots) for panel in panels.values()], run_time=0.4)
             show(0, run_time=1.0)

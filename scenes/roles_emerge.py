@@ -243,8 +243,20 @@ class RolesEmerge(LessonScene):
                            picked=names[first[i]]):
                 self.play(*[Indicate(f, color=palette.ALERT, scale_factor=1.15) for f in self.flags], run_time=1.0)
 
+        # chance: each guest picks one of the n - 1 others (nobody picks themself)
+        acc_line = slots.current[("info", 2)][1]
+        with self.beat("chance_say", focus=acc_line, n=n, right=n - int(np.sum(first != match)),
+                       acc=percent(snaps[0].accuracy), others=n - 1, chance=percent(1 / (n - 1))):
+            self.play(Indicate(acc_line, color=palette.AREA, scale_factor=1.08), run_time=1.0)
+        self.key_moment("chance", accuracy=snaps[0].accuracy, chance=1 / (n - 1))
+
         half = max(1, len(snaps) // 2)
-        with self.beat("train_say"):
+        # the referee's count over the early snapshots, as this run measured it: it
+        # may rise before it falls (the loss averages many parties)
+        wrong = [int(np.sum(s.attention.argmax(1) != match)) for s in snaps[:half]]
+        peak = int(np.argmax(wrong))
+        rise = wrong[peak] > wrong[0]
+        with self.beat("train_rise_say" if rise else "train_say", peak=wrong[peak], step=snaps[peak].step):
             for k in range(1, half):   # the early snapshots, where the change happens, go slower
                 show(k, run_time=1.1)
         # The verdict follows the measured held-out accuracy, never the script.

@@ -63,3 +63,32 @@ def test_no_verdict_from_a_run_that_did_not_learn(tmp_path):
     assert scene.moments["roles"].probes["settled"] is False
     assert "watch_say" in keys and "outro_unsettled_say" in keys
     assert "emerge_say" not in keys and "outro_say" not in keys
+
+
+def test_q_and_v_trade_places_in_the_formula(scene):
+    from scenes.kit import palette
+    from scenes.role_swap import TEX
+
+    before, after = scene.moments["swap_before"].probes, scene.moments["swap_after"].probes
+    gold, teal, coral = (c.to_hex() for c in (palette.Q_GOLD, palette.K_TEAL, palette.V_CORAL))
+    # the copy of the standard formula at the right panel's place: Q ... V
+    assert before["formula"]["tex"] == list(TEX["standard"])
+    assert before["formula"]["colors"][1:3] + before["formula"]["colors"][4:] == [gold, teal, coral]
+    # after the swap the right formula reads V ... Q, one notation: sqrt(d_k)
+    assert after["formula"]["tex"] == list(TEX["swapped"])
+    assert after["formula"]["tex"][1] == "V" and after["formula"]["tex"][4] == "Q"
+    assert after["formula"]["colors"][1:3] + after["formula"]["colors"][4:] == [coral, teal, gold]
+    for tex in (*TEX["standard"], *TEX["swapped"]):
+        assert r"\sqrt{d}" not in tex
+    assert any(r"\sqrt{d_k}" in tex for tex in TEX["swapped"])
+    # the Q moved from the first slot (inside the softmax) to the last, and the
+    # V the other way: each ends where the other stood
+    xs = before["formula"]["x"]
+    assert before["q_x"] == pytest.approx(xs[1]) and before["v_x"] == pytest.approx(xs[4])
+    assert after["q_x"] == pytest.approx(after["formula"]["x"][4])
+    assert after["q_x"] - before["q_x"] > 1.5 and before["v_x"] - after["v_x"] > 1.5
+    assert after["q_x"] == pytest.approx(before["v_x"], abs=0.1)
+    assert after["v_x"] == pytest.approx(before["q_x"], abs=0.1)
+    # it happens in the beat that says so, before any training is shown
+    keys = [k for k, _ in scene.said]
+    assert keys.index("swap_say") == keys.index("intro_say") + 1

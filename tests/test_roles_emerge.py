@@ -118,3 +118,27 @@ def test_a_run_that_did_not_learn_is_not_narrated_as_a_success(stuck_lesson, tmp
     outro = dict(scene.said)["outro_stuck_say"]
     assert f"only {run.heldout_accuracy * 100:.0f}%" in outro
     assert scene.moments["end"].probes["learned"] is False
+
+
+def test_the_start_is_compared_with_chance(scene, run):
+    # at step 0 some picks are right by luck: the beat says what guessing gets
+    n = len(run.display_party[1])
+    probes = scene.moments["chance"].probes
+    assert probes["chance"] == pytest.approx(1 / (n - 1))
+    said = dict(scene.said)["chance_say"]
+    assert f"{round(run.snapshots[0].accuracy * 100)}%" in said
+    assert f"{round(100 / (n - 1))}%" in said
+    assert abs(run.snapshots[0].accuracy - 1 / (n - 1)) < 0.1      # the measured start is about chance
+
+
+def test_the_referee_count_is_told_as_measured(scene, run):
+    _, match = run.display_party
+    half = max(1, len(run.snapshots) // 2)
+    wrong = [int(np.sum(s.attention.argmax(1) != match)) for s in run.snapshots[:half]]
+    said = dict(scene.said)
+    if max(wrong) > wrong[0]:           # the default run: 1 wrong at step 0, 4 at step 8
+        text = said["train_rise_say"]
+        assert str(max(wrong)) in text
+        assert str(run.snapshots[wrong.index(max(wrong))].step) in text
+    else:
+        assert "train_say" in said
