@@ -17,14 +17,20 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Arc,
     Arrow,
+    Axes,
     BarChart,
+    DashedLine,
     FadeIn,
     FadeOut,
+    Line,
     MathTex,
     NumberPlane,
+    ReplacementTransform,
     ValueTracker,
     VGroup,
+    VMobject,
     Write,
     linear,
 )
@@ -77,6 +83,16 @@ class DotProductSoftmax(LessonScene):
         deg = MathTex(r"^\circ", font_size=40).next_to(nums["theta"], RIGHT, buff=0.05).align_to(nums["theta"], UP)
         panel = VGroup(law, rows).arrange(DOWN, aligned_edge=LEFT, buff=0.5).move_to([3.2, 0.2, 0])
 
+        origin = plane.c2p(0, 0)
+        a_hat = a / np.linalg.norm(a)
+        span = 3.0 / max(abs(a_hat[0]), abs(a_hat[1]))   # the line of a, across the plane
+        line_a = DashedLine(plane.c2p(*(-span * a_hat)), plane.c2p(*(span * a_hat)), color=palette.Q_GOLD,
+                            stroke_width=2, stroke_opacity=0.5, dash_length=0.08)
+        arc = Arc(radius=0.55, start_angle=base, angle=0.0, arc_center=origin, color=palette.INK, stroke_width=3)
+        theta_label = MathTex(r"\theta", font_size=34)
+        drop = DashedLine(origin, origin, color=palette.K_TEAL, stroke_width=3, dash_length=0.08)
+        proj = Line(origin, origin, color=palette.K_TEAL, stroke_width=7)
+
         def update(_mob):
             b = b_vec()
             arrow_b.become(Arrow(plane.c2p(0, 0), plane.c2p(*b), buff=0, color=palette.K_TEAL, stroke_width=6))
@@ -85,26 +101,50 @@ class DotProductSoftmax(LessonScene):
             for key, v in (("na", na), ("nb", nb), ("theta", math.degrees(ang)), ("dot", dot)):
                 set_shown(nums[key], v)
             deg.next_to(nums["theta"], RIGHT, buff=0.05).align_to(nums["theta"], UP)
+            # the angle: the short way from a to b, so its size is the angle of dot_and_angle
+            turn = (theta.get_value() + math.pi) % (2 * math.pi) - math.pi
+            sign = 1.0 if turn >= 0 else -1.0
+            arc.become(Arc(radius=0.55, start_angle=base, angle=sign * ang, arc_center=origin,
+                           color=palette.INK, stroke_width=3))
+            mid = base + sign * ang / 2
+            theta_label.move_to(origin + 0.9 * np.array([math.cos(mid), math.sin(mid), 0.0]))
+            # b's projection onto a: its foot on the line of a, |a| times its signed length is a . b
+            foot = (dot / na) * a_hat
+            drop.become(DashedLine(plane.c2p(*b), plane.c2p(*foot), color=palette.K_TEAL, stroke_width=3,
+                                   dash_length=0.08))
+            proj.become(Line(origin, plane.c2p(*foot), color=palette.K_TEAL, stroke_width=7))
 
         driver = VGroup()
         self.add(driver)
         update(None)
+        drawn = VGroup(line_a, proj, drop, arc, theta_label)
         with self.beat("dot_say", focus=law):
-            self.play(Write(heading), FadeIn(plane), FadeIn(arrow_a), FadeIn(label_a), FadeIn(arrow_b), FadeIn(label_b),
-                      FadeIn(panel), FadeIn(deg), run_time=1.0)
+            self.play(Write(heading), FadeIn(plane), FadeIn(line_a), FadeIn(arrow_a), FadeIn(label_a),
+                      FadeIn(arrow_b), FadeIn(label_b), FadeIn(panel), FadeIn(deg), run_time=1.0)
+            self.add(proj, drop, arc, theta_label)
             driver.add_updater(update)
-            self.key_moment("aligned", **self._dot_probes(a, b_vec(), nums))
-            for stop, name in ((math.pi / 2, "perpendicular"), (math.pi, "opposite")):
-                self.play(theta.animate.set_value(stop), run_time=2.0, rate_func=linear)
-                self.wait(0.5)
-                self.key_moment(name, **self._dot_probes(a, b_vec(), nums))
+            self.key_moment("aligned", **self._dot_probes(a, b_vec(), nums, plane, arc, proj, drop))
+            for stop, name in ((math.pi / 3, "acute"), (math.pi / 2, "perpendicular"),
+                               (2 * math.pi / 3, "obtuse"), (math.pi, "opposite")):
+                self.play(theta.animate.set_value(stop), run_time=1.2, rate_func=linear)
+                self.wait(0.4)
+                self.key_moment(name, **self._dot_probes(a, b_vec(), nums, plane, arc, proj, drop))
             self.play(theta.animate.set_value(2 * math.pi), run_time=2.5, rate_func=linear)
         driver.clear_updaters()
-        self.play(FadeOut(VGroup(plane, arrow_a, arrow_b, label_a, label_b, panel, deg)), run_time=0.6)
+        self.play(FadeOut(VGroup(plane, arrow_a, arrow_b, label_a, label_b, panel, deg, drawn)), run_time=0.6)
 
     @staticmethod
-    def _dot_probes(a, b, nums):
-        return {"a": a, "b": b, **{k: n.get_value() for k, n in nums.items()}}
+    def _dot_probes(a, b, nums, plane, arc, proj, drop):
+        """The readouts, and what is drawn read back in plane coordinates: the
+        projection segment (start, end), the drop line's ends and the arc's angle."""
+        def coords(point):
+            return [float(v) for v in plane.p2c(point)[:2]]
+        center = plane.c2p(0, 0)
+        u, v = arc.get_start() - center, arc.get_end() - center
+        arc_deg = math.degrees(math.acos(np.clip(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v)), -1, 1)))
+        return {"a": a, "b": b, **{k: n.get_value() for k, n in nums.items()},
+                "proj": [coords(proj.get_start()), coords(proj.get_end())],
+                "drop": [coords(drop.get_start()), coords(drop.get_end())], "arc_deg": arc_deg}
 
     # --- 2. softmax: exponentiate, then normalise ---------------------------
     def softmax_bars(self):
@@ -167,17 +207,53 @@ class DotProductSoftmax(LessonScene):
         samples = {d: qm.dot_product_samples(d, p.samples, p.seed) for d in dims}
         limit = 3.0 * math.sqrt(max(dims))
         width = min(5.6, 12.6 / len(dims) - 0.6)
+        # one histogram per d_k on one axis q.k in [-limit, limit]; bar heights are densities
+        # (share / bin width), so dividing by sqrt(d_k) narrows each bar and raises it, area kept
+        hists = {d: qm.histogram(samples[d], p.bins, limit) for d in dims}
+        shares = {d: hists[d][0] / p.samples for d in dims}
+        bin_w = 2 * limit / p.bins
+        top = max(float(shares[d].max()) / (bin_w / math.sqrt(d)) for d in dims)
+        y_top = math.ceil(top * 1.1 * 10) / 10
+        squeeze = ValueTracker(0.0)   # 0: raw q.k, 1: every q.k divided by sqrt(d_k)
+        panels, bars = VGroup(), {}
+        for _d in dims:
+            ax = Axes(x_range=[-limit, limit, limit / 3], y_range=[0, y_top, 0.1], x_length=width, y_length=3.0,
+                      tips=False, axis_config={"include_numbers": False, "color": palette.MUTED})
+            panels.add(ax)
+        panels.arrange(RIGHT, buff=0.7).move_to([0, -0.65, 0])
 
-        def charts(limit, scale):
-            group = VGroup()
-            for d in dims:
-                counts, _ = qm.histogram(samples[d] / (math.sqrt(d) if scale else 1.0), p.bins, limit)
-                c = BarChart(list(counts / p.samples), y_range=[0, 0.3 if scale else 0.6, 0.1],
-                             x_length=width, y_length=3.0, bar_colors=[palette.K_TEAL, palette.Q_GOLD],
-                             bar_width=0.9, y_axis_config={"include_numbers": False})
-                group.add(c)
-            group.arrange(RIGHT, buff=0.7).move_to([0, -0.65, 0])
+        def factor(d):
+            return 1.0 + squeeze.get_value() * (1.0 / math.sqrt(d) - 1.0)
+
+        def bar_group(d, ax):
+            group = VGroup(*[VMobject(fill_opacity=0.85, stroke_width=1,
+                                      color=(palette.K_TEAL, palette.Q_GOLD)[i % 2]) for i in range(p.bins)])
+
+            def place(g):
+                f = factor(d)
+                edges = hists[d][1] * f
+                for i, bar in enumerate(g):
+                    h = shares[d][i] / (bin_w * f)
+                    bl, br = ax.c2p(edges[i], 0), ax.c2p(edges[i + 1], 0)
+                    tr, tl = ax.c2p(edges[i + 1], h), ax.c2p(edges[i], h)
+                    bar.set_points_as_corners([bl, br, tr, tl, bl])
+            place(group)
+            group.add_updater(place)
             return group
+
+        for d, ax in zip(dims, panels):
+            bars[d] = bar_group(d, ax)
+        shown = VGroup(panels, *bars.values())
+
+        def drawn(d, ax):
+            """The drawn bars read back in axis units: (left edge, right edge, areas, centres)."""
+            g = bars[d]
+            lefts = [float(ax.p2c(bar.get_corner(DOWN + LEFT))[0]) for bar in g]
+            rights = [float(ax.p2c(bar.get_corner(DOWN + RIGHT))[0]) for bar in g]
+            heights = [float(ax.p2c(bar.get_top())[1]) for bar in g]
+            areas = [(r - le) * h for le, r, h in zip(lefts, rights, heights)]
+            centres = [(r + le) / 2 for le, r in zip(lefts, rights)]
+            return {"extent": [min(lefts), max(rights)], "areas": areas, "centres": centres}
 
         def captions(group, scale):
             caps = VGroup()
@@ -191,25 +267,30 @@ class DotProductSoftmax(LessonScene):
                 caps.add(cap.next_to(c, UP, buff=0.2))
             return caps
 
-        raw = charts(limit, False)
-        raw_caps = captions(raw, False)
+        raw_caps = captions(panels, False)
         bound = tex_number(limit, 0)
         axis_note = MathTex(rf"q\cdot k \in [-{bound}, {bound}]", font_size=28,
-                            color=palette.MUTED).next_to(raw, DOWN, buff=0.25)
+                            color=palette.MUTED).next_to(panels, DOWN, buff=0.25)
         with self.beat("spread_say", focus=raw_caps, n=p.samples):
-            self.play(FadeIn(raw), FadeIn(raw_caps), FadeIn(axis_note), run_time=1.2)
+            self.play(FadeIn(shown), FadeIn(raw_caps), FadeIn(axis_note), run_time=1.2)
             self.wait(1.0)
         self.key_moment("spread", stds=[float(samples[d].std()) for d in dims], captions=_texs(raw_caps),
-                        hist=[bar_values(c) for c in raw])
-        scaled = charts(3.0, True)
-        scaled_caps = captions(scaled, True)
-        note = MathTex(r"q\cdot k / \sqrt{d_k} \in [-3, 3]", font_size=28, color=palette.MUTED)
-        note.next_to(scaled, DOWN, buff=0.25)
+                        hist=[list(shares[d]) for d in dims],
+                        drawn=[drawn(d, ax) for d, ax in zip(dims, panels)])
+        scaled_caps = captions(panels, True)
+        note = MathTex(rf"q\cdot k / \sqrt{{d_k}} \in [-{bound}, {bound}]", font_size=28, color=palette.MUTED)
+        note.next_to(panels, DOWN, buff=0.25)
         with self.beat("scaled_say", focus=scaled_caps):
-            self.play(FadeOut(raw), FadeOut(raw_caps), FadeOut(axis_note), run_time=0.5)
-            self.play(FadeIn(scaled), FadeIn(scaled_caps), FadeIn(note), run_time=1.0)
+            self.play(squeeze.animate.set_value(1.0), ReplacementTransform(raw_caps, scaled_caps),
+                      ReplacementTransform(axis_note, note), run_time=2.5)
             self.wait(1.0)
-        self.key_moment("scaled", captions=_texs(scaled_caps), hist=[bar_values(c) for c in scaled])
+        for g in bars.values():
+            g.clear_updaters()
+        self.key_moment("scaled", captions=_texs(scaled_caps),
+                        stds=[float((samples[d] / math.sqrt(d)).std()) for d in dims],
+                        hist=[[float(v) for v in drawn(d, ax)["areas"]] for d, ax in zip(dims, panels)],
+                        drawn=[drawn(d, ax) for d, ax in zip(dims, panels)])
+        scaled = shown
 
         d = max(dims)
         hard, soft = qm.saturation(d, p.saturation_tokens, p.seed)

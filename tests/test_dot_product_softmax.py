@@ -89,3 +89,39 @@ def test_layout(scene):
 
 def test_beats_are_readable(scene):
     assert_readable_beats(scene)
+
+
+def test_angle_and_projection_are_drawn(scene):
+    """The projection foot lies on a's line, |a| times the drawn segment's
+    signed length is the shown dot product, and the arc spans the shown angle."""
+    for name in ("aligned", "acute", "perpendicular", "obtuse", "opposite"):
+        pr = scene.moments[name].probes
+        a, b = np.asarray(pr["a"], dtype=float), np.asarray(pr["b"], dtype=float)
+        dot, na, _, ang = qm.dot_and_angle(a, b)
+        (s0, s1), (d0, d1) = np.array(pr["proj"]), np.array(pr["drop"])
+        assert np.allclose(s0, 0, atol=1e-6)                       # the segment starts at the origin
+        assert np.allclose(d0, b, atol=1e-6) and np.allclose(d1, s1, atol=1e-6)   # drop: b's tip to the foot
+        assert abs(a[0] * s1[1] - a[1] * s1[0]) < 1e-6            # the foot is on the line of a
+        signed = float(s1 @ a) / na
+        assert na * signed == pytest.approx(dot, abs=1e-6) and pr["dot"] == pytest.approx(dot, abs=1e-9)
+        assert float((b - s1) @ a) == pytest.approx(0, abs=1e-6)  # the drop is perpendicular to a
+        assert pr["arc_deg"] == pytest.approx(math.degrees(ang), abs=1e-4)
+        assert pr["theta"] == pytest.approx(math.degrees(ang), abs=1e-9)
+    assert scene.moments["obtuse"].probes["dot"] < 0 < scene.moments["acute"].probes["dot"]
+
+
+def test_histogram_squeezes_by_sqrt_dk(scene):
+    p = load_lesson(ROOT / "lesson.toml").dot_product_softmax
+    before, after = scene.moments["spread"].probes, scene.moments["scaled"].probes
+    for d, raw, sq, std, cap in zip(p.d_k, before["drawn"], after["drawn"], after["stds"], after["captions"]):
+        s = qm.dot_product_samples(d, p.samples, p.seed) / math.sqrt(d)
+        assert std == pytest.approx(float(s.std())) and f"{std:.2f}" in cap and r"\approx" not in cap
+        raw_w, sq_w = np.diff(raw["extent"])[0], np.diff(sq["extent"])[0]
+        assert sq_w == pytest.approx(raw_w / math.sqrt(d), rel=1e-6)          # the x-extent shrinks by sqrt(d_k)
+
+        def spread(h):
+            w, c = np.array(h["areas"]), np.array(h["centres"])
+            return math.sqrt(float(w @ (c - w @ c) ** 2))
+        assert spread(sq) == pytest.approx(spread(raw) / math.sqrt(d), rel=1e-6)
+        assert sum(sq["areas"]) == pytest.approx(1, abs=1e-6) and sum(raw["areas"]) == pytest.approx(1, abs=1e-6)
+    assert before["drawn"][0]["extent"] == pytest.approx(before["drawn"][1]["extent"])   # one shared axis
