@@ -14,6 +14,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Circle,
     Create,
     FadeIn,
     FadeOut,
@@ -27,6 +28,8 @@ from manim import (
     Write,
     config,
     linear,
+    rush_from,
+    rush_into,
     smooth,
 )
 
@@ -108,15 +111,30 @@ class SpaceDeformation(LessonScene):
             self.play(FadeOut(self.stage), FadeIn(new), run_time=0.5)
             self.stage = new
 
+        # the grid's axes end at x_extent * (image of a basis vector)
+        axis_reach = (plane.p2c(plane.grid.x_axis.get_end())[0], plane.p2c(plane.grid.y_axis.get_end())[1])
+
         def probes(M):
+            # what the last play redrew each frame (the rest is manim's cached still)
+            live = set(self.moving_mobjects)
             return dict(matrix=np.array(M), words=plane.word_coords(), readout=readout.values(),
                         det=det_num.get_value(), i_tip=plane.p2c(plane.i_arrow.get_end()),
-                        j_tip=plane.p2c(plane.j_arrow.get_end()))
+                        j_tip=plane.p2c(plane.j_arrow.get_end()),
+                        grid_i=plane.p2c(plane.grid.x_axis.get_end()) / axis_reach[0],
+                        grid_j=plane.p2c(plane.grid.y_axis.get_end()) / axis_reach[1],
+                        square=np.array([plane.p2c(v) for v in plane.square.get_vertices()]),
+                        live={"grid": plane.grid in live, "square": plane.square in live,
+                              "words": all(w.dot in live for w in words),
+                              "readout": all(n in live for row in readout.numbers for n in row)
+                              and det_num in live})
 
         self.stage = stage
-        # Everything added after the driver is redrawn each frame; the static
-        # background grid stays in manim's cached background.
-        driver = VGroup()
+        # manim redraws each frame only what comes at or after the first
+        # mobject with an updater in z order; the rest is a cached still.  The
+        # driver sits just below the plane (grid z -4), so grid, square, arrows,
+        # words and readouts all move with it; only the faint reference grid
+        # (z -6) stays in the cached still.
+        driver = VGroup().set_z_index(-5)
         self.add(plane.background, driver)
         with self.beat("intro"):
             self.play(Create(plane.grid), run_time=1.5)
@@ -154,7 +172,10 @@ class SpaceDeformation(LessonScene):
                     run(path, 2.5)
                 self.wait(0.6)
                 self.key_moment(key, **probes(M))
-            run(path, 0.9, 1.0, 0.0)
+            # back to the identity along the same path, in two halves of one smooth move
+            run(path, 0.45, 1.0, 0.5, rate=rush_into)
+            self.key_moment(f"{key}_rewind_half", **probes(path(0.5)))
+            run(path, 0.45, 0.5, 0.0, rate=rush_from)
 
         set_stage("flatten")
         F = qm.flatten_onto(np.array(p.flatten_onto, dtype=float))
@@ -162,11 +183,16 @@ class SpaceDeformation(LessonScene):
             run(qm.linear_path(F), 3.0)
             groups = qm.collisions(points, F)
             marks = VGroup()
+            rings = VGroup()
             for g in groups:
                 spot = plane.c2p(points[g[0]] @ F)
                 mark = text(self.tr("same_point"), lang, size=24, color=palette.ALERT)
                 marks.add(mark)
-                self.play(Flash(spot, color=palette.ALERT), run_time=0.8)
+                ring = Circle(radius=0.26, color=palette.ALERT, stroke_width=5).move_to(spot)
+                rings.add(ring)
+                plane.avoid.append(ring)   # the labels step out of the ring
+                self.play(Flash(spot, color=palette.ALERT, flash_radius=0.45, line_length=0.35,
+                                line_stroke_width=5), GrowFromCenter(ring), run_time=0.8)
             lost = text(self.tr("info_lost"), lang, size=26, color=palette.ALERT)
             lost.next_to(self.stage, DOWN, aligned_edge=LEFT, buff=0.12)   # the step's caption
             self.play(det_num.animate.set_color(palette.ALERT), FadeIn(lost), run_time=0.8)
@@ -177,7 +203,7 @@ class SpaceDeformation(LessonScene):
             self.wait(1.0)
             self.key_moment("flatten", collisions=groups, **probes(F))
         plane.avoid = [panel, band]
-        self.play(FadeOut(marks), FadeOut(lost), FadeOut(plane.grid), FadeOut(plane.square),
+        self.play(FadeOut(marks), FadeOut(rings), FadeOut(lost), FadeOut(plane.grid), FadeOut(plane.square),
                   det_num.animate.set_color(palette.AREA), run_time=0.6)
         state["path"] = lambda t: np.eye(2)
         self.wait(0.1)

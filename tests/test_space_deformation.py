@@ -97,3 +97,44 @@ def test_reflecting_svd_matrix(tmp_path):
     assert np.allclose(s.moments["end"].probes["readout"], [[0, 1], [1, 0]], atol=0.005)
     assert np.linalg.det(b) / np.linalg.det(a) == pytest.approx(-1)
     assert_clean_layout(s)
+
+
+REWINDS = ("rotation", "stretch", "shear")
+
+
+def test_rewinds_move_everything_together(scene):
+    """Halfway back to the identity, grid, unit square, words and readout all
+    show qkv_math's matrix at that same parameter, and all of them are redrawn
+    each frame (none left frozen in manim's cached still)."""
+    import qkv_math as qm
+
+    p, _ = expected_matrices()
+    points = np.array([w.at for w in p.words], dtype=float)
+    paths = {"rotation": qm.rotation_path(np.deg2rad(float(p.rotation_degrees))),
+             "stretch": qm.stretch_path(*(float(v) for v in p.stretch)),
+             "shear": qm.shear_path(float(p.shear))}
+    corners = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)
+    for key in REWINDS:
+        name = f"{key}_rewind_half"
+        probes = scene.moments[name].probes
+        M = paths[key](0.5)
+        # halfway is a genuine in-between, neither end
+        assert not np.allclose(M, np.eye(2), atol=0.05), name
+        assert not np.allclose(M, paths[key](1.0), atol=0.05), name
+        assert np.allclose(probes["matrix"], M), name
+        assert np.allclose(probes["grid_i"], M[0], atol=1e-6), name
+        assert np.allclose(probes["grid_j"], M[1], atol=1e-6), name
+        assert np.allclose(probes["square"], corners @ M, atol=1e-6), name
+        assert np.allclose(probes["words"], points @ M, atol=1e-6), name
+        assert np.allclose(probes["i_tip"], M[0], atol=1e-3), name
+        assert np.allclose(probes["readout"], M, atol=0.005), name
+        assert probes["det"] == pytest.approx(np.linalg.det(M), abs=0.005), name
+        assert all(probes["live"].values()), (name, probes["live"])
+
+
+def test_every_move_redraws_the_plane(scene):
+    """During each move the grid, square, words and readout are redrawn every
+    frame, not left in the cached still."""
+    for name in ("rotation_half", "rotation", "stretch", "shear", "flatten", "svd_a", "svd_b", "svd_c"):
+        live = scene.moments[name].probes["live"]
+        assert all(live.values()), (name, live)

@@ -39,9 +39,9 @@ class DeformablePlane(VGroup):
             x_range=(-x_extent, x_extent, 1), y_range=(-y_extent, y_extent, 1),
             x_length=2 * x_extent * unit, y_length=2 * y_extent * unit,
             background_line_style={"stroke_color": palette.MUTED, "stroke_width": 1,
-                                   "stroke_opacity": 0.35},
+                                   "stroke_opacity": 0.6},
             axis_config=axis, faded_line_ratio=1,
-        ).shift(self.origin)
+        ).shift(self.origin).set_z_index(-6)   # under the moving grid (z -4)
         self.grid = NumberPlane(
             x_range=(-x_extent, x_extent, 1), y_range=(-y_extent, y_extent, 1),
             x_length=2 * x_extent * unit, y_length=2 * y_extent * unit,
