@@ -12,12 +12,17 @@ from pathlib import Path
 
 
 @cache
+def package_dir(name: str) -> Path:
+    """The folder of the installed package ``name`` (found, not imported)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(f"the {name} package of qkv-lens is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 def scenes_dir() -> Path:
     """The folder of the installed ``scenes`` package (not imported)."""
-    spec = importlib.util.find_spec("scenes")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("the scenes package of qkv-lens is not installed")
-    return Path(next(iter(spec.submodule_search_locations)))
+    return package_dir("scenes")
 
 
 @dataclass(frozen=True)

@@ -54,20 +54,27 @@ def test_beats_are_readable(scene):
     assert_readable_beats(scene)
 
 
-def test_six_traits_and_other_focus(tmp_path):
+def two_word_lesson(tmp_path, W_K: str, W_V: str):
+    """A lesson of two tokens over two traits, one q/k dimension and two v
+    dimensions; W_K and W_V as TOML text."""
     lesson = tmp_path / "l.toml"
-    lesson.write_text("""[attention]
-tokens = [{zh="猫", en="cat"}, {zh="坐", en="sat"}]
-traits = [{zh="动物", en="animal"}, {zh="动作", en="action"}]
+    lesson.write_text(f"""[attention]
+tokens = [{{zh="猫", en="cat"}}, {{zh="坐", en="sat"}}]
+traits = [{{zh="动物", en="animal"}}, {{zh="动作", en="action"}}]
 embeddings = [[1, 0], [0, 1]]
-qk_dims = [{zh="甲", en="a"}]
-v_dims = [{zh="乙", en="b"}, {zh="丙", en="c"}]
+qk_dims = [{{zh="甲", en="a"}}]
+v_dims = [{{zh="乙", en="b"}}, {{zh="丙", en="c"}}]
 W_Q = [[1], [-1]]
-W_K = [[0.5], [2]]
-W_V = [[1, 0], [0, -1]]
+W_K = {W_K}
+W_V = {W_V}
 focus = 1
 query = 0
 """, encoding="utf-8")
+    return lesson
+
+
+def test_six_traits_and_other_focus(tmp_path):
+    lesson = two_word_lesson(tmp_path, W_K="[[0.5], [2]]", W_V="[[1, 0], [0, -1]]")
     s = dry_run("QKVProjection", tmp_path, lesson=lesson, lang="en")
     end = s.moments["end"].probes
     assert np.allclose(end["q_bars"], [-1]) and np.allclose(end["v_bars"], [0, -1])
@@ -138,19 +145,7 @@ def test_narration_names_the_traits_that_feed_a_bar(scene):
 
 
 def test_a_product_nothing_feeds_says_so(tmp_path):
-    lesson = tmp_path / "l.toml"
-    lesson.write_text("""[attention]
-tokens = [{zh="猫", en="cat"}, {zh="坐", en="sat"}]
-traits = [{zh="动物", en="animal"}, {zh="动作", en="action"}]
-embeddings = [[1, 0], [0, 1]]
-qk_dims = [{zh="甲", en="a"}]
-v_dims = [{zh="乙", en="b"}, {zh="丙", en="c"}]
-W_Q = [[1], [-1]]
-W_K = [[2], [0]]
-W_V = [[1, 0], [0.5, -1]]
-focus = 1
-query = 0
-""", encoding="utf-8")
+    lesson = two_word_lesson(tmp_path, W_K="[[2], [0]]", W_V="[[1, 0], [0.5, -1]]")
     s = dry_run("QKVProjection", tmp_path, lesson=lesson, lang="zh")
     keys = [k for k, _ in s.said]
     assert "flow_none_say" in keys and "k_flow_say" not in keys

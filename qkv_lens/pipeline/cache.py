@@ -14,12 +14,11 @@ nothing.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 
 from qkv_lens.lesson import Lesson
-from qkv_lens.registry import SceneInfo, scenes_dir
+from qkv_lens.registry import SceneInfo, package_dir, scenes_dir
 from qkv_lens.texts import GLOSSARY, section_texts
 
 # The parts of qkv_lens that run inside a scene's render.
@@ -42,13 +41,6 @@ def _tree_digest(folder: Path, names: tuple[str, ...] = ("",)) -> str:
         h.update(path.read_bytes())
         h.update(b"\0")
     return h.hexdigest()
-
-
-def package_dir(name: str) -> Path:
-    """Where the installed package ``name`` lives (found, not imported)."""
-    spec = importlib.util.find_spec(name)
-    assert spec is not None and spec.submodule_search_locations, name
-    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def code_digests(root: Path | None = None) -> dict[str, str]:

@@ -209,12 +209,11 @@ def render_job(job: Job, opts: Options) -> Result:
         stage.mkdir()
         srt = video.with_suffix(".srt")  # manim writes it beside the video
         name = f"{job.scene.name}{video.suffix}"  # without manim's _ManimCE_v... (gif)
-        if video.suffix != ".gif" and (video.suffix == ".mp4" or has_audio(video)):
+        audio = video.suffix != ".gif" and has_audio(video)
+        if audio or video.suffix == ".mp4":
             try:
-                if has_audio(video):
-                    fit_audio(video, stage / name)   # the track covers the whole clip (mp4: faststart too)
-                else:
-                    faststart(video, stage / name)
+                # fit_audio: the track covers the whole clip (mp4: faststart too)
+                (fit_audio if audio else faststart)(video, stage / name)
             except Exception as err:  # noqa: BLE001 - a broken video is a failed render
                 return Result(job, False, time.monotonic() - start, error=f"cannot remux the video: {err}")
             video = stage / name

@@ -6,8 +6,7 @@ import time
 from pathlib import Path
 
 from qkv_lens.lesson import LessonError, default_lesson_path, read_toml
-from qkv_lens.pipeline.cache import package_dir
-from qkv_lens.registry import scenes_dir
+from qkv_lens.registry import package_dir, scenes_dir
 
 DEBOUNCE = 0.5  # seconds of quiet after a change before rendering
 WRITE_EVENTS = {"modified", "created", "moved", "deleted"}

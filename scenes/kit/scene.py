@@ -140,12 +140,11 @@ class LessonScene(Scene):
             self.add_sound(str(clip.path))
         yield sentence
         cues = split_cues(sentence, self.lang)
-        need = max(sum(cue_seconds(c, self.lang) for c in cues),
-                   clip.seconds + VOICE_PAUSE if clip.path is not None else 0.0)
+        weights = [cue_seconds(c, self.lang) for c in cues]   # each cue's reading time
+        need = max(sum(weights), clip.seconds + VOICE_PAUSE if clip.path is not None else 0.0)
         self._fill(need - (self.renderer.time - start), focus)
         end = self.renderer.time
         # the cues share the beat in proportion to their reading time
-        weights = [cue_seconds(c, self.lang) for c in cues]
         t, timed = start, []
         for cue, w in zip(cues, weights):
             length = (end - start) * w / sum(weights)
