@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent set-up for qkv-lens on Debian/Ubuntu: system pieces manim needs,
-# then .venv with the project installed editable (with its test extra).
+# then .venv with the project installed editable (with its test and cluster extras).
 # Fast when nothing is missing: a few checks and a stamp comparison.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +49,7 @@ want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "bootstrap: installing qkv-lens into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[test]'
+  .venv/bin/python -m pip install -q -e '.[test,cluster]'
   echo "$want" > "$stamp"
 fi
 echo "bootstrap: ready"
