@@ -284,6 +284,19 @@ def _breaks(text: str, lang: str) -> list[tuple[int, int, float, float]]:
     return out
 
 
+def line_breaks(text: str, lang: str) -> list[tuple[int, int, float]]:
+    """Where ``text`` may break into lines, as (end of a line, start of the
+    next, cost): the subtitle rules (never inside a word, number, formula or
+    a short bracket; dearer inside a glossary term).  The first entry is the
+    start of the text, the last its end (both cost 0)."""
+    return [(s, e, cost) for s, e, cost, _ in _breaks(_normalise(text), lang)]
+
+
+def is_orphan(line: str) -> bool:
+    """A line whose only content is one character ("上。")."""
+    return sum(_content(c) for c in line) <= 1
+
+
 def split_cues(text: str, lang: str) -> list[str]:
     """Subtitle cues for one narration sentence, each one or two lines."""
     if lang not in LINE_WIDTH:

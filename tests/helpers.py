@@ -57,18 +57,28 @@ def dry_run(scene_name: str, tmp: Path, lesson: Path | None = None, lang: str = 
 
 # The bottom band of the frame belongs to the subtitles: no label may reach into it.
 SUBTITLE_BAND = 0.12
+# The legibility floor: no text drawn smaller than this glyph height at 1080p (a
+# label's tallest glyph: a capital, a digit or a Chinese character).
+MIN_GLYPH_PX = 24
 
 
 def layout_problems(moment: Moment, margin: float = 0.02, min_overlap: float = 0.02) -> list[str]:
     """Labels of ``moment`` that leave the frame, reach into the subtitle
-    band (the bottom SUBTITLE_BAND of the frame) or overlap another label.
+    band (the bottom SUBTITLE_BAND of the frame), are drawn smaller than
+    MIN_GLYPH_PX at 1080p, lack the dark outline, or overlap another label.
     Two labels overlap when their boxes intersect by more than
     ``min_overlap`` scene units in both directions."""
     half_w, half_h = config.frame_width / 2, config.frame_height / 2
     band_top = -half_h + SUBTITLE_BAND * config.frame_height
     problems = []
     labels = moment.labels
+    px_per_unit = 1080 / config.frame_height
     for lab in labels:
+        if not lab.outlined:
+            problems.append(f"{moment.name}: {lab.kind} {lab.content!r} has no dark outline")
+        if lab.glyph * px_per_unit < MIN_GLYPH_PX - 0.5:
+            problems.append(f"{moment.name}: {lab.kind} {lab.content!r} is too small to read "
+                            f"({lab.glyph * px_per_unit:.1f} px glyphs at 1080p, floor {MIN_GLYPH_PX})")
         l, b, r, t = lab.box
         if l < -half_w + margin or r > half_w - margin or b < -half_h + margin or t > half_h - margin:
             problems.append(f"{moment.name}: {lab.kind} {lab.content!r} leaves the frame {lab.box}")
@@ -85,8 +95,8 @@ def layout_problems(moment: Moment, margin: float = 0.02, min_overlap: float = 0
 
 
 def assert_clean_layout(scene) -> None:
-    """Every key moment of ``scene``: labels inside the frame and above the
-    subtitle band, none overlapping."""
+    """Every key moment of ``scene``: labels inside the frame, above the
+    subtitle band, at least MIN_GLYPH_PX tall at 1080p, none overlapping."""
     assert scene.moments, "the scene recorded no key moments"
     problems = [p for m in scene.moments.values() for p in layout_problems(m)]
     assert not problems, "\n".join(problems)

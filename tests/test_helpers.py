@@ -28,3 +28,23 @@ def test_cue_problems_catch_long_lines_and_fast_cues():
     assert any("characters per second" in p for p in cue_problems([(0.0, 0.5, "这句话不长")], "zh"))
     assert cue_problems([(0.0, 9.0, "a" * 43)], "en")          # a line over 42 characters
     assert cue_problems([(0.0, 9.0, "one\ntwo\nthree")], "en")  # three lines
+
+
+def test_layout_enforces_the_legibility_floor():
+    """A label whose glyphs are drawn under 24 px at 1080p is flagged; one
+    at the floor is not.  Measured on real typeset text, not a stub."""
+    from manim import MathTex, Matrix, Text
+
+    from scenes.kit.moments import collect_labels
+
+    def problems(mob):
+        return [p for p in layout_problems(Moment("m", collect_labels([mob]))) if "too small" in p]
+
+    unit = 8 / 1080                                            # scene units per pixel at 1080p
+    big, small = Text("中8", font_size=24), Text("中8", font_size=12)
+    assert problems(big) == [] and problems(small)
+    assert problems(MathTex("0.25", font_size=30)) == [] and problems(MathTex("0.25", font_size=18))
+    tall = Text("中").scale_to_fit_height(24 * unit)
+    assert problems(tall) == [] and problems(tall.copy().scale(0.9))
+    # a matrix is as small as its smallest entry, whatever its brackets
+    assert problems(Matrix([[1, 2]]).scale(0.7)) == [] and problems(Matrix([[1, 2]]).scale(0.3))

@@ -185,3 +185,33 @@ def test_fix_in_frame_fixes_without_showing_and_returns_what_it_fixed():
         scene.set_camera_orientation(phi=70 * math.pi / 180, theta=-0.5)
         drawn = scene.camera.transform_points_pre_display(a, a.points)
         assert np.allclose(drawn.mean(axis=0)[:2], before[:2], atol=1e-6)   # unmoved by the camera
+
+
+@pytest.mark.parametrize("content, lang, width", [
+    ("行向量：M 的第 1 行是 i 的落点，第 2 行是 j 的落点", "zh", 4.6),
+    ("影子落在斜面上", "zh", 2.3),                # greedy filling would leave 上 alone
+    ("把三维空间压扁到一个斜面上，落点不再能分辨原来的高度。", "zh", 3.4),
+    ("The point [3, 4, 2] lands on the tilted plane.", "en", 3.0),
+])
+def test_wrapped_lines_fit_and_never_orphan_or_split_a_term(content, lang, width):
+    from qkv_lens.cues import is_orphan
+    from scenes.kit.displays import text
+    from scenes.kit.wrap import wrap_lines
+
+    lines = wrap_lines(content, lang, 26, width)
+    sep = "" if lang == "zh" else " "
+    assert sep.join(lines).replace(" ", "") == content.replace(" ", "")      # nothing lost or added
+    assert len(lines) > 1
+    assert all(text(l, lang, size=26).width <= width + 1e-6 for l in lines)
+    assert not any(is_orphan(l) for l in lines)
+    for term in ("落点", "斜面", "三维", "[3, 4, 2]"):
+        if term in content:
+            assert any(term in l for l in lines), f"{term} split: {lines}"
+
+
+def test_labels_added_to_a_lesson_scene_get_a_dark_outline(tmp_path):
+    """Every label on screen at every key moment has the outline behind its glyphs."""
+    from tests.helpers import dry_run
+    s = dry_run("SpaceDeformation", tmp_path)
+    labels = [lab for m in s.moments.values() for lab in m.labels if lab.kind != "ImageMobject"]
+    assert labels and all(lab.outlined for lab in labels)

@@ -34,6 +34,7 @@ from manim.typing import Vector3D
 from qkv_lens.fonts import font_for
 
 from . import palette
+from .moments import TEXT_TYPES
 from .numbers import Number, tex_number
 
 if TYPE_CHECKING:
@@ -44,6 +45,19 @@ M = TypeVar("M", bound=Mobject)
 TITLE_SIZE = 32      # every scene's title: one size ...
 TITLE_BUFF = 0.35    # ... in the top-left corner, this far from the frame's edges
 NOTE_SIZE = 22       # every note: a small explanatory line under what it explains
+
+
+OUTLINE_WIDTH = 5    # the dark outline drawn behind every label, so grid lines do not cut through it
+
+
+def outline_labels(*mobjects: Mobject) -> None:
+    """Give every label under ``mobjects`` (Text, MathTex, numbers, matrix
+    entries) a dark outline behind its glyphs, in the background colour;
+    labels that have one already keep theirs."""
+    for mob in mobjects:
+        for sub in mob.get_family():
+            if isinstance(sub, TEXT_TYPES) and not sub.get_stroke_width(background=True):
+                sub.set_stroke(palette.BACKGROUND, width=OUTLINE_WIDTH, background=True)
 
 
 def text(content: str, lang: str, size: float = 28, color: ParsableManimColor = palette.INK,

@@ -6,6 +6,7 @@ check) and the probes the scene reports (read from the mobjects it shows).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,8 +25,10 @@ from manim import (
     Text,
 )
 
-# Things that must stay inside the frame and clear of each other (pictures too).
-LABEL_TYPES = (Text, MarkupText, MathTex, SingleStringMathTex, Tex, DecimalNumber, Matrix, ImageMobject)
+# Text of every kind; with matrices and pictures, the things that must stay
+# inside the frame and clear of each other.
+TEXT_TYPES = (Text, MarkupText, MathTex, SingleStringMathTex, Tex, DecimalNumber)
+LABEL_TYPES = (*TEXT_TYPES, Matrix, ImageMobject)
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,8 @@ class Label:
     kind: str
     content: str
     box: tuple[float, float, float, float]  # left, bottom, right, top in scene units
+    glyph: float = float("inf")  # height of its smallest text piece's tallest glyph, as drawn (scene units)
+    outlined: bool = True        # every glyph has the dark outline behind it
 
 
 @dataclass
@@ -81,6 +86,35 @@ def _screen_box(m: Mobject, camera: Camera | None) -> tuple[float, float, float,
     return (allp[:, 0].min(), allp[:, 1].min(), allp[:, 0].max(), allp[:, 1].max())
 
 
+_SIGNS = re.compile(r"\\[A-Za-z]+")       # TeX commands: \\times, \\circ, \\approx
+_WORDY = re.compile(r"[^\W_]")            # a letter, digit or CJK character
+
+
+def _glyph_height(m: Mobject, camera: Camera | None) -> float:
+    """How tall the text of ``m`` is drawn: the tallest single glyph (a
+    leaf with points), in scene units.  A Matrix is as small as its smallest
+    entry (its brackets do not count); a picture, or a lone sign with no
+    letter, digit or character in it ("=", "\\times"), has no text height (inf)."""
+    if isinstance(m, ImageMobject) or not _WORDY.search(_SIGNS.sub("", _content(m))):
+        return float("inf")
+    if isinstance(m, Matrix):
+        return min((_glyph_height(e, camera) for e in m.get_entries()), default=float("inf"))
+    heights = []
+    for leaf in m.family_members_with_points():
+        if leaf.submobjects and any(s.has_points() for s in leaf.submobjects):
+            continue
+        b, t = _screen_box(leaf, camera)[1::2]
+        heights.append(t - b)
+    return max(heights, default=float("inf"))
+
+
+def _outlined(m: Mobject) -> bool:
+    """Every glyph of the text in ``m`` has a background stroke (a matrix's brackets do not count)."""
+    texts = [s for s in m.get_family() if isinstance(s, TEXT_TYPES)]
+    return all(g.get_stroke_width(background=True) > 0
+               for t in texts for g in t.family_members_with_points())
+
+
 def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) -> list[Label]:
     """The outermost text-like mobjects (Text, MathTex, DecimalNumber,
     Matrix, ...) under ``mobjects`` that are visible, with their boxes as drawn by ``camera`` (if given).  A
@@ -103,5 +137,6 @@ def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) ->
         if key in inner or not _visible(m):
             continue
         left, bottom, right, top = (float(v) for v in _screen_box(m, camera))
-        out.append(Label(type(m).__name__, _content(m), (left, bottom, right, top)))
+        out.append(Label(type(m).__name__, _content(m), (left, bottom, right, top), _glyph_height(m, camera),
+                         _outlined(m)))
     return out

@@ -11,6 +11,7 @@ AREA: ManimColor = ManimColor("#FFD166")        # the unit square, whose area is
 INK: ManimColor = ManimColor("#ECECEC")         # ordinary text
 MUTED: ManimColor = ManimColor("#8A9BA8")       # secondary text, old grid
 ALERT: ManimColor = ManimColor("#FF4D6D")       # information lost, wrong answers
+BACKGROUND: ManimColor = ManimColor("#000000")  # the frame (manim's default), and the outline behind labels
 PANEL: ManimColor = ManimColor("#111827")       # backing of readout panels
 
 # The three roles of attention, in formula order: the one mapping every

@@ -18,6 +18,7 @@ from qkv_lens.texts import tr
 from qkv_lens.voice import VoiceError, voice_clip, voice_mode
 
 from . import palette
+from .displays import outline_labels
 from .moments import Moment, collect_labels
 
 # A highlight eases in and out, so its first and last fifths look still on a
@@ -162,6 +163,11 @@ class LessonScene(Scene):
             n += 1
             beat_id = f"{base}-{n}"
         return beat_id
+
+    def add(self, *mobjects: Mobject):
+        """Scene.add, and every label added gets the dark outline (``outline_labels``)."""
+        outline_labels(*mobjects)
+        return super().add(*mobjects)
 
     def play(self, *animations, **kwargs):
         super().play(*animations, **kwargs)

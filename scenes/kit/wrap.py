@@ -1,51 +1,79 @@
-"""Line wrapping of Pango text to a width (Chinese by character, English by word)."""
+"""Line wrapping of Pango text to a width, with the subtitles' rules: never
+inside a word, number or formula, dearer inside a Chinese term, and no line
+holding a single character (an orphan such as "上。")."""
 from __future__ import annotations
-
-import re
 
 from manim import DOWN, LEFT, ParsableManimColor, VGroup
 
+from qkv_lens.cues import is_orphan, line_breaks
+
 from .displays import text
 
-_CJK_BREAK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
-_NO_LINE_START = set("，。、；：！？）」』》,.;:!?)]")
+_ORPHAN = 1000.0    # a line with a single content character
+_PER_LINE = 20.0    # every line costs: as few lines as fit
+_RAGGED = 4.0       # times (unused fraction of a line)² (half that for the last line)
 
 
-def _tokens(content: str, lang: str) -> list[str]:
-    if lang != "zh":
-        return content.split(" ")
-    tokens: list[str] = []
-    word = ""
-    for ch in content:
-        if _CJK_BREAK.match(ch):
-            if word:
-                tokens.append(word)
-                word = ""
-            if ch in _NO_LINE_START and tokens:
-                tokens[-1] += ch
-            else:
-                tokens.append(ch)
-        else:
-            word += ch
-    if word:
-        tokens.append(word)
-    return tokens
+class _Ruler:
+    """Widths of pieces of ``content`` as typeset on one line: one Pango
+    run, one glyph per non-space character, read off by position."""
+
+    def __init__(self, content: str, lang: str, size: float):
+        glyphs = text(content, lang, size=size).submobjects
+        spots = [k for k, c in enumerate(content) if not c.isspace()]
+        self.exact = len(glyphs) == len(spots)
+        self.left = {k: g.get_left()[0] for k, g in zip(spots, glyphs)}
+        self.right = {k: g.get_right()[0] for k, g in zip(spots, glyphs)}
+        self.content, self.lang, self.size = content, lang, size
+
+    def width(self, s: int, e: int) -> float:
+        inside = [k for k in range(s, e) if k in self.left]
+        if not inside:
+            return 0.0
+        if self.exact:
+            return float(self.right[inside[-1]] - self.left[inside[0]])
+        return text(self.content[s:e].strip(), self.lang, size=self.size).width  # pragma: no cover
+
+
+def _best_lines(content: str, lang: str, size: float, width: float) -> list[str]:
+    """The cheapest split of ``content`` into lines of estimated width at most
+    ``width`` (a line too long for any break stays whole)."""
+    breaks = line_breaks(content, lang)
+    ruler = _Ruler(content, lang, size)
+    n = len(breaks)
+    best: list[tuple[float, int]] = [(0.0, -1)] + [(float("inf"), -1)] * (n - 1)
+    for j in range(1, n):
+        for i in range(j - 1, -1, -1):
+            line = content[breaks[i][1]:breaks[j][0]]
+            w = ruler.width(breaks[i][1], breaks[j][0])
+            if w > width and i < j - 1:
+                break                       # longer lines from further back only get wider
+            if best[i][0] == float("inf"):
+                continue
+            cost = best[i][0] + _PER_LINE + breaks[j][2] + (_ORPHAN if is_orphan(line) else 0.0)
+            cost += (_RAGGED if j < n - 1 else _RAGGED / 2) * max(0.0, 1 - w / width) ** 2
+            if w > width:
+                cost += 10 * _ORPHAN        # no break fits: an over-long line, only as a last resort
+            if cost < best[j][0]:
+                best[j] = (cost, i)
+    lines, j = [], n - 1
+    while j > 0:
+        i = best[j][1]
+        lines.append(content[breaks[i][1]:breaks[j][0]].strip())
+        j = i
+    return lines[::-1]
 
 
 def wrap_lines(content: str, lang: str, size: float, width: float) -> list[str]:
-    """Split ``content`` into lines whose rendered width is at most ``width``."""
-    sep = "" if lang == "zh" else " "
-    lines: list[str] = []
-    line = ""
-    for tok in _tokens(content, lang):
-        candidate = (line + sep + tok) if line and not (lang == "zh" and tok == " ") else line + tok
-        if line and text(candidate.strip(), lang, size=size).width > width:
-            lines.append(line.strip())
-            line = tok
-        else:
-            line = candidate
-    if line.strip():
-        lines.append(line.strip())
+    """Split ``content`` into lines whose rendered width is at most ``width``
+    (scene units): as few lines as fit, breaks where the subtitles would
+    break, no orphan.  The estimate is checked on the typeset lines."""
+    limit = width
+    for _ in range(6):
+        lines = _best_lines(content, lang, size, limit)
+        if all(text(l, lang, size=size).width <= width + 1e-6 for l in lines if l):
+            return lines
+        limit *= 0.96
     return lines
 
 
