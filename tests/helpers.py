@@ -74,6 +74,9 @@ def layout_problems(moment: Moment, margin: float = 0.02, min_overlap: float = 0
     labels = moment.labels
     px_per_unit = 1080 / config.frame_height
     for lab in labels:
+        if lab.smudge:
+            problems.append(f"{moment.name}: {lab.kind} {lab.content!r} leaves its dark outline on screen "
+                            "without its text (faded by hand?)")
         if not lab.outlined:
             problems.append(f"{moment.name}: {lab.kind} {lab.content!r} has no dark outline")
         if lab.glyph * px_per_unit < MIN_GLYPH_PX - 0.5:

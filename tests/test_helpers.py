@@ -48,3 +48,19 @@ def test_layout_enforces_the_legibility_floor():
     assert problems(tall) == [] and problems(tall.copy().scale(0.9))
     # a matrix is as small as its smallest entry, whatever its brackets
     assert problems(Matrix([[1, 2]]).scale(0.7)) == [] and problems(Matrix([[1, 2]]).scale(0.3))
+
+
+def test_layout_catches_an_outline_left_without_its_text():
+    """Text faded out by hand (fill only) leaves its dark outline as a smudge."""
+    from manim import Text
+
+    from scenes.kit.displays import crossfade, outline_labels
+    from scenes.kit.moments import collect_labels
+
+    old, new = Text("old"), Text("new")
+    outline_labels(old, new)
+    old.set_fill(opacity=0)                       # the fill fades, the outline does not
+    assert any("outline" in p for p in layout_problems(Moment("m", collect_labels([old]))))
+    fade = crossfade(old.set_fill(opacity=1), new)
+    fade.interpolate(1.0)                         # the kit's cross-fade fades both together
+    assert not any("outline" in p for p in layout_problems(Moment("m", collect_labels([old, new]))))

@@ -264,17 +264,22 @@ def crossfade(old: Mobject, new: Mobject, **kw: Any) -> Animation:
     Transform deep-copies whole groups of text, which dominates the cost of
     scenes that swap many labels).  The caller adds ``new`` to the scene
     before playing and removes ``old`` after."""
+    outline_labels(new)   # before its opacities are read: the outline fades in with it
+
     def opacities(m):
-        return [(part, part.get_fill_opacity(), part.get_stroke_opacity())
+        return [(part, part.get_fill_opacity(), part.get_stroke_opacity(),
+                 part.get_stroke_opacity(background=True) if isinstance(part, VMobject) else 0.0)
                 for part in m.family_members_with_points()]
 
     olds, news = opacities(old), opacities(new)
 
     def update(_, alpha):
         for parts, weight in ((olds, 1 - alpha), (news, alpha)):
-            for part, fill, stroke in parts:
+            for part, fill, stroke, outline in parts:
                 part.set_fill(opacity=fill * weight, family=False)
                 part.set_stroke(opacity=stroke * weight, family=False)
+                if isinstance(part, VMobject):
+                    part.set_stroke(opacity=outline * weight, background=True, family=False)
 
     update(None, 0.0)
     return UpdateFromAlphaFunc(ValueTracker(0), update, **kw)

@@ -38,6 +38,7 @@ class Label:
     box: tuple[float, float, float, float]  # left, bottom, right, top in scene units
     glyph: float = float("inf")  # height of its smallest text piece's tallest glyph, as drawn (scene units)
     outlined: bool = True        # every glyph has the dark outline behind it
+    smudge: bool = False         # a glyph's outline is drawn more opaque than its fill: a dark smudge
 
 
 @dataclass
@@ -115,6 +116,17 @@ def _outlined(m: Mobject) -> bool:
                for t in texts for g in t.family_members_with_points())
 
 
+def _smudged(m: Mobject) -> bool:
+    """Some glyph of ``m`` draws its dark outline more opaque than its fill
+    (text faded out by hand, its outline left behind)."""
+    for t in [s for s in m.get_family() if isinstance(s, TEXT_TYPES)]:
+        for g in t.family_members_with_points():
+            bg = g.get_stroke_opacity(background=True) if g.get_stroke_width(background=True) > 0 else 0.0
+            if bg > g.get_fill_opacity() + 0.25:
+                return True
+    return False
+
+
 def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) -> list[Label]:
     """The outermost text-like mobjects (Text, MathTex, DecimalNumber,
     Matrix, ...) under ``mobjects`` that are visible, with their boxes as drawn by ``camera`` (if given).  A
@@ -134,9 +146,10 @@ def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) ->
     inner = {id(sub) for m in found.values() for sub in m.get_family()[1:]}
     out = []
     for key, m in found.items():
-        if key in inner or not _visible(m):
+        smudge = key not in inner and _smudged(m)
+        if key in inner or not (_visible(m) or smudge):
             continue
         left, bottom, right, top = (float(v) for v in _screen_box(m, camera))
         out.append(Label(type(m).__name__, _content(m), (left, bottom, right, top), _glyph_height(m, camera),
-                         _outlined(m)))
+                         _outlined(m), smudge))
     return out
