@@ -38,9 +38,11 @@ def _fill(lang, key, variant):
 
 
 # every text that can become a cue: narration and sentences; not the fragments a scene
-# joins into one (a separator, a quotation), which are never shown alone
+# joins into one (a separator, a quotation), which are never shown alone, nor the
+# texts of the lesson page and the exports (read on a page, never as subtitles)
 _CASES = [(lang, key, variant) for lang in ("zh", "en") for key in sorted(TEXTS[lang])
           if len(re.sub(r"\{[^}]*\}", "", TEXTS["en"][key]).strip()) > 5
+          and not key.startswith(("page.", "export."))
           for variant in ("short", "long")]
 
 

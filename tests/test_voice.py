@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from qkv_lens import voice
-from qkv_lens.cli import beat_text
+from qkv_lens.cues import beat_text
 from qkv_lens.lesson import load_lesson
 from qkv_lens.pipeline.cache import cache_key
 from qkv_lens.pipeline.render import fit_audio

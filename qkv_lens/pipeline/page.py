@@ -1,21 +1,30 @@
 """renders/index.html: the lesson page, built from the manifest.
 
-Plain static HTML and CSS (a few lines of inline script for the language
-switch), relative links only, so it works opened from disk with no network;
-subtitle tracks are inlined as data: URLs because browsers will not load
-<track> files from a file:// page.
+Static HTML with its CSS and script inlined (``page.css``, ``page.js`` beside
+this module) and relative links only, so it works opened from disk with no
+network.  Subtitle tracks are inlined as data: URLs (browsers will not load
+<track> files from a file:// page), and so are the beats: a JSON block with
+every clip's beats and narration drives presenter mode (``?present=1`` or P).
+The page is a lesson per language: an introduction, a table of contents with
+durations, per clip a question to think about before playing; ``?lang=en``
+and ``#en-WorkedExample`` open a language at a clip, and the choice is
+remembered in localStorage.
 Each language shows, per scene, its best-quality render.  A .mov (the
 transparent "mp4", which browsers cannot play) is shown as its poster,
-linked to the file.
-A file the page needs that is missing, or a damaged manifest, is a PageError
-and the previous page stays as it was.
+linked to the file; gif and mov clips are left out of presenter mode.
+A file the page needs that is missing or damaged, or a damaged manifest, is
+a PageError and the previous page stays as it was.
 """
 from __future__ import annotations
 
 import base64
 import html
+import json
+import re
+from importlib import resources
 from pathlib import Path
 
+from qkv_lens.cues import beat_text
 from qkv_lens.lesson import LANGUAGES
 from qkv_lens.pipeline import manifest
 from qkv_lens.registry import QUALITIES, SCENES
@@ -23,37 +32,39 @@ from qkv_lens.texts import tr
 
 QUALITY_RANK = {folder: i for i, folder in enumerate(QUALITIES.values())}
 MIME = {"mp4": "video/mp4", "webm": "video/webm"}
+BEATS = ".beats.json"
+# the texts the script needs per language (presenter mode, title, footer, buttons)
+UI_KEYS = ("title", "footer", "present", "step", "ready", "playing", "done", "next", "last", "think", "keys")
 
 
 class PageError(Exception):
     """The page cannot be built: a damaged manifest or a missing file (one line)."""
 
-CSS = """
-body { margin: 0; font-family: "Noto Sans CJK SC", "Noto Sans", sans-serif; background: #0d1117; color: #e6e6e6; }
-header { padding: 1.5rem 2rem 0.5rem; }
-h1 { margin: 0 0 0.5rem; font-size: 1.6rem; }
-nav button { background: #1f2937; color: #e6e6e6; border: 1px solid #374151; padding: 0.3rem 0.9rem;
-  border-radius: 4px; cursor: pointer; font-size: 1rem; }
-nav button[aria-pressed="true"] { background: #f2c14e; color: #111; }
-main { padding: 0 2rem 2rem; max-width: 1100px; }
-h2 { border-bottom: 1px solid #374151; padding-bottom: 0.3rem; margin-top: 2rem; }
-figure { margin: 1.2rem 0 2rem; }
-figure h3 { margin: 0 0 0.5rem; }
-video, img.clip { width: 100%; max-width: 960px; background: #000; border-radius: 6px; }
-figcaption { max-width: 960px; line-height: 1.6; color: #c9d1d9; }
-footer { color: #8a9ba8; font-size: 0.85rem; padding: 1rem 2rem; }
-[hidden] { display: none !important; }
-"""
 
-SCRIPT = """
-function showLang(lang) {
-  document.querySelectorAll('section.lesson').forEach(function (s) { s.hidden = s.lang !== lang; });
-  document.querySelectorAll('nav button').forEach(function (b) {
-    b.setAttribute('aria-pressed', String(b.dataset.lang === lang)); });
-  document.querySelectorAll('video').forEach(function (v) { if (!v.closest('[hidden]')) return; v.pause(); });
-  document.documentElement.lang = lang;
-}
-"""
+def _asset(name: str) -> str:
+    return resources.files("qkv_lens.pipeline").joinpath(name).read_text(encoding="utf-8")
+
+
+_SUB = re.compile(r"(?<=[A-Za-z0-9)])_(?:\{([^}]*)\}|([A-Za-z0-9]+))")
+_SQRT = re.compile(r"\\sqrt\{([^}]*)\}|\\sqrt\b")
+
+
+def math_html(text: str) -> str:
+    """``text`` escaped for HTML, with TeX-like math as plain typography:
+    ``W_Q`` -> W<sub>Q</sub>, ``√d_k`` -> √d<sub>k</sub>, ``\\sqrt{x}`` -> √x."""
+    text = _SQRT.sub(lambda m: "√" + (m.group(1) or ""), text)
+    out, last = [], 0
+    for m in _SUB.finditer(text):
+        out += [html.escape(text[last:m.start()]), "<sub>", html.escape(m.group(1) or m.group(2)), "</sub>"]
+        last = m.end()
+    out.append(html.escape(text[last:]))
+    return "".join(out)
+
+
+def clock(seconds: float) -> str:
+    """A duration as m:ss, rounded to the nearest second."""
+    s = round(seconds)
+    return f"{s // 60}:{s % 60:02d}"
 
 
 def best_entries(entries: dict[str, dict]) -> dict[str, dict[str, dict]]:
@@ -80,12 +91,41 @@ def _track_src(out_root: Path, vtt: str) -> str:
     return f"data:text/vtt;charset=utf-8;base64,{data}"
 
 
+def _files(e: dict) -> dict[str, str]:
+    """The entry's files by kind: "beats", else the extension."""
+    return {("beats" if f.endswith(BEATS) else Path(f).suffix.lstrip(".")): f for f in e["files"]}
+
+
+def beats(e: dict, lang: str, out_root: Path) -> list[dict]:
+    """The clip's beats for presenter mode: id, start, end (seconds) and the
+    narration as HTML; a clip without a beats file is one beat, its summary."""
+    name = _files(e).get("beats")
+    if name is None:
+        return [{"id": e["scene"], "start": 0.0, "end": float(e["duration"]),
+                 "say": math_html(tr(lang, f"{e['section']}.summary"))}]
+    path = out_root / name
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        out: list[dict] = [{"id": str(b["id"]), "start": float(b["start"]), "end": float(b["end"]),
+                            "say": math_html(beat_text(b, lang))} for b in data["beats"]]
+    except OSError as err:
+        raise PageError(f"{path}: cannot read it ({err.strerror})") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise PageError(f"{path}: damaged beats file ({type(err).__name__}: {err}); render it again") from None
+    if not out or any(not b["start"] < b["end"] for b in out):
+        raise PageError(f"{path}: damaged beats file (no beats, or a beat that ends before it starts); "
+                        "render it again")
+    return out
+
+
 def _clip(e: dict, lang: str, out_root: Path) -> str:
-    files = {Path(f).suffix.lstrip("."): f for f in e["files"]}
+    files = _files(e)
     title = html.escape(tr(lang, f"{e['section']}.title"))
     poster = files.get("png", "")
     video_ext = next((x for x in ("mp4", "webm", "mov", "gif") if x in files), None)
-    if video_ext == "gif":
+    if video_ext is None:  # nothing to play: the poster
+        media = f'<img class="clip" src="{html.escape(poster)}" alt="{title}">'
+    elif video_ext == "gif":
         media = f'<img class="clip" src="{html.escape(files["gif"])}" alt="{title}">'
     elif video_ext == "mov":  # browsers cannot play it: the poster, linked to the file
         mov = html.escape(files["mov"])
@@ -100,15 +140,36 @@ def _clip(e: dict, lang: str, out_root: Path) -> str:
         media = (f'<video controls preload="metadata" poster="{html.escape(poster)}" '
                  f'data-duration="{e["duration"]:.3f}" data-scene="{e["scene"]}">'
                  f'<source src="{html.escape(files[video_ext])}" type="{MIME[video_ext]}">{track}</video>')
-    summary = html.escape(tr(lang, f"{e['section']}.summary"))
-    return (f'<figure id="{lang}-{e["scene"]}"><h3>{title}</h3>{media}'
+    ask = (f'<p class="ask"><strong>{html.escape(tr(lang, "page.think"))}</strong>'
+           f'{math_html(tr(lang, "page.ask." + e["section"]))}</p>')
+    summary = math_html(tr(lang, f"{e['section']}.summary"))
+    return (f'<figure id="{lang}-{e["scene"]}" data-scene="{e["scene"]}"><h3>{title}</h3>{ask}{media}'
             f'<figcaption>{summary}</figcaption></figure>')
+
+
+def _intro(lang: str, shown: list[dict]) -> str:
+    """The introduction (what the learner will be able to do) and the table
+    of contents: every clip with its duration, and the total."""
+    goals = "".join(f"<li>{math_html(tr(lang, f'page.goal{i}'))}</li>" for i in range(1, 6))
+    items = "".join(f'<li><a href="#{lang}-{e["scene"]}">{html.escape(tr(lang, e["section"] + ".title"))}</a>'
+                    f'<span class="dur">{clock(e["duration"])}</span></li>' for e in shown)
+    total = html.escape(tr(lang, "page.total", count=len(shown),
+                           time=clock(sum(e["duration"] for e in shown))))
+    return (f'<div class="intro"><p>{html.escape(tr(lang, "page.lead"))}</p>'
+            f'<p>{html.escape(tr(lang, "page.goals"))}</p><ul>{goals}</ul></div>'
+            f'<nav class="toc"><h2>{html.escape(tr(lang, "page.contents"))}</h2>'
+            f'<p class="total">{total}</p><ol>{items}</ol></nav>')
+
+
+def _json_script(data: object) -> str:
+    """``data`` as JSON that is safe inside a <script> element."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
 def build(out_root: Path) -> Path:
     """Write ``out_root/index.html`` from the manifest; return its path.
     Raises PageError (and writes nothing) when the manifest is damaged or a
-    file it lists for a clip on the page is missing."""
+    file it lists for a clip on the page is missing or damaged."""
     try:
         entries = manifest.load_checked(out_root)
     except manifest.ManifestError as err:
@@ -117,13 +178,17 @@ def build(out_root: Path) -> Path:
     langs = [l for l in LANGUAGES if l in best]
     first = langs[0] if langs else LANGUAGES[0]
     sections = []
+    clips: dict[str, list[dict]] = {l: [] for l in LANGUAGES}
     for lang in langs:
         parts = []
         chapter = None
+        shown = []
         for info in SCENES:
             e = best[lang].get(info.name)
             if e is None:
                 continue
+            e = dict(e, section=info.section)
+            shown.append(e)
             if info.chapter != chapter:
                 chapter = info.chapter
                 parts.append(f"<h2>{html.escape(tr(lang, f'lesson.chapter{chapter}'))}</h2>")
@@ -132,24 +197,39 @@ def build(out_root: Path) -> Path:
                 raise PageError(f"{out_root / missing[0]}: missing (listed in {out_root / manifest.NAME} "
                                 f"for {info.name}, {lang}); render it again")
             try:
-                parts.append(_clip(dict(e, section=info.section), lang, out_root))
+                parts.append(_clip(e, lang, out_root))
             except OSError as err:
                 raise PageError(f"{err.filename}: cannot read it ({err.strerror})") from None
+            if e["format"] in MIME:
+                clips[lang].append({"scene": info.name, "title": html.escape(tr(lang, f"{info.section}.title")),
+                                    "ask": math_html(tr(lang, f"page.ask.{info.section}")),
+                                    "beats": beats(e, lang, out_root)})
         hidden = "" if lang == first else " hidden"
         sections.append(f'<section class="lesson" lang="{lang}"{hidden}>'
-                        f'<h1>{html.escape(tr(lang, "lesson.title"))}</h1>{"".join(parts)}</section>')
+                        f'<h1>{html.escape(tr(lang, "lesson.title"))}</h1>{_intro(lang, shown)}'
+                        f'{"".join(parts)}</section>')
+    ui = {l: {k: tr(l, "lesson.title" if k == "title" else f"page.{k}") for k in UI_KEYS} for l in LANGUAGES}
+    data = {"first": first, "langs": langs, "ui": ui, "clips": clips}
     nav = ""
     if len(langs) > 1:
-        nav = "<nav>" + "".join(
-            f'<button type="button" data-lang="{l}" aria-pressed="{str(l == first).lower()}" '
-            f'onclick="showLang(\'{l}\')">{html.escape(tr(l, "lesson.language"))}</button> ' for l in langs
-        ) + "</nav>"
-    footer = html.escape(tr(first, "lesson.generated"))
+        nav = '<nav class="langs">' + "".join(
+            f'<button type="button" data-lang="{l}" aria-pressed="{str(l == first).lower()}">'
+            f'{html.escape(tr(l, "lesson.language"))}</button> ' for l in langs) + "</nav>"
+    present = (f'<button type="button" id="present-btn" data-t="present">'
+               f'{html.escape(tr(first, "page.present"))}</button>')
+    speaker = ('<aside id="speaker"><div class="where"><span class="title"></span> · <span class="step"></span>'
+               '<span class="state"></span></div><div class="say"></div><div class="side">'
+               '<p><b class="think-label"></b> <span class="question"></span></p>'
+               '<p><b class="next-label"></b> <span class="next"></span></p></div>'
+               '<div class="keys"></div></aside>')
     page = (f'<!DOCTYPE html>\n<html lang="{first}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{html.escape(tr(first, "lesson.title"))}</title><style>{CSS}</style>'
-            f'<script>{SCRIPT}</script></head>\n<body><header>{nav}</header><main>'
-            f'{"".join(sections)}</main><footer>{footer}</footer></body></html>\n')
+            f'<title>{html.escape(tr(first, "lesson.title"))}</title><style>{_asset("page.css")}</style>'
+            f'</head>\n<body data-lang="{first}"><header>{nav}{present}</header><main>'
+            f'{"".join(sections)}</main>{speaker}'
+            f'<footer data-t="footer">{html.escape(tr(first, "page.footer"))}</footer>\n'
+            f'<script type="application/json" id="lesson-data">{_json_script(data)}</script>\n'
+            f'<script>{_asset("page.js")}</script></body></html>\n')
     path = out_root / "index.html"
     try:
         manifest.write_atomic(path, page.encode("utf-8"))
