@@ -1,4 +1,4 @@
-"""The ``qkv-lens`` command: init, list, render, lesson, preview, watch, script.
+"""The ``qkv-lens`` command: init, list, render, lesson, export, preview, watch, script.
 
 ``--voice`` (render, watch) gives the narration a voice: ``none`` (silent
 clips, the default unless the lesson's ``voice`` says otherwise),
@@ -24,6 +24,7 @@ import threading
 import time
 from pathlib import Path
 
+from qkv_lens.cues import beat_text
 from qkv_lens.fonts import FontMissing, font_for
 from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, default_lesson_path, load_lesson
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find
@@ -166,7 +167,15 @@ def render_lesson(args, quiet: bool = False) -> int:
         })
 
     results = []
-    if jobs:
+    dask = getattr(args, "dask", None)
+    if jobs and dask:     # on a Dask cluster (qkv_lens.pipeline.cluster); --jobs does not apply
+        from qkv_lens.pipeline import cluster
+        try:
+            with cluster.session(dask, jobs, opts) as run, display:
+                results = run(on_start=display.started, on_done=record)
+        except cluster.ClusterError as err:
+            return _error(str(err), err.status)
+    elif jobs:
         with display:
             results = run_jobs(jobs, opts, args.jobs, render=render_mod.render_job,
                                on_start=display.started, on_done=record)
@@ -207,6 +216,32 @@ def cmd_lesson(args) -> int:
     except page.PageError as err:
         return _error(str(err), 1)
     print(path)
+    return 0
+
+
+def cmd_export(args) -> int:
+    """The lesson as lesson.mp4 (chapters), .srt/.vtt, lesson.pptx (and
+    --pdf) per language; a missing render is one error line, exit status 1,
+    and nothing is written."""
+    from qkv_lens.pipeline import export
+    if args.lang == "all":
+        langs = list(LANGUAGES)
+    elif args.lang:
+        langs = [args.lang]
+    else:
+        try:
+            langs = [load_lesson((Path(args.lesson) if args.lesson else default_lesson_path()).resolve()).language]
+        except LessonError as err:
+            raise UsageError(str(err)) from None
+    out = Path(args.out)
+    if not (out / export.manifest.NAME).is_file():
+        return _error(f"{out / export.manifest.NAME}: not found; render first (qkv-lens render --out {out})", 1)
+    try:
+        written = export.export(out, langs, args.quality, pdf=args.pdf, out_arg=args.out)
+    except export.ExportError as err:
+        return _error(str(err), 1)
+    for path in written:
+        print(path)
     return 0
 
 
@@ -282,28 +317,6 @@ def _shown(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
-
-
-def _latin(c: str) -> bool:
-    return c.isascii() and c.isalnum()
-
-
-def _han(c: str) -> bool:
-    return "\u4e00" <= c <= "\u9fff"
-
-
-def beat_text(beat: dict, lang: str) -> str:
-    """A beat's sentence again, from its cues: their lines joined, with the
-    space a line break dropped put back (English: always; Chinese: next to
-    Latin letters and digits, as the texts write ``第 1 个``)."""
-    lines = [line for cue in beat["cues"] for line in cue["text"].split("\n") if line]
-    out = ""
-    for line in lines:
-        a, b = out[-1:], line[:1]
-        if out and (lang == "en" or (_latin(a) and (_latin(b) or _han(b))) or (_han(a) and _latin(b))):
-            out += " "
-        out += line
-    return out
 
 
 def script_text(scene: str, lang: str, mode: str, lesson_dir: Path, beats: list[dict]) -> str:
@@ -384,6 +397,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "becomes a QuickTime .mov (lossless Animation/qtrle codec, argb) for video "
                         "editors and slides, which the lesson page links instead of playing")
     r.add_argument("--force", action="store_true", help="render even when the cache is up to date")
+    r.add_argument("--dask", metavar="ADDRESS", default=os.environ.get("QKV_DASK") or None,
+                   help="render on a Dask cluster: the scheduler's address, like tcp://HOST:8786 "
+                        "(default: QKV_DASK; needs pip install qkv-lens[cluster]; see docs/cluster.md)")
     voice_option(r)
     common(r)
     r.set_defaults(func=cmd_render)
@@ -391,6 +407,16 @@ def build_parser() -> argparse.ArgumentParser:
     les = sub.add_parser("lesson", help="rebuild renders/index.html from the manifest")
     les.add_argument("--out", default="renders")
     les.set_defaults(func=cmd_lesson)
+
+    ex = sub.add_parser("export", help="the whole lesson as one video with chapters, subtitles and a "
+                                       "slide deck, into renders/<lang>/<quality>/lesson.*")
+    ex.add_argument("--lang", choices=[*LANGUAGES, "all"], default=None,
+                    help="language, or all (default: the lesson file's)")
+    ex.add_argument("-q", "--quality", choices=list(QUALITIES), default="l",
+                    help="the renders to join: l=480p15, m=720p30, h=1080p60, k=2160p60 (default l)")
+    ex.add_argument("--pdf", action="store_true", help="also a PDF handout: poster, summary, key formula")
+    common(ex)
+    ex.set_defaults(func=cmd_export)
 
     pv = sub.add_parser("preview", help="the last frame of one scene as PNG, in seconds")
     pv.add_argument("scenes", nargs=1, metavar="SCENE")

@@ -19,6 +19,7 @@ length (within one frame): AAC in mp4, Opus in webm, PCM in a transparent
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -29,8 +30,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -191,61 +193,86 @@ def find_video(media: Path, scene: str) -> Path | None:
 
 def render_job(job: Job, opts: Options) -> Result:
     """Render one scene in one language and move its outputs into place."""
+    with media_folder() as media:
+        result, staged = render_staged(job, opts, media)
+        return install(result, staged, out_dir(opts, job.lang)) if result.ok else result
+
+
+@contextmanager
+def media_folder() -> Iterator[Path]:
+    """A temporary folder ``qkv-media-<pid>-*`` (removed on exit) to render in."""
+    with tempfile.TemporaryDirectory(prefix=f"{MEDIA_PREFIX}{os.getpid()}-") as tmp:
+        yield Path(tmp)
+
+
+def render_staged(job: Job, opts: Options, media: Path,
+                  children: Children | None = None) -> tuple[Result, dict[str, Path]]:
+    """Render ``job`` with manim inside ``media``; return its result (no
+    files yet) and its outputs by file name (video, .srt, .vtt, .beats.json,
+    .png), all inside ``media``.  Nothing is written outside ``media``.
+    ``children``: who runs (and can stop) the manim process (default CHILDREN)."""
     start = time.monotonic()
-    dest_dir = out_dir(opts, job.lang)
     env = dict(os.environ, QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path), QKV_VOICE=opts.voice)
     env.pop("QKV_BEATS_OUT", None)   # the beats file goes beside the video
-    with tempfile.TemporaryDirectory(prefix=f"{MEDIA_PREFIX}{os.getpid()}-") as tmp:
-        media = Path(tmp)
-        status, output = CHILDREN.run(manim_command(job.scene, opts, media), env)
-        warnings = child_warnings(output)
-        video = find_video(media, job.scene.name)
-        if status != 0 or video is None:
-            tail = "\n".join(output.strip().splitlines()[-12:])
-            found = "" if status != 0 else " but wrote no video"
-            return Result(job, False, time.monotonic() - start,
-                          error=f"manim exited with status {status}{found}\n{tail}", warnings=warnings)
-        stage = media / "stage"
-        stage.mkdir()
-        srt = video.with_suffix(".srt")  # manim writes it beside the video
-        name = f"{job.scene.name}{video.suffix}"  # without manim's _ManimCE_v... (gif)
-        audio = video.suffix != ".gif" and has_audio(video)
-        if audio or video.suffix == ".mp4":
-            try:
-                # fit_audio: the track covers the whole clip (mp4: faststart too)
-                (fit_audio if audio else faststart)(video, stage / name)
-            except Exception as err:  # noqa: BLE001 - a broken video is a failed render
-                return Result(job, False, time.monotonic() - start, error=f"cannot remux the video: {err}")
-            video = stage / name
-        staged = {name: video}
-        if srt.exists():
-            staged[f"{job.scene.name}.srt"] = srt
-            vtt = stage / f"{job.scene.name}.vtt"
-            vtt.write_text(srt_to_vtt(srt.read_text(encoding="utf-8")), encoding="utf-8")
-            staged[vtt.name] = vtt
-        beats = videos_dir_beats(media, job.scene.name)
-        if beats is not None:      # the beats as played: ids, times, cues (for the page and presenting)
-            staged[f"{job.scene.name}.beats.json"] = beats
-        png = stage / f"{job.scene.name}.png"
+    status, output = (children or CHILDREN).run(manim_command(job.scene, opts, media), env)
+    warnings = child_warnings(output)
+    video = find_video(media, job.scene.name)
+    if status != 0 or video is None:
+        tail = "\n".join(output.strip().splitlines()[-12:])
+        found = "" if status != 0 else " but wrote no video"
+        return Result(job, False, time.monotonic() - start,
+                      error=f"manim exited with status {status}{found}\n{tail}", warnings=warnings), {}
+    stage = media / "stage"
+    stage.mkdir()
+    srt = video.with_suffix(".srt")  # manim writes it beside the video
+    name = f"{job.scene.name}{video.suffix}"  # without manim's _ManimCE_v... (gif)
+    audio = video.suffix != ".gif" and has_audio(video)
+    if audio or video.suffix == ".mp4":
         try:
-            info = probe(video, poster=png, poster_at=poster_time(beats))
-            duration, width, height = info.duration, info.width, info.height
+            # fit_audio: the track covers the whole clip (mp4: faststart too)
+            (fit_audio if audio else faststart)(video, stage / name)
         except Exception as err:  # noqa: BLE001 - a broken video is a failed render
-            return Result(job, False, time.monotonic() - start, error=f"cannot read the video: {err}")
-        staged[png.name] = png
-        dest_dir.mkdir(parents=True, exist_ok=True)
-        parts = [(dest_dir / f".{name}.part", dest_dir / name) for name in staged]
-        try:
-            for (part, _), src in zip(parts, staged.values()):
+            return Result(job, False, time.monotonic() - start, error=f"cannot remux the video: {err}"), {}
+        video = stage / name
+    staged = {name: video}
+    if srt.exists():
+        staged[f"{job.scene.name}.srt"] = srt
+        vtt = stage / f"{job.scene.name}.vtt"
+        vtt.write_text(srt_to_vtt(srt.read_text(encoding="utf-8")), encoding="utf-8")
+        staged[vtt.name] = vtt
+    beats = videos_dir_beats(media, job.scene.name)
+    if beats is not None:      # the beats as played: ids, times, cues (for the page and presenting)
+        staged[f"{job.scene.name}.beats.json"] = beats
+    png = stage / f"{job.scene.name}.png"
+    try:
+        info = probe(video, poster=png, poster_at=poster_time(beats))
+    except Exception as err:  # noqa: BLE001 - a broken video is a failed render
+        return Result(job, False, time.monotonic() - start, error=f"cannot read the video: {err}"), {}
+    staged[png.name] = png
+    return Result(job, True, time.monotonic() - start, [], info.duration, info.width, info.height,
+                  warnings=warnings), staged
+
+
+def install(result: Result, staged: Mapping[str, Path | bytes], dest_dir: Path) -> Result:
+    """Write the outputs ``staged`` (file name -> a file to copy, or its
+    bytes) into ``dest_dir``: each to a ``.part`` file first, then all
+    renamed into place; on any error no ``.part`` file stays and no output
+    is replaced.  Returns ``result`` with the placed files."""
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    parts = [(dest_dir / f".{name}.part", dest_dir / name) for name in staged]
+    try:
+        for (part, _), src in zip(parts, staged.values()):
+            if isinstance(src, bytes):
+                part.write_bytes(src)
+            else:
                 shutil.copyfile(src, part)
-        except BaseException:
-            for part, _ in parts:
-                part.unlink(missing_ok=True)
-            raise
-        for part, dest in parts:
-            os.replace(part, dest)
-    return Result(job, True, time.monotonic() - start, [d for _, d in parts], duration, width, height,
-                  warnings=warnings)
+    except BaseException:
+        for part, _ in parts:
+            part.unlink(missing_ok=True)
+        raise
+    for part, dest in parts:
+        os.replace(part, dest)
+    return dataclasses.replace(result, files=[d for _, d in parts])
 
 
 WARNING = "qkv-lens: warning: "

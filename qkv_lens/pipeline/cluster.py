@@ -1,0 +1,348 @@
+"""Render jobs on a Dask distributed cluster (``qkv-lens render --dask ADDRESS``).
+
+The client (the ``qkv-lens`` command) has already validated the lesson,
+computed the cache keys and dropped the cached jobs.  Each remaining job
+travels as a ``Task``: the job, the options, the lesson file's bytes and the
+bytes of every file the scene reads beside it (a picture, the recordings),
+and the client's ``fingerprint`` (qkv-lens and manim versions, digests of
+the scene code and the text table).  No shared filesystem is assumed.
+
+A worker (``render_task``) refuses a task when its qkv-lens or manim version
+differs or when it does not reproduce the job's cache key from the shipped
+lesson (``Refused``: the message names the worker and what differs; the
+client also compares every worker's whole fingerprint once, on connecting);
+otherwise it renders in its own ``qkv-media-<pid>-*`` folder with
+``render.render_staged`` and returns the result and the files' bytes.  The
+client writes them into ``--out`` with ``render.install``, the same code a
+local render uses, so nothing half-written lands there.
+
+A worker that dies mid-job: the scheduler runs the job again on another
+worker (Dask's ``allowed_failures``); a task that raises is retried
+``RETRIES`` times.  Ctrl-C on the client cancels the futures.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import resources
+from importlib.metadata import version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from qkv_lens.pipeline.render import (
+    Children,
+    Job,
+    Options,
+    Result,
+    clean_stale_media,
+    install,
+    media_folder,
+    out_dir,
+    render_staged,
+)
+
+if TYPE_CHECKING:
+    from qkv_lens.lesson import Lesson
+
+CONNECT_TIMEOUT = 5.0      # seconds to reach the scheduler
+WORKERS_TIMEOUT = 10.0     # seconds to wait for a first worker
+RETRIES = 2                # Dask retries of a task that raised (a death is the scheduler's own retry)
+INSTALL_HINT = "pip install qkv-lens[cluster]"
+
+
+class ClusterError(Exception):
+    """The cluster cannot be used (one line); ``status`` is the exit status."""
+
+    def __init__(self, message: str, status: int = 1):
+        super().__init__(message)
+        self.status = status
+
+
+class Refused(RuntimeError):
+    """A worker refuses a task: its qkv-lens differs from the client's."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One job with everything a worker needs to render it."""
+    name: str                     # its Dask key
+    job: Job
+    opts: Options
+    lesson_name: str              # the lesson file's name
+    lesson: bytes                 # its bytes
+    files: dict[str, bytes]       # the files it reads, by path relative to the lesson's folder
+    expected: dict[str, str]      # the client's fingerprint
+
+
+def fingerprint() -> dict[str, str]:
+    """What must agree between client and worker: the qkv-lens and manim
+    versions and digests of the scene modules, ``qkv_math``, the scene side
+    of ``qkv_lens`` and the text table."""
+    from qkv_lens.pipeline.cache import _tree_digest, code_digests, manim_version
+    from qkv_lens.registry import scenes_dir
+    texts = resources.files("qkv_lens").joinpath("texts.toml").read_bytes()
+    return {"qkv-lens": version("qkv-lens"), "manim": manim_version(), **code_digests(),
+            "scenes": _tree_digest(scenes_dir()), "texts": hashlib.sha256(texts).hexdigest()}
+
+
+VERSIONS = ("qkv-lens", "manim")
+
+
+def mismatch(expected: dict[str, str], found: dict[str, str], where: str, versions_only: bool = False) -> str:
+    """One line saying how ``found`` (at ``where``) differs from the client's
+    ``expected`` (only the versions with ``versions_only``); empty when they agree."""
+    versions = [f"{name} {found.get(name)} (client: {expected.get(name)})"
+                for name in VERSIONS if found.get(name) != expected.get(name)]
+    code = [] if versions_only else sorted(
+        name for name in expected.keys() | found.keys()
+        if name not in VERSIONS and found.get(name) != expected.get(name))
+    if not versions and not code:
+        return ""
+    parts = versions + ([f"different {', '.join(code)}"] if code else [])
+    return (f"{where} refuses to render: it has {'; '.join(parts)}; "
+            f"install the client's qkv-lens on every worker")
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+        return f"worker {get_worker().address}"
+    except (ImportError, ValueError):
+        return f"worker pid {os.getpid()}"
+
+
+def shipped_files(lesson: Lesson, job: Job, voice: str) -> dict[str, bytes]:
+    """The files the job reads beside the lesson, by relative path: those
+    its lesson section names (a picture) and, with ``voice == "recorded"``,
+    the scene's recordings in the job's language.  ClusterError (status 2)
+    for a file outside the lesson's folder."""
+    from qkv_lens import voice as voice_mod
+    folder = lesson.path.parent
+    section = lesson.sections.get(job.scene.lesson_section) or {}
+    paths = [folder / v for v in section.values() if isinstance(v, str) and v and (folder / v).is_file()]
+    if voice == "recorded":
+        paths += voice_mod.recordings(folder, job.lang, job.scene.name)
+    files = {}
+    for path in paths:
+        name = os.path.normpath(path.relative_to(folder) if path.is_relative_to(folder) else path)
+        if os.path.isabs(name) or name.split(os.sep)[0] == "..":
+            raise ClusterError(f"{path}: outside the lesson's folder {folder}, so it cannot be sent to "
+                               f"the cluster; put it beside the lesson file", 2)
+        files[name] = path.read_bytes()
+    return files
+
+
+def make_tasks(jobs: list[Job], opts: Options) -> list[Task]:
+    """A Task for every job (the client's side; reads the files it ships)."""
+    from qkv_lens.lesson import load_lesson
+    expected = fingerprint()
+    data = opts.lesson_path.read_bytes()
+    lesson = load_lesson(opts.lesson_path)
+    return [Task(f"qkv-{job.scene.name}-{job.lang}-{uuid.uuid4().hex[:8]}", job, opts, opts.lesson_path.name,
+                 data, shipped_files(lesson, job, opts.voice), expected) for job in jobs]
+
+
+def _key_of(task: Task, lesson_path: Path) -> str:
+    """The cache key of ``task``'s job as this machine computes it."""
+    from qkv_lens.lesson import load_lesson
+    from qkv_lens.pipeline.cache import cache_key
+    from qkv_lens.voice import voice_key
+    job, opts = task.job, task.opts
+    lesson = load_lesson(lesson_path, job.lang)
+    return cache_key(job.scene, lesson, job.lang, opts.quality, opts.fmt, opts.transparent,
+                     voice=voice_key(opts.voice, lesson_path.parent, job.lang, job.scene.name))
+
+
+def render_task(task: Task) -> tuple[Result, dict[str, bytes]]:
+    """Run on a worker: check the fingerprint and the cache key, render in a
+    temporary folder, return the result and the output files' bytes by name."""
+    where = _worker_address()
+    found = fingerprint()
+    refusal = mismatch(task.expected, found, where, versions_only=True)
+    if refusal:
+        raise Refused(refusal)
+    clean_stale_media()    # folders of a worker killed earlier on this machine
+    with media_folder() as tmp:
+        lesson_dir = tmp / "lesson"
+        for name, data in task.files.items():
+            (lesson_dir / name).parent.mkdir(parents=True, exist_ok=True)
+            (lesson_dir / name).write_bytes(data)
+        lesson_path = lesson_dir / task.lesson_name
+        lesson_path.parent.mkdir(parents=True, exist_ok=True)
+        lesson_path.write_bytes(task.lesson)
+        key = _key_of(task, lesson_path)
+        if key != task.job.key:   # its code differs (named when the fingerprint shows where)
+            raise Refused(mismatch(task.expected, found, where) or
+                          f"{where} refuses to render {task.job.scene.name} ({task.job.lang}): it computes "
+                          f"the cache key {key}, the client {task.job.key}; install the client's qkv-lens "
+                          f"on every worker")
+        media = tmp / "media"
+        media.mkdir()
+        opts = dataclasses.replace(task.opts, lesson_path=lesson_path, out=tmp / "out")
+        children = Children()
+        with _LOCK:
+            _RUNNING[task.name] = children
+            if task.name in _CANCELLED:
+                children.stop_all(grace=0)   # cancelled before it started: manim does not start
+        try:
+            result, staged = render_staged(task.job, opts, media, children)
+            return result, {name: path.read_bytes() for name, path in staged.items()}
+        finally:
+            with _LOCK:
+                _RUNNING.pop(task.name, None)
+
+
+# The manim processes of the tasks running in this worker process, by task
+# name, and the names the client cancelled (``stop_renders``).
+_LOCK = threading.Lock()
+_RUNNING: dict[str, Children] = {}
+_CANCELLED: set[str] = set()
+
+
+def stop_renders(names: list[str]) -> int:
+    """Run on each worker by a client that cancels: stop the manim process
+    of each task named (and never start one for it); how many it stopped."""
+    with _LOCK:
+        _CANCELLED.update(names)
+        found = [_RUNNING[n] for n in names if n in _RUNNING]
+    for children in found:
+        children.stop_all(grace=2.0)
+    return len(found)
+
+
+def connect(address: str) -> Any:
+    """A ``distributed.Client`` on ``address`` with at least one worker whose
+    fingerprint matches this machine's; ClusterError (one line) otherwise."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ClusterError(f"--dask needs the distributed package: {INSTALL_HINT}", 2) from None
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except ValueError as err:
+        raise ClusterError(f"--dask {address}: {err}", 2) from None
+    except (OSError, TimeoutError):
+        raise ClusterError(f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT:g} s "
+                           f"(is `dask scheduler` running there?)") from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+        except TimeoutError:
+            raise ClusterError(f"the Dask scheduler at {address} has no workers after "
+                               f"{WORKERS_TIMEOUT:g} s; start `dask worker {address}` on each render "
+                               f"machine") from None
+        check_workers(client)
+    except BaseException:
+        client.close()
+        raise
+    return client
+
+
+def check_workers(client: Any) -> None:
+    """ClusterError naming the first worker whose fingerprint differs from
+    this machine's (or that cannot run qkv-lens at all)."""
+    try:
+        found = client.run(fingerprint)
+    except Exception as err:  # noqa: BLE001 - a worker without qkv-lens cannot unpickle the call
+        raise ClusterError(f"a worker cannot run qkv-lens ({type(err).__name__}: {err}); "
+                           f"install the client's qkv-lens on every worker") from None
+    expected = fingerprint()
+    for address, fp in sorted(found.items()):
+        refusal = mismatch(expected, fp, f"worker {address}")
+        if refusal:
+            raise ClusterError(refusal)
+
+
+def _failure(job: Job, err: BaseException) -> Result:
+    text = str(err) or type(err).__name__
+    if type(err).__name__ == "KilledWorker":
+        text = f"the workers running it died too often ({text})"
+    return Result(job, False, 0.0, error=text)
+
+
+def priorities(tasks: list[Task], entries: dict[str, dict]) -> list[int]:
+    """Dask priorities (higher runs first): longest job first, by the
+    ``render_seconds`` the manifest ``entries`` hold for the same scene and
+    language (any quality and format); jobs never rendered before come
+    first, in storyboard order."""
+    known: dict[tuple[str, str], float] = {}
+    for e in entries.values():
+        seconds = e.get("render_seconds")
+        if isinstance(seconds, (int, float)):
+            k = (e["scene"], e["language"])
+            known[k] = max(known.get(k, 0.0), float(seconds))
+
+    def rank(i: int) -> tuple[bool, float, int]:
+        k = (tasks[i].job.scene.name, tasks[i].job.lang)
+        return k in known, -known.get(k, 0.0), i
+
+    ranked = sorted(range(len(tasks)), key=rank)
+    out = [0] * len(tasks)
+    for rank, i in enumerate(ranked):
+        out[i] = len(tasks) - rank
+    return out
+
+
+def run_tasks(client: Any, tasks: list[Task],
+              on_start: Callable[[Job], None] = lambda job: None,
+              on_done: Callable[[Result], None] = lambda result: None) -> list[Result]:
+    """Submit every task, land each result in ``--out`` as it finishes
+    (``render.install``), call ``on_done`` for it; results in task order.
+    A failing job never stops the others; any interrupt cancels the rest."""
+    from distributed import as_completed
+
+    from qkv_lens.pipeline import manifest
+    order = priorities(tasks, manifest.load(tasks[0].opts.out) if tasks else {})
+    futures = {}
+    for i, task in enumerate(tasks):
+        on_start(task.job)
+        futures[client.submit(render_task, task, key=task.name, retries=RETRIES, priority=order[i])] = i
+    results: dict[int, Result] = {}
+    try:
+        for fut in as_completed(list(futures), loop=client.loop):
+            i = futures[fut]
+            job = tasks[i].job
+            try:
+                result, files = fut.result()
+                start = time.monotonic()
+                if result.ok:
+                    result = install(result, files, out_dir(tasks[i].opts, job.lang))
+                    result.seconds += time.monotonic() - start
+            except Exception as err:  # noqa: BLE001 - reported as this job's failure
+                result = _failure(job, err)
+            fut.release()
+            results[i] = result
+            on_done(result)
+    except BaseException:
+        client.cancel(list(futures))
+        try:   # a running task does not stop when cancelled: stop its manim process
+            client.run(stop_renders, [t.name for t in tasks])
+        except Exception:  # noqa: BLE001 - best effort while interrupted
+            pass
+        raise
+    return [results[i] for i in range(len(tasks))]
+
+
+@contextmanager
+def session(address: str, jobs: list[Job], opts: Options) -> Iterator[Callable[..., list[Result]]]:
+    """Build the tasks, connect, check the workers; yield ``run(on_start,
+    on_done) -> results``; close the client on exit.  ClusterError first
+    when the files cannot be shipped or the cluster cannot be used."""
+    tasks = make_tasks(jobs, opts)
+    client = connect(address)
+
+    def run(on_start: Callable[[Job], None] = lambda job: None,
+            on_done: Callable[[Result], None] = lambda result: None) -> list[Result]:
+        return run_tasks(client, tasks, on_start, on_done)
+
+    try:
+        yield run
+    finally:
+        client.close()
