@@ -1,8 +1,12 @@
-"""ShadowProjection: the drawn shadows are projections onto the wall."""
+"""ShadowProjection: the drawn shadows are the oblique projection along the
+drawn light d onto the wall with the drawn normal n, read back from the scene."""
 import numpy as np
 import pytest
 
-from tests.helpers import assert_clean_layout, assert_readable_beats, dry_run
+from qkv_lens.lesson import load_lesson
+from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
+
+MOMENTS = ["parallel", "turned", "tilted"]
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -10,56 +14,144 @@ def scene(request, tmp_path_factory):
     return dry_run("ShadowProjection", tmp_path_factory.mktemp("sp"), lang=request.param)
 
 
-@pytest.mark.parametrize("moment", ["parallel", "turned", "tilted"])
-def test_shadows_on_the_wall_along_the_light(scene, moment):
+@pytest.fixture(scope="module")
+def lesson():
+    return load_lesson(ROOT / "lesson.toml").shadow_projection
+
+
+def cast(X, d, n):
+    """Independent reference: slide each row of X along d until it meets the
+    plane n . x = 0 (a ray-plane intersection, no projection matrix)."""
+    X = np.atleast_2d(X)
+    return X - np.outer(X @ n, d) / (n @ d)
+
+
+def unit(v):
+    v = np.asarray(v, dtype=float)
+    return v / np.linalg.norm(v)
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+def test_shadows_are_the_projection_along_the_drawn_light(scene, moment):
     pr = scene.moments[moment].probes
-    n, d = pr["normal"], pr["light"]
-    for v, s in zip(pr["vertices"], pr["shadows"]):
-        assert abs(s @ n) < 1e-6                                 # on the wall
-        assert np.linalg.norm(np.cross(v - s, d)) < 1e-6         # along the light
-    assert np.allclose(pr["outline"] @ n, 0, atol=1e-6)         # the dark outline too
+    d, n = pr["d_dir"], pr["n_dir"]
+    assert np.allclose(pr["shadows"], cast(pr["vertices"], d, n), atol=1e-6)
+    assert np.allclose(pr["wall"] @ n, 0, atol=1e-6)                # the drawn wall is n . x = 0
+    assert abs(pr["n_foot"] @ n) < 1e-6                             # n stands on it
+    # the dark outline is the convex hull of the shadows: each of its corners is one of them
+    for corner in pr["outline"]:
+        assert np.min(np.linalg.norm(pr["shadows"] - corner, axis=1)) < 1e-6
 
 
-def test_the_wall_turns_and_the_light_tilts(scene):
-    a, b, c = (scene.moments[m].probes for m in ("parallel", "turned", "tilted"))
-    assert not np.allclose(a["normal"], b["normal"])
-    assert not np.allclose(b["light"], c["light"])
+def test_arrows_follow_the_lesson_light_and_wall(scene, lesson):
+    a, b, c = (scene.moments[m].probes for m in MOMENTS)
+    turn = np.deg2rad(float(lesson.wall_turn_degrees))
+    assert np.allclose(a["d_dir"], unit(lesson.light), atol=1e-9)
+    assert np.allclose(a["n_dir"], [1, 0, 0], atol=1e-9)
+    assert np.allclose(b["n_dir"], [np.cos(turn), np.sin(turn), 0], atol=1e-9)   # the wall turned ...
+    assert np.allclose(b["d_dir"], a["d_dir"], atol=1e-9)                       # ... the light not yet
+    assert np.allclose(c["d_dir"], unit(lesson.light_end), atol=1e-9)          # then the light tilted
     assert not np.allclose(a["shadows"], b["shadows"]) and not np.allclose(b["shadows"], c["shadows"])
 
 
-def test_rank_and_idempotence_shown(scene):
-    pr = scene.moments["facts"].probes
-    assert pr["rank"] == 2 and pr["idempotent"] < 1e-12
-    assert pr["shown"][0].replace(" ", "").endswith("P=2")
+@pytest.mark.parametrize("moment", ["turned", "tilted"])
+def test_the_readout_is_P_in_the_row_convention(scene, moment):
+    pr = scene.moments[moment].probes
+    d, n = pr["d_dir"], pr["n_dir"]
+    P = np.eye(3) - np.outer(n, d) / (n @ d)
+    assert np.allclose(pr["vertices"] @ P, cast(pr["vertices"], d, n))        # x P is the shadow (rows)
+    assert np.allclose(pr["readout"], P, atol=0.005 + 1e-9)                   # shown to two decimals
+    assert np.allclose(pr["vertices"] @ pr["readout"], pr["shadows"], atol=0.05)
 
 
-def test_two_points_on_one_ray_share_a_shadow(scene):
+def test_the_cube_collapses_onto_the_wall_with_rank_2(scene):
+    pr = scene.moments["collapsed"].probes
+    d, n, V, Y = pr["d_dir"], pr["n_dir"], pr["vertices"], pr["flat"]
+    assert np.allclose(Y, cast(V, d, n), atol=1e-6)
+    assert np.linalg.matrix_rank(Y - Y[0], tol=1e-9) == 2                      # flat: two dimensions left
+    assert np.linalg.matrix_rank(V - V[0], tol=1e-9) == 3
+    shown = int(pr["rank"].replace(" ", "").split("=")[-1])
+    assert shown == np.linalg.matrix_rank(np.eye(3) - np.outer(n, d) / (n @ d))
+
+
+def test_the_shadow_cast_again_stays_put(scene):
+    first, second = scene.moments["collapsed"].probes, scene.moments["again"].probes
+    d, n = second["d_dir"], second["n_dir"]
+    assert np.allclose(second["flat"], first["flat"], atol=1e-9)
+    assert np.allclose(second["flat"], cast(first["flat"], d, n), atol=1e-9)
+
+
+def test_a_point_sliding_along_a_ray_keeps_its_shadow(scene, lesson):
     pr = scene.moments["pair"].probes
-    start, end, second = pr["ray_start"], pr["ray_end"], pr["second"]
-    # the second dot is drawn on the first point's light ray, up-light of it ...
-    assert np.linalg.norm(np.cross(second - start, end - start)) < 1e-6
-    assert np.linalg.norm(second - end) > np.linalg.norm(start - end) + 0.1
-    # ... so the projection sends it to the very shadow the ray ends on
-    assert np.allclose(second @ pr["P"], end, atol=1e-6)
+    d, n, corner = pr["d_dir"], pr["n_dir"], pr["corner"]
+    points = np.array([v["point"] for v in pr["slid"].values()])
+    shadows = np.array([v["shadow"] for v in pr["slid"].values()])
+    for x in points:                                                   # on the corner's light ray, up-light
+        assert np.linalg.norm(np.cross(x - corner, d)) < 1e-6 and (corner - x) @ d >= -1e-9
+    along = (corner - points) @ d
+    assert along.max() == pytest.approx(float(lesson.ray_step)) and np.ptp(along) > 0.5
+    assert np.allclose(shadows, cast(points, d, n), atol=1e-6)        # each drawn shadow is its projection
+    assert np.ptp(shadows, axis=0).max() < 1e-9                       # ... and it never moved
 
 
-def test_lamp_shadows_are_ray_plane_intersections(scene):
+def test_lamp_shadows_are_ray_plane_intersections(scene, lesson):
     pr = scene.moments["lamp"].probes
-    L, n = pr["lamp"], pr["normal"]
+    L, n = pr["lamp"], pr["n_dir"]
+    assert np.allclose(L, np.array(lesson.lamp, dtype=float))
     assert np.allclose(pr["starts"], L, atol=1e-6)
     for v, s in zip(pr["vertices"], pr["shadows"]):
         t = -(n @ L) / (n @ (v - L))
         assert np.allclose(s, L + t * (v - L), atol=1e-6)
 
 
-def test_wall_coordinates(scene):
+def test_wall_coordinates_read_the_marked_shadow(scene):
     pr = scene.moments["basis"].probes
+    n, s = pr["normal"], pr["s"]
     B = np.array(pr["axes"]).T                    # the drawn axes as the columns of B (3x2)
-    assert np.allclose(B.T @ B, np.eye(2), atol=1e-6)             # unit length, at right angles
-    assert np.allclose(pr["normal"] @ B, 0, atol=1e-6)            # lying in the wall
+    assert np.allclose(pr["origin"], 0, atol=1e-9)                      # they start at the origin
+    assert np.allclose(B.T @ B, np.eye(2), atol=1e-6)                    # unit length, at right angles
+    assert np.allclose(n @ B, 0, atol=1e-6)                              # lying in the wall
+    L, v = pr["lamp"], pr["corner"]                                      # s: the marked corner's shadow
+    assert np.allclose(s, L + (-(n @ L) / (n @ (v - L))) * (v - L), atol=1e-6)
     shown = np.array([float(c) for c in pr["coords"]])
-    assert np.allclose(shown, pr["shadow"] @ B, atol=0.005 + 1e-9)   # the numbers written are s B
-    assert np.allclose(shown @ B.T, pr["shadow"], atol=0.02)          # and give the shadow back
+    assert np.allclose(shown, s @ B, atol=0.005 + 1e-9)                  # the numbers written are s B
+    assert np.allclose(shown @ B.T, s, atol=0.02)                        # and give the shadow back
+    for (start, foot), axis, c in zip(pr["feet"], B.T, shown):          # dashed from s to c times each axis
+        assert np.allclose(start, s, atol=1e-6)
+        assert np.allclose(foot, c * axis, atol=0.006)
+
+
+def test_things_on_the_wall_are_drawn_over_it(scene):
+    """Cairo has no depth buffer: what lies on the wall must come after it in
+    the camera's drawing order (the axes once vanished behind it)."""
+    layers = scene.moments["basis"].probes["layers"]
+    order = {id(m): k for k, m in enumerate(scene.renderer.camera.get_mobjects_to_display(scene.mobjects))}
+    wall = order[id(layers["wall"])]
+    for name in ("shadow", "axes", "s", "guides"):
+        parts = [m for m in layers[name].get_family() if m.has_points()]
+        assert parts and all(order[id(m)] > wall for m in parts), name
+
+
+def _boxes_meet(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("moment", MOMENTS + ["lamp", "basis"])
+def test_the_picture_keeps_clear_of_the_text(scene, moment):
+    """The wall and the lamp, as drawn, touch no caption, formula or panel
+    (only the small letters that name things on the wall may sit on it)."""
+    m = scene.moments[moment]
+    ws = m.probes["wall_screen"]
+    wall_box = (ws[:, 0].min(), ws[:, 1].min(), ws[:, 0].max(), ws[:, 1].max())
+    on_wall = {"s", "b_1", "b_2", "n", "d", "x", "x P"}
+    captions = [lab for lab in m.labels if lab.content not in on_wall]
+    assert captions
+    for lab in captions:
+        assert not _boxes_meet(wall_box, lab.box), lab.content
+    if "lamp_screen" in m.probes:
+        (x, y, _), r = m.probes["lamp_screen"], m.probes["lamp_radius"]
+        for lab in m.labels:
+            assert not _boxes_meet((x - r, y - r, x + r, y + r), lab.box), lab.content
 
 
 def test_layout(scene):
