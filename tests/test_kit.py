@@ -215,3 +215,17 @@ def test_labels_added_to_a_lesson_scene_get_a_dark_outline(tmp_path):
     s = dry_run("SpaceDeformation", tmp_path)
     labels = [lab for m in s.moments.values() for lab in m.labels if lab.kind != "ImageMobject"]
     assert labels and all(lab.outlined for lab in labels)
+
+
+def test_outlines_go_on_entries_not_on_a_matrix_brackets():
+    """A bracket is typeset in pieces; outlined, each piece would cut a gap into the next."""
+    import numpy as np
+
+    from scenes.kit.displays import matrix_mob, outline_labels
+    m = matrix_mob(np.array([[1.0, -0.5], [0.25, 2.0]]), font_size=30, digits=2)
+    outline_labels(m)
+    pieces = [g for b in m.get_brackets() for g in b.family_members_with_points()]
+    glyphs = [g for e in m.get_entries() for g in e.family_members_with_points()]
+    assert len(pieces) > 2 and glyphs
+    assert all(g.get_stroke_width(background=True) > 0 for g in glyphs)
+    assert not any(p.get_stroke_width(background=True) for p in pieces)

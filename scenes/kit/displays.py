@@ -52,12 +52,20 @@ OUTLINE_WIDTH = 5    # the dark outline drawn behind every label, so grid lines 
 
 def outline_labels(*mobjects: Mobject) -> None:
     """Give every label under ``mobjects`` (Text, MathTex, numbers, matrix
-    entries) a dark outline behind its glyphs, in the background colour;
-    labels that have one already keep theirs."""
-    for mob in mobjects:
-        for sub in mob.get_family():
-            if isinstance(sub, TEXT_TYPES) and not sub.get_stroke_width(background=True):
-                sub.set_stroke(palette.BACKGROUND, width=OUTLINE_WIDTH, background=True)
+    entries, not a matrix's brackets) a dark outline behind its glyphs, in
+    the background colour; labels that have one already keep theirs."""
+    for sub in _text_parts(mobjects):
+        if not sub.get_stroke_width(background=True):
+            sub.set_stroke(palette.BACKGROUND, width=OUTLINE_WIDTH, background=True)
+
+
+def _text_parts(mobjects: Sequence[Mobject]) -> list[Mobject]:
+    """The text mobjects under ``mobjects``, a matrix's brackets left out
+    (a bracket is drawn in pieces: outlined, each piece would cut the next)."""
+    brackets = {id(m) for mob in mobjects for sub in mob.get_family() if isinstance(sub, Matrix)
+                for b in sub.get_brackets() for m in b.get_family()}
+    return [sub for mob in mobjects for sub in mob.get_family()
+            if isinstance(sub, TEXT_TYPES) and id(sub) not in brackets]
 
 
 def text(content: str, lang: str, size: float = 28, color: ParsableManimColor = palette.INK,

@@ -111,7 +111,8 @@ def _glyph_height(m: Mobject, camera: Camera | None) -> float:
 
 def _outlined(m: Mobject) -> bool:
     """Every glyph of the text in ``m`` has a background stroke (a matrix's brackets do not count)."""
-    texts = [s for s in m.get_family() if isinstance(s, TEXT_TYPES)]
+    skip = {id(p) for b in (m.get_brackets() if isinstance(m, Matrix) else []) for p in b.get_family()}
+    texts = [s for s in m.get_family() if isinstance(s, TEXT_TYPES) and id(s) not in skip]
     return all(g.get_stroke_width(background=True) > 0
                for t in texts for g in t.family_members_with_points())
 
