@@ -34,7 +34,7 @@ from manim.typing import Vector3D
 from qkv_lens.fonts import font_for
 
 from . import palette
-from .moments import TEXT_TYPES
+from .moments import TEXT_TYPES, is_bracket
 from .numbers import Number, tex_number
 
 if TYPE_CHECKING:
@@ -62,10 +62,8 @@ def outline_labels(*mobjects: Mobject) -> None:
 def _text_parts(mobjects: Sequence[Mobject]) -> list[Mobject]:
     """The text mobjects under ``mobjects``, a matrix's brackets left out
     (a bracket is drawn in pieces: outlined, each piece would cut the next)."""
-    brackets = {id(m) for mob in mobjects for sub in mob.get_family() if isinstance(sub, Matrix)
-                for b in sub.get_brackets() for m in b.get_family()}
     return [sub for mob in mobjects for sub in mob.get_family()
-            if isinstance(sub, TEXT_TYPES) and id(sub) not in brackets]
+            if isinstance(sub, TEXT_TYPES) and not is_bracket(sub)]
 
 
 def text(content: str, lang: str, size: float = 28, color: ParsableManimColor = palette.INK,

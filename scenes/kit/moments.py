@@ -109,10 +109,15 @@ def _glyph_height(m: Mobject, camera: Camera | None) -> float:
     return max(heights, default=float("inf"))
 
 
+def is_bracket(m: Mobject) -> bool:
+    """A matrix bracket as manim typesets it (``\\left[\\begin{array}...``)."""
+    return isinstance(m, SingleStringMathTex) and m.get_tex_string().startswith("\\left") \
+        and "\\begin{array}" in m.get_tex_string()
+
+
 def _outlined(m: Mobject) -> bool:
     """Every glyph of the text in ``m`` has a background stroke (a matrix's brackets do not count)."""
-    skip = {id(p) for b in (m.get_brackets() if isinstance(m, Matrix) else []) for p in b.get_family()}
-    texts = [s for s in m.get_family() if isinstance(s, TEXT_TYPES) and id(s) not in skip]
+    texts = [s for s in m.get_family() if isinstance(s, TEXT_TYPES) and not is_bracket(s)]
     return all(g.get_stroke_width(background=True) > 0
                for t in texts for g in t.family_members_with_points())
 
