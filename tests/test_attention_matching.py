@@ -37,6 +37,53 @@ def test_every_cell_at_every_step(scene):
     assert scene.moments["weights"].probes["sums"] == ["1.00"] * len(w)
 
 
+def numbers_of(rows):
+    """Floats of a table of TeX numbers; a negative factor may be in parentheses: (-0.75)."""
+    return np.array([[float(v.strip("()")) for v in r] for r in rows])
+
+
+def test_q_and_k_shown_beside_each_token_are_the_projections(scene):
+    a = load_lesson(ROOT / "lesson.toml").attention
+    E = np.array(a.embeddings, dtype=float)
+    probes = scene.moments["vectors"].probes
+    for key, W in (("q", a.W_Q), ("k", a.W_K), ("v", a.W_V)):
+        shown = numbers_of(probes[key])
+        assert shown.shape == (len(E), np.array(W).shape[1])
+        assert np.allclose(shown, E @ np.array(W, dtype=float), atol=0.005 + 1e-9), key
+    # the grid is not on screen yet while the tokens are introduced
+    assert probes["grid_shown"] == 0
+
+
+def test_one_cell_worked_term_by_term(scene):
+    a, scores, _, _, _ = reference()
+    E = np.array(a.embeddings, dtype=float)
+    q = E[a.query] @ np.array(a.W_Q, dtype=float)
+    best = int(np.argmax(scores[a.query]))
+    probes = scene.moments["worked"].probes
+    assert probes["cell"] == (a.query, best)
+    k = E[best] @ np.array(a.W_K, dtype=float)
+    terms = numbers_of(probes["terms"])
+    assert len(terms) == len(q)
+    assert np.allclose(terms[:, 0], q, atol=0.005) and np.allclose(terms[:, 1], k, atol=0.005)
+    assert np.allclose(terms[:, 2], q * k, atol=0.005)
+    assert probes["total"] == probes["in_cell"] == f"{q @ k:.2f}"
+    # the grid fills as it is explained: only the worked cell holds a number
+    assert probes["filled"] == 1
+    # the same number stays in that cell when the others fill in
+    assert scene.moments["scores"].probes["shown"][a.query][best] == probes["total"]
+
+
+def test_scaling_is_typeset(scene):
+    a, scores, scaled, _, _ = reference()
+    d = np.array(a.W_Q).shape[1]
+    probes = scene.moments["scaled"].probes
+    assert probes["scale"].startswith(r"\div\sqrt{d_k}")
+    assert probes["scale"].endswith(rf"\approx {math.sqrt(d):.2f}")
+    best = int(np.argmax(scores[a.query]))
+    assert probes["worked"] == (rf"{scores[a.query, best]:.2f} \div \sqrt{{{d}}} \approx "
+                                rf"{scaled[a.query, best]:.2f}")
+
+
 def test_lines_and_output_of_the_query_row(scene):
     a, _, _, w, out = reference()
     probes = scene.moments["output"].probes
@@ -81,4 +128,48 @@ temperature = 0.5
     assert s.moments["masked"].probes["shown"] == as_text(masked)
     assert s.moments["weights"].probes["shown"] == as_text(w)
     assert np.allclose(s.moments["output"].probes["output"], out[5], atol=1e-6)
+    # the worked cell is the query's best score among the keys it may see
+    best = int(np.argmax(masked[5]))
+    worked = s.moments["worked"].probes
+    assert worked["cell"] == (5, best)
+    E = np.array(a.embeddings, dtype=float)
+    q, k = E[5] @ np.array(a.W_Q, dtype=float), E[best] @ np.array(a.W_K, dtype=float)
+    assert np.allclose(numbers_of(worked["terms"])[:, 2], q * k, atol=0.005)
+    assert worked["total"] == f"{q @ k:.2f}"
+    assert_clean_layout(s)
+
+
+def test_widest_lesson_six_tokens_four_dimensions(tmp_path):
+    # the largest accepted table: q and k of 4 entries beside 6 tokens (they stack, q over k)
+    lesson = tmp_path / "l.toml"
+    names = ["the cat", "sat on", "a soft", "mat", "today", "asleep"]
+    toks = ", ".join(f'{{zh="词{i}", en="{nm}"}}' for i, nm in enumerate(names))
+    lesson.write_text(f"""[attention]
+tokens = [{toks}]
+traits = [{{zh="甲", en="a"}}, {{zh="乙", en="b"}}, {{zh="丙", en="c"}}]
+embeddings = [[1, 0, 0.5], [0, 1, 0], [1, 1, -1], [0.5, -1, 2], [-1, 0.5, 0], [2, -2, 1]]
+qk_dims = [{{zh="一", en="one"}}, {{zh="二", en="two"}}, {{zh="三", en="three"}}, {{zh="四", en="four"}}]
+v_dims = [{{zh="戊", en="e"}}, {{zh="己", en="f"}}, {{zh="庚", en="g"}}, {{zh="辛", en="h"}}]
+W_Q = [[1, 0, 0.25, -1.5], [0, 1, 2, 0], [0.5, 0, 0, 1]]
+W_K = [[1, 0.5, 0, 1], [0, 1, -0.75, 0], [1, 0, 0, 2]]
+W_V = [[1, 0, 1, 0], [-1, 0.5, 0, 1], [0, 2, 1, 1]]
+focus = 0
+query = 2
+causal_mask = true
+temperature = 2
+""", encoding="utf-8")
+    s = dry_run("AttentionMatching", tmp_path, lesson=lesson, lang="en")
+    a, scores, scaled, w, out = reference(lesson)
+    E = np.array(a.embeddings, dtype=float)
+    Q, K = E @ np.array(a.W_Q, dtype=float), E @ np.array(a.W_K, dtype=float)
+    assert np.allclose(numbers_of(s.moments["scores"].probes["q"]), Q, atol=0.005)
+    assert np.allclose(numbers_of(s.moments["scores"].probes["k"]), K, atol=0.005)
+    # the query (row 2) may only see keys 0..2: the worked cell is its best among those
+    best = int(np.argmax(scores[2, :3]))
+    worked = s.moments["worked"].probes
+    assert worked["cell"] == (2, best)
+    terms = numbers_of(worked["terms"])
+    assert np.allclose(terms[:, 2], Q[2] * K[best], atol=0.005)
+    assert worked["total"] == f"{scores[2, best]:.2f}"
+    assert s.moments["weights"].probes["shown"] == as_text(w)
     assert_clean_layout(s)
