@@ -2,27 +2,45 @@
 
 Pixels are RGB row vectors; a colour filter is a (3, 3) matrix applied to
 every pixel ([r, g, b] @ M), and blur and down-sampling are linear maps on
-the whole flattened picture.  Every picture shown is a ``qkv_math.filters``
-result; values pushed outside [0, 1] are clipped and the count is shown.
+the whole flattened picture.  One pixel is zoomed into and worked out with
+colour swatches; grey-scale is shown as the RGB cube collapsing onto its
+diagonal.  Every picture, colour and count shown is a ``qkv_math`` result;
+values pushed outside [0, 1] are clipped for display, and the count is
+shown where a filter clips.
 
     manim -ql scenes/photo_filter.py PhotoFilter
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from manim import (
     DOWN,
+    LEFT,
+    ORIGIN,
     RIGHT,
     UL,
     UP,
+    Arrow,
+    DashedLine,
+    Dot,
     FadeIn,
     FadeOut,
     Group,
     ImageMobject,
     Indicate,
+    Line,
+    ManimColor,
     MathTex,
+    Mobject,
+    MoveToTarget,
     Rectangle,
+    Square,
     SurroundingRectangle,
+    Text,
+    TransformFromCopy,
+    UpdateFromAlphaFunc,
     VGroup,
     Write,
     config,
@@ -31,22 +49,81 @@ from manim.constants import RESAMPLING_ALGORITHMS
 
 import qkv_math as qm
 from qkv_lens.cues import reading_seconds
+from qkv_math.filters import LUMA
 from scenes.kit import palette
-from scenes.kit.displays import matrix_mob, note, text, title
+from scenes.kit.displays import NOTE_SIZE, matrix_mob, note, text, title
 from scenes.kit.numbers import plain_number
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrap_lines, wrapped_text
 
+PIC_H = 2.4          # height of the pictures in the pixel part
+PIC_W = 3.6          # and their widest
+PIC_TOP = 2.85       # their top edge (under the title)
+ZOOM = 7             # the zoom shows ZOOM x ZOOM pixels around the worked one
+MARGIN = 0.55        # kept clear at the left and right edges of the frame
+SWATCH = 0.7         # side of a colour swatch
+# The colour cube, drawn in 3-D and seen by a fixed parallel projection (the
+# camera drops z): rgb -> CUBE_ORIGIN + CUBE_SIZE * rgb @ CUBE_VIEW.
+CUBE_SIZE = 3.0
+CUBE_ORIGIN = np.array([-5.2, -1.75, 0.0])
+MAX_COLOUR_DOTS = 60  # the picture's colours drawn inside the cube, at most
 
-def picture(image: np.ndarray, height: float) -> ImageMobject:
-    """An (h, w, 3) array in [0, 1] as a crisp (nearest-neighbour) image."""
+
+def _view(phi_deg: float, theta_deg: float) -> np.ndarray:
+    """(3, 3) rotation whose rows are the 3-D images of the r, g and b axes:
+    turned by ``theta`` about b, then tilted by ``phi`` about the screen's x."""
+    t, p = np.radians(theta_deg), np.radians(phi_deg)
+    rz = np.array([[np.cos(t), -np.sin(t), 0], [np.sin(t), np.cos(t), 0], [0, 0, 1]])
+    rx = np.array([[1, 0, 0], [0, np.cos(p), -np.sin(p)], [0, np.sin(p), np.cos(p)]])
+    return (rx @ rz).T
+
+
+CUBE_VIEW = _view(-70, -30)
+CORNERS = np.array(list(itertools.product((0.0, 1.0), repeat=3)))   # the 8 corners of [0, 1]^3
+EDGES = [(i, j) for i, j in itertools.combinations(range(8), 2)
+         if np.abs(CORNERS[i] - CORNERS[j]).sum() == 1]
+
+
+def cube_point(rgb: np.ndarray) -> np.ndarray:
+    """Scene position(s) of RGB colour(s) in the drawn cube (rows in, rows out)."""
+    return CUBE_ORIGIN + CUBE_SIZE * (np.asarray(rgb, dtype=float) @ CUBE_VIEW)
+
+
+def rgb_colour(rgb: np.ndarray) -> ManimColor:
+    """The colour of an RGB row, clipped to [0, 1] for display."""
+    return ManimColor(np.clip(np.asarray(rgb, dtype=float), 0.0, 1.0))
+
+
+def picture(image: np.ndarray, height: float, max_width: float | None = None) -> ImageMobject:
+    """An (h, w, 3) array in [0, 1] as a crisp (nearest-neighbour) image,
+    ``height`` tall (less if it would be wider than ``max_width``)."""
     rgb = np.round(np.clip(image, 0, 1) * 255).astype(np.uint8)
     alpha = np.full(rgb.shape[:2] + (1,), 255, dtype=np.uint8)
     mob = ImageMobject(np.concatenate([rgb, alpha], axis=2))
     mob.set_resampling_algorithm(RESAMPLING_ALGORITHMS["nearest"])
     mob.height = height
+    if max_width is not None and mob.width > max_width:
+        mob.width = max_width
     mob.source = image
     return mob
+
+
+def cell_at(pic: ImageMobject, rows: int, r: int, c: int) -> np.ndarray:
+    """Centre of pixel (r, c) of a picture ``rows`` pixels high."""
+    cell = pic.height / rows
+    return pic.get_corner(UL) + np.array([(c + 0.5) * cell, -(r + 0.5) * cell, 0])
+
+
+def swatch(rgb: np.ndarray) -> Square:
+    """A square filled with the colour ``rgb`` (clipped to [0, 1] for display)."""
+    return Square(SWATCH, fill_color=rgb_colour(rgb), fill_opacity=1.0,
+                  stroke_color=palette.INK, stroke_width=2)
+
+
+def shown_text(mob: Mobject) -> str:
+    """The words of a Text or of wrapped lines of Text, joined (as Pango
+    keeps them: without spaces)."""
+    return "".join(m.text for m in mob.get_family() if isinstance(m, Text))
 
 
 def balanced_text(content: str, lang: str, size: float, width: float, color) -> VGroup:
@@ -63,51 +140,165 @@ def balanced_text(content: str, lang: str, size: float, width: float, color) -> 
     return wrapped_text(content, lang, size=size, width=hi if n > 1 else width, color=color)
 
 
+def picture_colours(img: np.ndarray, most: int = MAX_COLOUR_DOTS) -> np.ndarray:
+    """The picture's distinct colours, (k, 3); at most ``most``, evenly
+    spread over them ordered by brightness."""
+    colours = np.unique(img.reshape(-1, 3), axis=0)
+    colours = colours[np.argsort(colours @ LUMA, kind="stable")]
+    if len(colours) > most:
+        colours = colours[np.round(np.linspace(0, len(colours) - 1, most)).astype(int)]
+    return colours
+
+
+class ColourCube(VGroup):
+    """The RGB unit cube under a (3, 3) matrix: its 8 corners (dots in their
+    colours), 12 edges, and the picture's colours as small dots inside.
+    ``show(M)`` puts every point at ``rgb @ M`` and gives it that colour."""
+
+    def __init__(self, colours: np.ndarray):
+        self.colours = np.asarray(colours, dtype=float)
+        self.edges = VGroup(*[Line(ORIGIN, RIGHT, color=palette.INK, stroke_width=3) for _ in EDGES])
+        self.inner = VGroup(*[Dot(radius=0.075) for _ in self.colours])
+        self.corners = VGroup(*[Dot(radius=0.11, stroke_color=palette.INK, stroke_width=2)
+                                for _ in CORNERS])
+        super().__init__(self.edges, self.inner, self.corners)
+        self.show(np.eye(3))
+
+    def show(self, M: np.ndarray) -> ColourCube:
+        ends = cube_point(CORNERS @ M)
+        for (i, j), edge in zip(EDGES, self.edges):
+            edge.set_points_as_corners([ends[i], ends[j]])
+        for dot, rgb in zip(self.corners, CORNERS):
+            dot.move_to(cube_point(rgb @ M)).set_fill(rgb_colour(rgb @ M), opacity=1.0)
+        for dot, rgb in zip(self.inner, self.colours):
+            dot.move_to(cube_point(rgb @ M)).set_fill(rgb_colour(rgb @ M), opacity=1.0)
+        return self
+
+
+
 class PhotoFilter(LessonScene):
     def construct(self):
         p, lang = self.params, self.lang
         img = np.asarray(p.picture, dtype=float)
         h, w, _ = img.shape
-        r, c = p.pixel
-        tint = qm.warm_tint(float(p.tint_strength))
 
         heading = title(self.tr("title"), lang)
-        original = picture(img, 3.0).move_to([-4.3, 0.4, 0])
-        cap = note(self.tr("original", h=h, w=w), lang)
+        slot = config.frame_width / 2 - MARGIN - PIC_W / 2   # the top row's side pictures: centred in PIC_W
+        original = picture(img, PIC_H, PIC_W).move_to([-slot, 0, 0]).align_to([0, PIC_TOP, 0], UP)
+        cap = note(self.tr("original", h=h, w=w), lang, width=PIC_W + 0.4)
         cap.next_to(original, DOWN, buff=0.15)
         with self.beat("intro_say", focus=cap, n=h * w):
             self.play(Write(heading), FadeIn(original), FadeIn(cap), run_time=1.2)
 
-        # one pixel worked out: [r g b] @ W = [r' g' b']
+        self._pixel(img, original)
+        # the original goes back to the left, larger, for the four filters beside it
+        original.generate_target()
+        original.target.scale(min(3.0 / original.height, 4.0 / original.width)).move_to([-4.3, 0.4, 0])
+        cap.generate_target()
+        cap.target.next_to(original.target, DOWN, buff=0.15)
+        self.play(MoveToTarget(original), MoveToTarget(cap), run_time=0.6)
+        tiles = self._filters(img, heading, original, cap)
+        self.play(FadeOut(tiles), FadeOut(original), FadeOut(cap), run_time=0.6)
+        self._cube(img)
+        self._qkv(img)
+
+    # --- one pixel, zoomed in and worked out -------------------------------
+    def _pixel(self, img: np.ndarray, original: ImageMobject) -> None:
+        p, lang = self.params, self.lang
+        h, w, _ = img.shape
+        r, c = p.pixel
+        tint = qm.warm_tint(float(p.tint_strength))
         px = img[r, c]
         out = px @ tint
-        cell = original.height / h
-        mark = Rectangle(width=cell, height=cell, color=palette.AREA, stroke_width=4).move_to(
-            original.get_corner(UL) + np.array([(c + 0.5) * cell, -(r + 0.5) * cell, 0]))
-        row_in = matrix_mob([px], font_size=36, digits=2)
-        row_out = matrix_mob([out], font_size=36, digits=2)
-        W = matrix_mob(tint, font_size=36, digits=2)
-        eq = VGroup(row_in, MathTex(r"\times", font_size=40), W, MathTex("=", font_size=40), row_out)
-        eq.arrange(RIGHT, buff=0.2)
-        room = 6.9 - (original.get_right()[0] + 0.3)
-        if eq.width > room:
-            eq.scale_to_fit_width(room)
-        eq.move_to([original.get_right()[0] + 0.3 + room / 2, 1.2, 0])
-        names = note(self.tr("pixel", r=r, c=c), lang, color=palette.AREA).next_to(eq, UP, buff=0.3)
         tinted = qm.apply_color(img, tint)
-        recoloured = picture(tinted.image, 2.4).next_to(eq, DOWN, buff=0.5)
-        rcap = note(self.tr("tinted", clipped=tinted.clipped), lang)
-        rcap.next_to(recoloured, DOWN, buff=0.15)
-        with self.beat("pixel_say", focus=eq):
-            self.play(FadeIn(mark), FadeIn(names), run_time=0.6)
-            self.play(FadeIn(eq), run_time=1.2)
-            self.play(FadeIn(recoloured), FadeIn(rcap), run_time=1.0)
+
+        # the ZOOM x ZOOM neighbourhood, magnified in the middle of the top row
+        k_r = k_c = min(ZOOM, h, w)
+        r0, c0 = min(max(r - k_r // 2, 0), h - k_r), min(max(c - k_c // 2, 0), w - k_c)
+        cell = original.height / h
+        region = Rectangle(width=k_c * cell, height=k_r * cell, color=palette.AREA, stroke_width=3)
+        region.move_to((cell_at(original, h, r0, c0) + cell_at(original, h, r0 + k_r - 1, c0 + k_c - 1)) / 2)
+        zoom = picture(img[r0:r0 + k_r, c0:c0 + k_c], PIC_H).move_to([0, PIC_TOP - PIC_H / 2, 0])
+        zoom_frame = SurroundingRectangle(zoom, color=palette.AREA, buff=0, stroke_width=3)
+        rays = VGroup(Line(region.get_corner(UP + RIGHT), zoom.get_corner(UL)),
+                      Line(region.get_corner(DOWN + RIGHT), zoom.get_corner(DOWN + LEFT)))
+        rays.set_stroke(palette.AREA, 2, opacity=0.7)
+        zcell = zoom.height / k_r
+        # the pixels' borders, so the zoom reads as a grid of single colours
+        grid = VGroup(*[Line(zoom.get_corner(UL) + RIGHT * i * zcell, zoom.get_corner(DOWN + LEFT) + RIGHT * i * zcell)
+                        for i in range(1, k_c)],
+                      *[Line(zoom.get_corner(UL) + DOWN * i * zcell, zoom.get_corner(UP + RIGHT) + DOWN * i * zcell)
+                        for i in range(1, k_r)]).set_stroke(palette.PANEL, 2)
+        hit = Square(zcell, color=palette.INK, stroke_width=5).move_to(cell_at(zoom, k_r, r - r0, c - c0))
+        names = note(self.tr("pixel", r=r, c=c), lang, color=palette.AREA, width=4.2)
+        names.next_to(zoom, DOWN, buff=0.15)
+
+        # [swatch] [r g b] x W = [r' g' b'] [swatch], across the bottom, centred
+        row_in = matrix_mob([px], font_size=36, digits=2)
+        W = matrix_mob(tint, font_size=36, digits=2)
+        row_out = matrix_mob([out], font_size=36, digits=2)
+        outside = [j for j, v in enumerate(out) if not 0 <= v <= 1]
+        for j in outside:   # what the display cannot show
+            row_out.get_entries()[j].set_color(palette.ALERT)
+        sw_in, sw_out = swatch(px), swatch(out)
+        times, equals = MathTex(r"\times", font_size=40), MathTex("=", font_size=40)
+        eq = VGroup(sw_in, row_in, times, W, equals, row_out, sw_out).arrange(RIGHT, buff=0.25)
+        tags = VGroup(*[MathTex(s, font_size=32, color=palette.MUTED).next_to(m, DOWN, buff=0.12)
+                        for s, m in ((r"[r\;\,g\;\,b]", row_in), ("W", W), (r"[r'\;\,g'\;\,b']", row_out))])
+        block = VGroup(eq, tags)
+        room = config.frame_width - 2 * MARGIN
+        if block.width > room:
+            block.scale_to_fit_width(room)
+        block.move_to([0, 0, 0]).align_to([0, -2.92, 0], DOWN)
+
+        # the whole picture through the same W, at the right of the top row
+        slot = config.frame_width / 2 - MARGIN - PIC_W / 2
+        recoloured = picture(tinted.image, PIC_H, PIC_W).move_to([slot, 0, 0]).align_to([0, PIC_TOP, 0], UP)
+        rcap = note(self.tr("tinted"), lang, width=PIC_W + 0.4).next_to(recoloured, DOWN, buff=0.15)
+        # how many values the display clips: under the output it happens to, once
+        clip_note = balanced_text(self.tr("clipped", n=tinted.clipped), lang, NOTE_SIZE, 5.0, palette.ALERT)
+        clip_note.next_to(tags[2], DOWN, buff=0.12).align_to(sw_out, RIGHT)
+        lift = -2.95 - min(clip_note.get_bottom()[1], block.get_bottom()[1])
+        if lift > 0:
+            block.shift(UP * lift)
+            clip_note.shift(UP * lift)
+        arrow = Arrow(zoom.get_right() + RIGHT * 0.2, recoloured.get_left() + LEFT * 0.2,
+                      color=palette.INK, buff=0)
+        arrow_tag = MathTex(r"\times W", font_size=36).next_to(arrow, UP, buff=0.1)
+        landed = swatch(out).scale(cell / SWATCH).move_to(cell_at(recoloured, h, r, c))
+
+        with self.beat("zoom_say", focus=sw_in):
+            self.play(FadeIn(region), run_time=0.6)
+            self.play(TransformFromCopy(region, zoom_frame), FadeIn(zoom), FadeIn(grid), FadeIn(rays), run_time=1.2)
+            self.play(FadeIn(hit), FadeIn(names), run_time=0.6)
+            self.play(TransformFromCopy(hit, sw_in), run_time=0.9)
+            self.play(FadeIn(row_in), FadeIn(tags[0]), run_time=0.8)
+        self.key_moment("zoom", zoom=zoom.source, swatch_in=sw_in.get_fill_color().to_rgb())
+        with self.beat("pixel_say", focus=sw_out):
+            self.play(FadeIn(times), FadeIn(W), FadeIn(tags[1]), run_time=0.8)
+            self.play(FadeIn(equals), TransformFromCopy(row_in, row_out), FadeIn(tags[2]), run_time=1.2)
+            self.play(TransformFromCopy(row_out, sw_out), run_time=0.8)
         self.key_moment("pixel", pixel=px, shown_in=[e.get_tex_string() for e in row_in.get_entries()],
                         shown_out=[e.get_tex_string() for e in row_out.get_entries()],
-                        tinted=recoloured.source, clipped=tinted.clipped)
-        self.play(FadeOut(Group(mark, names, eq, recoloured, rcap)), run_time=0.6)
+                        swatch_in=sw_in.get_fill_color().to_rgb(),
+                        swatch_out=sw_out.get_fill_color().to_rgb())
+        clips = tinted.clipped > 0
+        with self.beat("whole_clip_say" if clips else "whole_say", focus=clip_note if clips else recoloured):
+            self.play(FadeIn(arrow), FadeIn(arrow_tag), run_time=0.6)
+            self.play(TransformFromCopy(sw_out, landed), run_time=0.9)
+            self.play(FadeIn(recoloured), FadeIn(rcap), run_time=1.0)
+            self.remove(landed)
+            if clips:
+                self.play(FadeIn(clip_note), run_time=0.6)
+        self.key_moment("whole", tinted=recoloured.source, swatch_out=sw_out.get_fill_color().to_rgb(),
+                        clip_notes=[shown_text(clip_note)] if clips else [])
+        self.play(FadeOut(Group(region, zoom, grid, zoom_frame, rays, hit, names, block, recoloured, rcap,
+                                arrow, arrow_tag, *([clip_note] if clips else []))), run_time=0.6)
 
-        # four more filters, all linear
+    # --- four more filters, all linear ---------------------------------------
+    def _filters(self, img: np.ndarray, heading: Mobject, original: ImageMobject, cap: Mobject) -> Group:
+        p, lang = self.params, self.lang
+        h, w, _ = img.shape
         f, k = p.downsample, float(p.darken_factor)
         filters = [
             ("darken", qm.apply_color(img, qm.darken(k)), {"k": plain_number(k, 2, pad=True)}),
@@ -116,14 +307,16 @@ class PhotoFilter(LessonScene):
             ("down", qm.apply_spatial(img, qm.downsample_matrix(h, w, f), (h // f, w // f)),
              {"h": h // f, "w": w // f}),
         ]
+
         def make_tiles(height: float) -> Group:
             tiles = Group()
             for key, res, fields in filters:
-                pic = picture(res.image, height)
+                pic = picture(res.image, height, 3.9)
                 label = balanced_text(self.tr(key, **fields), lang, 20, 3.9, palette.INK)
-                clip = note(self.tr("clipped", n=res.clipped), lang,
-                            color=palette.ALERT if res.clipped else palette.MUTED)
-                tiles.add(Group(pic, VGroup(label, clip).arrange(DOWN, buff=0.08)).arrange(DOWN, buff=0.15))
+                if res.clipped:   # said only where a filter clips
+                    label = VGroup(label, note(self.tr("clipped", n=res.clipped), lang, color=palette.ALERT)
+                                   ).arrange(DOWN, buff=0.08)
+                tiles.add(Group(pic, label).arrange(DOWN, buff=0.15))
             return tiles.arrange_in_grid(rows=2, cols=2, buff=(0.4, 0.3), row_alignments="uu")
 
         # the tiles go right of the original, between the title and the subtitle band;
@@ -131,7 +324,7 @@ class PhotoFilter(LessonScene):
         top = heading.get_bottom()[1] - 0.25
         room = top - (-config.frame_height / 2 + 0.12 * config.frame_height + 0.1)
         left = max(original.get_right()[0], cap.get_right()[0]) + 0.35
-        right = config.frame_width / 2 - 0.15
+        right = config.frame_width / 2 - MARGIN
         tiles = make_tiles(1.9)
         if tiles.height > room:
             tiles = make_tiles(max(1.0, 1.9 - (tiles.height - room) / 2))
@@ -149,23 +342,92 @@ class PhotoFilter(LessonScene):
                     self.wait(slot - 0.8)
         self.key_moment("filters", images={k: t[0].source for (k, _, _), t in zip(filters, tiles)},
                         clipped={k: res.clipped for k, res, _ in filters})
-        self.play(FadeOut(tiles), FadeOut(original), FadeOut(cap), run_time=0.6)
+        return tiles
 
-        # the same photo through three filters: query, key, value
+    # --- grey-scale: the colour cube collapses onto its diagonal -------------
+    def _cube(self, img: np.ndarray) -> None:
+        lang = self.lang
+        G = qm.grayscale()
+        cube = ColourCube(picture_colours(img))
+        # the cube as it was, faint, with its axes named: the reference the collapse is seen against
+        ghost = VGroup(*[DashedLine(cube_point(CORNERS[i]), cube_point(CORNERS[j]), dash_length=0.08)
+                         for i, j in EDGES]).set_stroke(palette.MUTED, 2, opacity=0.6)
+        axis_names = VGroup()
+        for rgb, name in ((CORNERS[4], "r"), (CORNERS[2], "g"), (CORNERS[1], "b")):
+            tip = cube_point(rgb)
+            away = tip - cube_point(np.full(3, 0.5))
+            away[2] = 0
+            axis_names.add(MathTex(name, font_size=40, color=rgb_colour(0.5 * rgb + 0.5))
+                           .move_to(tip + 0.45 * away / np.linalg.norm(away)))
+        diagonal = DashedLine(cube_point(CORNERS[0]), cube_point(CORNERS[7]), dash_length=0.12)
+        diagonal.set_stroke(palette.AREA, 4)
+        heading = text(self.tr("cube"), lang, size=28, color=palette.INK)
+        heading.next_to(VGroup(ghost, axis_names), UP, buff=0.2)
+        if heading.get_left()[0] < -config.frame_width / 2 + MARGIN:
+            heading.to_edge(LEFT, buff=MARGIN)
+        axis_tag = VGroup(text(self.tr("grey_axis"), lang, size=24, color=palette.AREA),
+                          MathTex("r = g = b", font_size=34, color=palette.AREA)).arrange(RIGHT, buff=0.15)
+        axis_tag.next_to(cube_point(CORNERS[7]), RIGHT, buff=0.35)
+
+        # the matrix and what it does, in the right-hand column
+        W = matrix_mob(G, font_size=36, digits=3)
+        w_eq = VGroup(MathTex("W =", font_size=40), W).arrange(RIGHT, buff=0.2)
+        rank_note = text(self.tr("gray_rank", rank=qm.rank(G)), lang, size=26, color=palette.AREA)
+        flat_note = note(self.tr("flat_note"), lang, width=5.0)
+        column = VGroup(w_eq, rank_note, flat_note).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
+        column.to_edge(RIGHT, buff=MARGIN).align_to([0, 0.7, 0], UP)
+        # the photo beside its colours; it turns grey as the cube collapses
+        photo = picture(img, 1.9, PIC_W).to_edge(RIGHT, buff=MARGIN).align_to([0, PIC_TOP, 0], UP)
+        grey = picture(qm.apply_color(img, G).image, 1.9, PIC_W).move_to(photo)
+        grey.set_opacity(0.0)
+
+        def collapse(m: ColourCube, t: float) -> None:
+            m.show((1 - t) * np.eye(3) + t * G)
+            grey.set_opacity(t)
+
+        def positions(group: VGroup) -> np.ndarray:
+            return np.array([d.get_center() for d in group])
+
+        def colours(group: VGroup) -> np.ndarray:
+            return np.array([d.get_fill_color().to_rgb() for d in group])
+
+        with self.beat("cube_say", focus=cube.inner):
+            self.play(FadeIn(heading), FadeIn(ghost), FadeIn(axis_names), FadeIn(photo), run_time=0.8)
+            self.add(grey)
+            self.play(FadeIn(cube.edges), FadeIn(cube.corners), run_time=0.8)
+            self.play(FadeIn(cube.inner, lag_ratio=0.05), run_time=1.2)
+        self.key_moment("cube", corners=positions(cube.corners), corner_colours=colours(cube.corners),
+                        inner=positions(cube.inner), inner_colours=colours(cube.inner))
+        with self.beat("collapse_say", focus=cube):
+            self.play(FadeIn(w_eq), Write(diagonal), FadeIn(axis_tag), run_time=1.0)
+            # straight from I to W: every point moves along rgb @ ((1 - t) I + t W)
+            self.play(UpdateFromAlphaFunc(cube, collapse), run_time=3.0)
+            self.remove(photo)   # the grey photo now covers it
+            self.play(FadeIn(rank_note), run_time=0.6)
+            self.play(FadeIn(flat_note), run_time=0.6)
+        self.key_moment("collapsed", corners=positions(cube.corners), corner_colours=colours(cube.corners),
+                        inner=positions(cube.inner), inner_colours=colours(cube.inner),
+                        W=[[e.get_tex_string() for e in row] for row in W.get_rows()], grey=grey.source)
+        self.play(FadeOut(Group(cube, ghost, axis_names, diagonal, heading, axis_tag, column, photo, grey)),
+                  run_time=0.6)
+
+    # --- the same photo through three filters: query, key, value -------------
+    def _qkv(self, img: np.ndarray) -> None:
+        p, lang = self.params, self.lang
         trio = Group()
-        colours = palette.QKV.values()
         results = {}
         for (key, M), colour in zip((("query", p.query_filter), ("key", p.key_filter),
-                                     ("value", p.value_filter)), colours):
+                                     ("value", p.value_filter)), palette.QKV.values()):
             res = qm.apply_color(img, np.array(M, dtype=float))
             results[key] = res
-            pic = picture(res.image, 2.6)
+            pic = picture(res.image, 2.9, 3.9)
             label = text(self.tr(f"{key}_filter"), lang, size=26, color=colour)
-            clip = note(self.tr("clipped", n=res.clipped), lang,
-                        color=palette.ALERT if res.clipped else palette.MUTED)
             frame = SurroundingRectangle(pic, color=colour, buff=0.04)
-            trio.add(Group(label, Group(pic, frame), clip).arrange(DOWN, buff=0.2))
-        trio.arrange(RIGHT, buff=0.6).move_to([0, -0.1, 0])
+            parts = [label, Group(pic, frame)]
+            if res.clipped:   # said only where a filter clips
+                parts.append(note(self.tr("clipped", n=res.clipped), lang, color=palette.ALERT))
+            trio.add(Group(*parts).arrange(DOWN, buff=0.2))
+        trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).move_to([0, -0.1, 0])
         with self.beat("qkv_say", focus=trio[-1][0]) as sentence:
             slot = reading_seconds(sentence, lang) / len(trio)
             for i, t in enumerate(trio):

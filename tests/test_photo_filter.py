@@ -1,10 +1,13 @@
-"""PhotoFilter: every picture and number shown is the filter's result."""
+"""PhotoFilter: every picture, colour and number shown is the filter's result."""
+import re
+
 import numpy as np
 import pytest
 from PIL import Image
 
 import qkv_math as qm
 from qkv_lens.lesson import LessonError, load_lesson
+from qkv_lens.texts import tr
 from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
 
 
@@ -13,8 +16,23 @@ def scene(request, tmp_path_factory):
     return dry_run("PhotoFilter", tmp_path_factory.mktemp("pf"), lang=request.param)
 
 
+def lesson_params():
+    return load_lesson(ROOT / "lesson.toml").photo_filter
+
+
+def tint_by_hand(s: float) -> np.ndarray:
+    return np.diag([1 + s, 1, 1 - s])   # a warm tint: more red, less blue
+
+
+def outside(values: np.ndarray) -> int:
+    return int(np.sum((values < -1e-9) | (values > 1 + 1e-9)))
+
+
+GREY = np.outer([0.299, 0.587, 0.114], np.ones(3))   # Rec. 601 luma in every output channel
+
+
 def test_pixel_arithmetic(scene):
-    p = load_lesson(ROOT / "lesson.toml").photo_filter
+    p = lesson_params()
     img = qm.generated_picture(*p.size)
     px = img[p.pixel]
     s = float(p.tint_strength)
@@ -22,8 +40,98 @@ def test_pixel_arithmetic(scene):
     probes = scene.moments["pixel"].probes
     assert [float(t) for t in probes["shown_in"]] == pytest.approx(np.round(px, 2))
     assert [float(t) for t in probes["shown_out"]] == pytest.approx(np.round(by_hand, 2))
-    assert np.allclose(probes["tinted"], np.clip(img @ np.diag([1 + s, 1, 1 - s]), 0, 1))
-    assert probes["clipped"] == int(np.sum(img @ np.diag([1 + s, 1, 1 - s]) > 1 + 1e-9))
+    assert np.allclose(scene.moments["whole"].probes["tinted"], np.clip(img @ tint_by_hand(s), 0, 1))
+
+
+def test_swatches_are_the_pixel_colours(scene):
+    """The zoomed pixel's swatch is its colour; the output swatch is pixel @ W, clipped for display."""
+    p = lesson_params()
+    img = qm.generated_picture(*p.size)
+    px = img[p.pixel]
+    out = np.clip(px @ tint_by_hand(float(p.tint_strength)), 0, 1)
+    assert np.allclose(scene.moments["zoom"].probes["swatch_in"], px, atol=1e-9)
+    assert np.allclose(scene.moments["pixel"].probes["swatch_in"], px, atol=1e-9)
+    assert np.allclose(scene.moments["pixel"].probes["swatch_out"], out, atol=1e-9)
+    # the default pixel's red goes over 1: the swatch shows it clipped, not raw
+    assert (px @ tint_by_hand(float(p.tint_strength)))[0] > 1 and scene.moments["pixel"].probes["swatch_out"][0] == 1
+    # the zoom is the picture around the pixel, magnified
+    zoom = scene.moments["zoom"].probes["zoom"]
+    r, c = p.pixel
+    k = zoom.shape[0]
+    assert zoom.shape == (k, k, 3) and k >= 3
+    assert any(np.array_equal(zoom, img[r0:r0 + k, c0:c0 + k])
+               for r0 in range(max(0, r - k + 1), r + 1) for c0 in range(max(0, c - k + 1), c + 1))
+
+
+def clip_pattern(lang: str) -> re.Pattern:
+    """The clipped-count note of any count, as Pango keeps it (no spaces)."""
+    template = tr(lang, "photo_filter.clipped", n="@@").replace(" ", "")
+    return re.compile(re.escape(template).replace("@@", r"(\d+)"))
+
+
+def shown_counts(moment, lang: str) -> list[int]:
+    """Every clipped count on screen at ``moment``, read from its text
+    labels (a note wrapped over lines is read as one)."""
+    shown = "".join(lab.content for lab in moment.labels if lab.kind == "Text")
+    return [int(m.group(1)) for m in clip_pattern(lang).finditer(shown)]
+
+
+def test_clipped_count_said_once_where_it_happens(scene):
+    """The tint clips: its count is shown, equal to numpy's; the filters that
+    clip nothing show no count at all."""
+    p = lesson_params()
+    img = qm.generated_picture(*p.size)
+    lang = scene.lang
+    tint_count = outside(img @ tint_by_hand(float(p.tint_strength)))
+    assert tint_count > 0
+    whole = scene.moments["whole"]
+    assert [n.replace(" ", "") for n in whole.probes["clip_notes"]] == \
+        [tr(lang, "photo_filter.clipped", n=tint_count).replace(" ", "")]
+    assert shown_counts(whole, lang) == [tint_count]   # read back from the labels on screen
+    colour_filters = {"darken": float(p.darken_factor) * np.eye(3), "gray": GREY,
+                      "query": np.array(p.query_filter, dtype=float), "key": np.array(p.key_filter, dtype=float),
+                      "value": np.array(p.value_filter, dtype=float)}
+    expected = {k: outside(img @ M) for k, M in colour_filters.items()}
+    assert shown_counts(scene.moments["filters"], lang) == [n for k, n in expected.items()
+                                                            if k in ("darken", "gray") and n]
+    assert shown_counts(scene.moments["qkv"], lang) == [n for k, n in expected.items()
+                                                        if k in ("query", "key", "value") and n]
+    assert [b.key for b in scene.beats].count("whole_clip_say") == 1
+
+
+def solve_rgb(points: np.ndarray, origin: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """RGB coordinates of drawn points, in the frame the drawn cube gives."""
+    return np.linalg.solve(axes.T, (points - origin).T).T
+
+
+def test_grey_collapses_the_colour_cube_onto_its_diagonal(scene):
+    before, after = scene.moments["cube"].probes, scene.moments["collapsed"].probes
+    colours = before["corner_colours"]
+    # every corner of [0, 1]^3 is drawn, in its own colour
+    assert sorted(map(tuple, np.round(colours, 9))) == sorted((a, b, c) for a in (0, 1) for b in (0, 1)
+                                                              for c in (0, 1))
+    at = {tuple(np.round(rgb).astype(int)): pos for rgb, pos in zip(colours, before["corners"])}
+    origin = at[(0, 0, 0)]
+    axes = np.array([at[(1, 0, 0)] - origin, at[(0, 1, 0)] - origin, at[(0, 0, 1)] - origin])
+    assert abs(np.linalg.det(axes)) > 0.1
+    # before: a true cube drawing; every corner and every picture colour at its own rgb
+    assert np.allclose(solve_rgb(before["corners"], origin, axes), colours, atol=1e-6)
+    assert np.allclose(solve_rgb(before["inner"], origin, axes), before["inner_colours"], atol=1e-6)
+    p = lesson_params()
+    img = qm.generated_picture(*p.size)
+    in_picture = {tuple(c) for c in np.round(img.reshape(-1, 3), 9)}
+    assert {tuple(c) for c in np.round(before["inner_colours"], 9)} <= in_picture
+    # after: each corner at corner @ W_grey, on the diagonal r = g = b, in that grey
+    landed = solve_rgb(after["corners"], origin, axes)
+    assert np.allclose(landed, colours @ GREY, atol=1e-6)
+    assert np.allclose(landed, landed[:, :1] * np.ones(3), atol=1e-6)
+    assert np.allclose(after["corner_colours"], np.clip(colours @ GREY, 0, 1), atol=1e-9)
+    inner = solve_rgb(after["inner"], origin, axes)
+    assert np.allclose(inner, before["inner_colours"] @ GREY, atol=1e-6)
+    assert np.allclose(inner, inner[:, :1] * np.ones(3), atol=1e-6)
+    # the matrix shown is the grey-scale matrix; the photo beside it turns grey
+    assert np.array_equal([[float(t) for t in row] for row in after["W"]], np.round(GREY, 3))
+    assert np.allclose(after["grey"], img @ GREY)
 
 
 def test_filter_pictures(scene):
@@ -65,6 +173,27 @@ def test_user_picture(tmp_path):
     assert np.allclose(p.picture[0, 0], [1, 0, 0]) and np.allclose(p.picture[0, 7], [0, 0, 1])
     s = dry_run("PhotoFilter", tmp_path, lesson=lesson, lang="en")
     assert [float(t) for t in s.moments["pixel"].probes["shown_in"]] == [1, 0, 0]
+    # pure red tinted goes to 1.2: clipped in the swatch and counted (a half-red picture: 32 values)
+    tinted = p.picture @ tint_by_hand(float(p.tint_strength))
+    assert np.allclose(s.moments["pixel"].probes["swatch_out"], [1, 0, 0])
+    assert shown_counts(s.moments["whole"], "en") == [outside(tinted)] == [32]
+
+
+def test_no_clipping_no_count(tmp_path):
+    """A picture the tint keeps inside [0, 1]: no clipped count anywhere, and
+    the narration does not speak of clipping."""
+    Image.fromarray(np.full((16, 16, 3), 128, dtype=np.uint8)).save(tmp_path / "grey.png")
+    lesson = tmp_path / "l.toml"
+    lesson.write_text('[photo_filter]\nimage = "grey.png"\nsize = [8, 8]\npixel = [3, 3]\ndownsample = 2\n',
+                      encoding="utf-8")
+    p = load_lesson(lesson).photo_filter
+    assert outside(p.picture @ tint_by_hand(float(p.tint_strength))) == 0
+    s = dry_run("PhotoFilter", tmp_path, lesson=lesson, lang="zh")
+    assert s.moments["whole"].probes["clip_notes"] == []
+    assert all(shown_counts(m, "zh") == [] for m in s.moments.values())
+    keys = [b.key for b in s.beats]
+    assert "whole_say" in keys and "whole_clip_say" not in keys
+    assert np.allclose(s.moments["pixel"].probes["swatch_out"], p.picture[3, 3] @ tint_by_hand(float(p.tint_strength)))
 
 
 @pytest.mark.parametrize("content, part", [
