@@ -1,14 +1,14 @@
 """Scene 2, ThreeLenses: one word cloud through three matrices.
 
-Each word is a row vector over named traits; each lens is a (n_traits, 2)
-matrix, so a word lands at ``traits @ M`` on that lens's plane.  Each panel
+Each word is a row vector over named traits (the table at the top left);
+each lens is a (n_traits, 2) matrix, so a word lands at ``traits @ M`` on
+that lens's plane.  For every lens one word's product is worked out term by
+term (``qkv_math.worked_product``) before the whole cloud moves; each panel
 is titled by what the lens keeps and what it throws away.
 
     manim -ql scenes/three_lenses.py ThreeLenses
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 from manim import (
@@ -17,8 +17,16 @@ from manim import (
     RIGHT,
     UP,
     Axes,
+    Create,
+    DashedLine,
     FadeIn,
+    FadeOut,
     Indicate,
+    LaggedStart,
+    Line,
+    MathTex,
+    MoveToTarget,
+    SurroundingRectangle,
     TransformFromCopy,
     VGroup,
     Write,
@@ -26,78 +34,301 @@ from manim import (
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.displays import WordPoint, note, place_labels, text, title
+from scenes.kit.displays import WordPoint, matrix_mob, text, title
+from scenes.kit.numbers import plain_vector, tex_number
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
 
-PANEL_W, PANEL_H = 3.7, 3.6
 LENS_COLOURS = tuple(palette.QKV.values())
+FRAME_LEFT, FRAME_RIGHT = -6.95, 6.95   # what the scene uses of the frame's width
+TOP = 3.1                # top of the table and of the work, under the title
+UPPER_BOTTOM = 0.45      # the table and the work stay above this line ...
+PANELS_TOP = 0.3         # ... and the three panels below this one
+PANELS_BOTTOM = -2.95    # the subtitle band starts at -3.04
+PANEL_GAP = 0.45
+MATH_SIZE = 30           # every number of the table and the work
 
 
-def _range(values) -> tuple[float, float, float]:
+def _range(values, right: float = 0.1) -> tuple[float, float, float]:
+    """An axis range holding 0, 1 and ``values``, with room below and left
+    of the axes for the worked point's coordinates and ``right`` (a share of
+    the span) past the largest value (no ticks are drawn)."""
     lo, hi = min(0.0, float(np.min(values))), max(1.0, float(np.max(values)))
-    pad = 0.15 * (hi - lo)
-    return (math.floor((lo - pad) * 2) / 2, math.ceil((hi + pad) * 2) / 2, 0.5)
+    span = hi - lo
+    return (lo - 0.2 * span, hi + right * span, 0.5)
+
+
+def product_tex(col: qm.WorkedColumn) -> str:
+    """TeX of one output of a worked product: ``x1 \\times w1 + ... = total``,
+    with the sum of the non-zero products as a middle step when there are
+    two or more of them."""
+    factors = " + ".join(f"{tex_number(t.x, paren_negative=i > 0)} \\times {tex_number(t.w, paren_negative=True)}"
+                         for i, t in enumerate(col.terms))
+    parts = [factors]
+    nonzero = [t.product for t in col.terms if t.product != 0]
+    if len(nonzero) >= 2:
+        step = tex_number(nonzero[0])
+        for p in nonzero[1:]:
+            step += f" - {tex_number(-p)}" if p < 0 else f" + {tex_number(p)}"
+        parts.append(step)
+    parts.append(tex_number(col.total))
+    return " = ".join(parts)
+
+
+def worked_word(traits: list[tuple]) -> int:
+    """The word whose product is worked out: the one with the most non-zero
+    traits (every term then counts), the first of those on a tie."""
+    return max(range(len(traits)), key=lambda i: (sum(v != 0 for v in traits[i]), -i))
+
+
+def _box(mob) -> tuple[float, float, float, float]:
+    return (mob.get_left()[0], mob.get_bottom()[1], mob.get_right()[0], mob.get_top()[1])
+
+
+def _clear(a, b, pad: float = 0.05) -> bool:
+    return a[2] + pad <= b[0] or b[2] + pad <= a[0] or a[3] + pad <= b[1] or b[3] + pad <= a[1]
+
+
+def _leader(c, box) -> tuple[np.ndarray, np.ndarray] | None:
+    """The leader line from dot centre ``c`` to ``box``, or None when the
+    box sits close enough to the dot to need none."""
+    end = np.clip(c, [box[0], box[1], 0], [box[2], box[3], 0])
+    return (np.array(c), end) if np.linalg.norm(end[:2] - c[:2]) > 0.2 else None
+
+
+def _hits(seg, box, pad: float = 0.03) -> bool:
+    """Whether the segment ``seg`` passes through ``box`` (sampled)."""
+    a, b = seg
+    for t in np.linspace(0.15, 1.0, 18):
+        x, y = (a + t * (b - a))[:2]
+        if box[0] - pad < x < box[2] + pad and box[1] - pad < y < box[3] + pad:
+            return True
+    return False
+
+
+def place_word_labels(points: list[WordPoint], avoid, inside) -> None:
+    """Put each word's label near its dot where it overlaps no other label,
+    no dot and nothing in ``avoid``, and stays inside the box ``inside``
+    (left, bottom, right, top): the nearest free spot among the eight sides
+    and, further out, spots shifted up and down beside the dot.  A label
+    set further than a short gap from its dot gets a thin leader line to
+    it, which crosses no label placed before it."""
+    taken = [_box(m) for m in avoid] + [_box(pt.dot) for pt in points]
+    labels: list[tuple[float, float, float, float]] = []     # the labels placed so far
+    for pt in sorted(points, key=lambda q: (-q.dot.get_y(), q.dot.get_x())):   # top to bottom
+        c = pt.dot.get_center()
+        lab = pt.label
+        w, h = lab.width, lab.height
+        spots = []
+        for gap in (0.1, 0.35, 0.6, 0.85):
+            for side in ((1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1), (0, -1)):
+                dx = side[0] * (w / 2 + gap) if side[0] else 0.0
+                dy = side[1] * (h / 2 + gap) if side[1] else 0.0
+                spots.append((c[0] + dx, c[1] + dy))
+        for dy in (0.3, -0.3, 0.6, -0.6, 0.9, -0.9, 1.2, -1.2, 1.5, -1.5):
+            for sx in (1, -1):
+                spots.append((c[0] + sx * (w / 2 + 0.12), c[1] + dy))
+        spots.sort(key=lambda q: max(abs(q[0] - c[0]) - w / 2, 0) ** 2 + max(abs(q[1] - c[1]) - h / 2, 0) ** 2)
+        chosen, line = None, None
+        for strict in (True, False):      # a leader crossing a label only when nothing else is free
+            for x, y in spots:
+                box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+                if not (box[0] >= inside[0] and box[2] <= inside[2] and box[1] >= inside[1]
+                        and box[3] <= inside[3] and all(_clear(box, t) for t in taken)):
+                    continue
+                line = _leader(c, box)
+                if strict and line is not None and any(_hits(line, t) for t in labels):
+                    continue
+                chosen = (x, y)
+                break
+            if chosen is not None:
+                break
+        if chosen is None:   # nowhere free: beside the dot, as usual
+            chosen = (c[0] + w / 2 + 0.1, c[1])
+            line = None
+        lab.move_to([chosen[0], chosen[1], 0])
+        taken.append(_box(lab))
+        labels.append(_box(lab))
+        if line is not None:
+            pt.add(Line(line[0], line[1], color=palette.MUTED, stroke_width=1.5, buff=0.08))
+
+
+def fit(mob, width: float, height: float):
+    """Shrink ``mob`` (never enlarge it) to fit a ``width`` x ``height`` box."""
+    s = min(1.0, width / mob.width, height / mob.height)
+    return mob.scale(s)
 
 
 class ThreeLenses(LessonScene):
     def construct(self):
         p, lang = self.params, self.lang
-        X = np.array([t for _, t in p.words], dtype=float)
+        traits = [t for _, t in p.words]
+        X = np.array(traits, dtype=float)
         names = [n.name(lang) for n, _ in p.words]
+        d = len(p.traits)
         heading = title(self.tr("title"), lang)
-        cloud = VGroup(*[text(nm, lang, size=28, color=palette.EMBED) for nm in names])
-        cloud.arrange(RIGHT, buff=0.45).next_to(heading, DOWN, buff=0.35)
-        cloud.set_x(0)
-        traits = " · ".join(t.name(lang) for t in p.traits)
-        trait_line = note(self.tr("traits", traits=traits), lang)
-        trait_line.next_to(cloud, DOWN, buff=0.15)
 
-        with self.beat("intro_say", n=len(p.traits)):
-            self.play(Write(heading), FadeIn(cloud), FadeIn(trait_line), run_time=1.2)
+        # --- the input: every word as a row of numbers, one column per trait
+        table = self._table(names, traits, lang)
+        # first large, in the middle of the frame
+        table.scale(min(12.0 / table.width, (heading.get_bottom()[1] - 0.5 - PANELS_BOTTOM) / table.height, 1.5))
+        table.move_to([0, (heading.get_bottom()[1] + PANELS_BOTTOM) / 2, 0])
+        with self.beat("intro_say", n=d):
+            self.play(Write(heading), FadeIn(table.header), run_time=1.0)
+            self.play(LaggedStart(*[FadeIn(VGroup(table.names[i], *table.rows[i]), shift=0.2 * RIGHT)
+                                    for i in range(len(names))], lag_ratio=0.25), run_time=2.0)
+        self.key_moment("intro", table=[[e.get_tex_string() for e in row] for row in table.rows])
 
-        panels = VGroup()
-        for lens, colour in zip(p.lenses, LENS_COLOURS):
-            M = np.array(lens.matrix, dtype=float)
-            Y = qm.apply(X, M)
-            axes = Axes(x_range=_range(Y[:, 0]), y_range=_range(Y[:, 1]), x_length=PANEL_W, y_length=PANEL_H,
-                        tips=False, axis_config={"stroke_color": palette.MUTED, "include_ticks": False})
-            heading = VGroup(
-                wrapped_text(self.tr("keep", what=lens.keep.name(lang)), lang, size=22, width=PANEL_W + 0.3,
-                             color=colour),
-                wrapped_text(self.tr("drop", what=lens.drop.name(lang)), lang, size=20, width=PANEL_W + 0.3,
-                             color=palette.MUTED),
-            ).arrange(DOWN, aligned_edge=LEFT, buff=0.08)
-            x_name = text(lens.axes[0].name(lang), lang, size=20, color=colour)
-            y_name = text(lens.axes[1].name(lang), lang, size=20, color=colour)
-            panel = VGroup(heading, axes, x_name, y_name)
-            panels.add(panel)
-            panel.words = [WordPoint(nm, y, lang, color=palette.EMBED, size=20) for nm, y in zip(names, Y)]
-            panel.axes, panel.heading, panel.M, panel.Y = axes, heading, M, Y
-        for panel in panels:
-            panel.heading.next_to(panel.axes, UP, buff=0.3).align_to(panel.axes, LEFT)
-        panels.arrange(RIGHT, buff=0.75, aligned_edge=UP).next_to(trait_line, DOWN, buff=0.35).set_x(0)
-        for panel in panels:
-            panel[2].next_to(panel.axes.x_axis.get_right(), DOWN, buff=0.1).align_to(panel.axes, RIGHT)
-            panel[3].next_to(panel.axes.y_axis.get_top(), RIGHT, buff=0.1)
-            for w in panel.words:
-                w.dot.move_to(panel.axes.c2p(*w.coords))
-            place_labels(panel.words, avoid=[panel[2], panel[3], panel.heading])
+        # the table's place from now on: top left, the work to its right
+        table.generate_target()
+        fit(table.target, 6.0, TOP - UPPER_BOTTOM)
+        table.target.align_to([FRAME_LEFT, TOP, 0], UP + LEFT)
+        work_left = table.target.get_right()[0] + 0.6
 
-        for k, panel in enumerate(panels):
-            with self.beat(f"lens{k + 1}_say", keep=p.lenses[k].keep.name(lang),
-                                drop=p.lenses[k].drop.name(lang)):
-                self.play(FadeIn(panel.axes), FadeIn(panel[2]), FadeIn(panel[3]),
+        panels = self._panels(names, X, lang)
+        w = worked_word(traits)
+        row_box = SurroundingRectangle(VGroup(table.target[1][w], table.target[2 + w]), color=palette.AREA, buff=0.08)
+        for k, (lens, panel, colour) in enumerate(zip(p.lenses, panels, LENS_COLOURS)):
+            work = qm.worked_product(traits[w], lens.matrix)
+            vec = matrix_mob([traits[w]], font_size=MATH_SIZE)
+            M = matrix_mob(lens.matrix, font_size=MATH_SIZE)
+            M.set_color(colour)
+            res = matrix_mob([work.result], font_size=MATH_SIZE)
+            res.get_entries().set_color(colour)
+            times, eq = MathTex(r"\times", font_size=MATH_SIZE + 6), MathTex("=", font_size=MATH_SIZE + 6)
+            product = VGroup(vec, times, M, eq, res).arrange(RIGHT, buff=0.25)
+            word_name = text(names[w], lang, size=26, color=palette.EMBED).next_to(vec, LEFT, buff=0.2)
+            lines = VGroup(*[MathTex(product_tex(c), font_size=MATH_SIZE, color=colour) for c in work.columns])
+            lines.arrange(DOWN, aligned_edge=LEFT, buff=0.22).next_to(product, DOWN, buff=0.3)
+            block = VGroup(word_name, product, lines)
+            fit(block, FRAME_RIGHT - work_left, TOP - UPPER_BOTTOM)
+            block.move_to([(work_left + FRAME_RIGHT) / 2, 0, 0]).align_to([0, TOP, 0], UP)
+            res_entries = res.get_entries()
+            res_entries.set_opacity(0)
+
+            with self.beat(f"work{k + 1}_say", focus=res, word=names[w], n=d,
+                           point=plain_vector(work.result)):
+                if k == 0:
+                    self.play(MoveToTarget(table), run_time=1.0)
+                    self.play(Create(row_box), run_time=0.5)
+                self.play(TransformFromCopy(table.rows[w], vec.get_entries()), FadeIn(vec.get_brackets()),
+                          FadeIn(word_name), run_time=1.0)
+                self.play(FadeIn(times), FadeIn(M), FadeIn(eq), FadeIn(res), run_time=0.8)
+                for j, col_line in enumerate(lines):
+                    box = SurroundingRectangle(M.get_columns()[j], color=colour, buff=0.08)
+                    self.play(Create(box), run_time=0.4)
+                    self.play(Write(col_line), run_time=1.4)
+                    entry = res_entries[j]
+                    shown = entry.copy().set_opacity(1)
+                    self.play(TransformFromCopy(col_line[0][-len(shown[0]):], shown), FadeOut(box), run_time=0.7)
+                    entry.set_opacity(1)
+                    self.remove(shown)
+            self.key_moment(f"work{k + 1}", word=names[w], lines=[ln.get_tex_string() for ln in lines],
+                            result=[e.get_tex_string() for e in res_entries],
+                            matrix=[[e.get_tex_string() for e in row] for row in M.get_rows()])
+
+            # --- the whole cloud lands on this lens's plane
+            guides, coords = self._guides(panel, panel.words[w], work.result, colour)
+            place_word_labels(panel.words, avoid=[panel.x_name, panel.y_name, *coords, *guides],
+                              inside=(*panel.axes.get_corner(DOWN + LEFT)[:2], panel.axes.get_right()[0],
+                                      panel.heading.get_bottom()[1] - 0.05))
+            with self.beat(f"lens{k + 1}_say", keep=lens.keep.name(lang), drop=lens.drop.name(lang)):
+                self.play(FadeIn(panel.axes), FadeIn(panel.x_name), FadeIn(panel.y_name),
                           FadeIn(panel.heading), run_time=0.7)
-                self.play(*[TransformFromCopy(cloud[i], w) for i, w in enumerate(panel.words)], run_time=1.4)
+                self.play(TransformFromCopy(res, panel.words[w]), run_time=1.0)
+                self.play(*[Create(g) for g in guides], FadeIn(coords), run_time=0.7)
+                self.play(*[TransformFromCopy(table.names[i], pt) for i, pt in enumerate(panel.words) if i != w],
+                          run_time=1.4)
                 groups = qm.collisions(X, panel.M, tol=1e-9)
                 if groups:
                     self.play(*[Indicate(panel.words[i].label, color=palette.ALERT) for g in groups for i in g],
                               run_time=0.8)
-            self.key_moment(f"lens{k + 1}", words=np.array([panel.axes.p2c(w.dot.get_center())
-                                                            for w in panel.words]),
+            self.key_moment(f"lens{k + 1}", words=np.array([panel.axes.p2c(pt.dot.get_center())
+                                                            for pt in panel.words]),
+                            coords=[c.get_tex_string() for c in coords],
                             collisions=qm.collisions(X, panel.M))
+            self.play(FadeOut(block), FadeOut(guides), FadeOut(coords), run_time=0.5)
+
+        # --- the same input, three matrices, three views
+        mats = VGroup(*[matrix_mob(lens.matrix, font_size=MATH_SIZE).set_color(c)
+                        for lens, c in zip(p.lenses, LENS_COLOURS)]).arrange(RIGHT, buff=0.7)
+        fit(mats, FRAME_RIGHT - work_left, TOP - UPPER_BOTTOM)
+        mats.move_to([(work_left + FRAME_RIGHT) / 2, (TOP + UPPER_BOTTOM) / 2, 0])
         with self.beat("outro_say"):
-            self.play(*[Indicate(pn.heading[0], color=c) for pn, c in zip(panels, LENS_COLOURS)], run_time=1.2)
-            self.wait(0.5)
+            self.play(FadeOut(row_box), FadeIn(mats), run_time=0.8)
+            self.play(*[Indicate(m, color=c) for m, c in zip(mats, LENS_COLOURS)],
+                      *[Indicate(pn.heading[0], color=c) for pn, c in zip(panels, LENS_COLOURS)], run_time=1.2)
         self.key_moment("end")
+
+    def _table(self, names, traits, lang) -> VGroup:
+        """The words as a table: a header of trait names, then one row per
+        word (its name, then one number per trait)."""
+        header = VGroup(*[text(t.name(lang), lang, size=24, color=palette.MUTED) for t in self.params.traits])
+        name_mobs = VGroup(*[text(nm, lang, size=28, color=palette.EMBED) for nm in names])
+        rows = [VGroup(*[MathTex(tex_number(v), font_size=MATH_SIZE) for v in row]) for row in traits]
+        col_w = [max(header[j].width, *(r[j].width for r in rows)) + 0.3 for j in range(len(header))]
+        name_w = max(m.width for m in name_mobs)
+        row_h = 0.45
+        xs = [name_w + 0.35 + sum(col_w[:j]) + col_w[j] / 2 for j in range(len(col_w))]
+        for j, h in enumerate(header):
+            h.move_to([xs[j], 0, 0])
+        for i, nm in enumerate(name_mobs):
+            y = -(i + 1) * row_h
+            nm.move_to([0, y, 0], aligned_edge=LEFT)
+            for j, e in enumerate(rows[i]):
+                e.move_to([xs[j], y, 0])
+        table = VGroup(header, name_mobs, *rows)
+        table.header, table.names, table.rows = header, name_mobs, rows
+        return table
+
+    def _panels(self, names, X, lang) -> VGroup:
+        """One panel per lens across the bottom of the frame: its heading
+        (keeps / drops), axes sized to its points, axis names and the words
+        at ``X @ M`` (labels placed later, beside the worked point's guides)."""
+        p = self.params
+        width = (FRAME_RIGHT - FRAME_LEFT - 2 * PANEL_GAP) / 3
+        headings = [VGroup(
+            wrapped_text(self.tr("keep", what=lens.keep.name(lang)), lang, size=24, width=width, color=colour),
+            wrapped_text(self.tr("drop", what=lens.drop.name(lang)), lang, size=22, width=width,
+                         color=palette.MUTED),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.08) for lens, colour in zip(p.lenses, LENS_COLOURS)]
+        axes_h = PANELS_TOP - max(h.height for h in headings) - 0.2 - PANELS_BOTTOM
+        panels = VGroup()
+        for lens, heading in zip(p.lenses, headings):
+            M = np.array(lens.matrix, dtype=float)
+            Y = qm.apply(X, M)
+            axes = Axes(x_range=_range(Y[:, 0], right=0.35), y_range=_range(Y[:, 1]), x_length=width - 0.3,
+                        y_length=axes_h, tips=False,
+                        axis_config={"stroke_color": palette.MUTED, "include_ticks": False})
+            heading.align_to([0, PANELS_TOP, 0], UP)
+            axes.align_to([0, PANELS_BOTTOM, 0], DOWN)
+            panel = VGroup(heading, axes)
+            panel.heading, panel.axes, panel.M = heading, axes, M
+            panels.add(panel)
+        for k, panel in enumerate(panels):
+            panel.axes.set_x(FRAME_LEFT + width / 2 + k * (width + PANEL_GAP))
+        for lens, panel, colour in zip(p.lenses, panels, LENS_COLOURS):
+            panel.heading.align_to(panel.axes, LEFT)
+            panel.x_name = text(lens.axes[0].name(lang), lang, size=24, color=colour)
+            panel.x_name.next_to(panel.axes.x_axis.get_right(), UP, buff=0.1).align_to(panel.axes, RIGHT)
+            panel.y_name = text(lens.axes[1].name(lang), lang, size=24, color=colour)
+            panel.y_name.next_to(panel.axes.y_axis.get_top(), RIGHT, buff=0.1)
+            panel.add(panel.x_name, panel.y_name)
+            Y = qm.apply(X, panel.M)
+            panel.words = [WordPoint(nm, y, lang, color=palette.EMBED, size=22) for nm, y in zip(names, Y)]
+            for pt in panel.words:
+                pt.dot.move_to(panel.axes.c2p(*pt.coords))
+        return panels
+
+    def _guides(self, panel, point: WordPoint, result, colour) -> tuple[VGroup, VGroup]:
+        """Dashed lines from the worked word's point to both axes, with its
+        two coordinates written where they meet the axes."""
+        ax = panel.axes
+        x, y = (float(v) for v in result)
+        foot_x, foot_y = ax.c2p(x, 0), ax.c2p(0, y)
+        off_axes = x != 0 and y != 0     # a point on an axis needs no guide to it
+        guides = VGroup(*[DashedLine(point.dot.get_center(), f, color=colour, stroke_width=3)
+                          for f in (foot_x, foot_y) if off_axes])
+        cx = MathTex(tex_number(result[0]), font_size=28, color=colour).next_to(foot_x, DOWN, buff=0.1)
+        cy = MathTex(tex_number(result[1]), font_size=28, color=colour).next_to(foot_y, LEFT, buff=0.1)
+        return guides, VGroup(cx, cy)

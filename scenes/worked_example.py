@@ -128,7 +128,7 @@ class WorkedExample(LessonScene):
 
         # --- each output is a glass mixed by W's column --------------------
         self.play(FadeOut(lines), run_time=0.6)
-        glasses, levels = self._glasses(work, ing, cols, ceiling=top.get_bottom()[1] - 0.6, fractions=frac)
+        glasses, levels, unit = self._glasses(work, ing, cols, ceiling=top.get_bottom()[1] - 0.6, fractions=frac)
         heading = text(self.tr("cocktail"), lang, size=32, color=palette.AREA)
         heading.to_corner(UP + RIGHT, buff=0.35)
         # "a negative amount pours some out": the poured-out blocks, if any
@@ -137,12 +137,18 @@ class WorkedExample(LessonScene):
             self.play(FadeIn(heading), run_time=0.6)
             for g in glasses:
                 self.play(FadeIn(g["glass"]), FadeIn(g["recipe"]), run_time=0.4)
-                self.play(*[GrowFromEdge(layer, DOWN) for layer in g["add"]], run_time=0.8)
+                self.play(*[GrowFromEdge(layer, DOWN) for layer in g["add"]],
+                          *[FadeIn(a) for a in g["amounts"] if not a.poured], run_time=0.8)
                 if len(g["remove"]):
-                    self.play(FadeIn(g["remove"]), run_time=0.6)
+                    self.play(FadeIn(g["remove"]), *[FadeIn(a) for a in g["amounts"] if a.poured], run_time=0.6)
                 self.play(FadeIn(g["level"]), FadeIn(g["value"]), run_time=0.4)
         self.key_moment("cocktail", levels=levels,
-                        values=[g["value"].get_tex_string() for g in glasses])
+                        values=[g["value"].get_tex_string() for g in glasses],
+                        amounts=[[(a.get_tex_string(), a.get_color().to_hex()) for a in g["amounts"]]
+                                 for g in glasses],
+                        layers=[[(r.height / unit, r.get_fill_color().to_hex()) for r in g["add"]]
+                                for g in glasses],
+                        recipes=[g["recipe"].get_tex_string() for g in glasses])
         outro = text(self.tr("outro"), lang, size=30, color=palette.AREA).move_to(heading)
         with self.beat("outro_say", focus=w_mat):
             self.play(FadeOut(heading), FadeIn(outro), run_time=0.8)
@@ -152,8 +158,9 @@ class WorkedExample(LessonScene):
     def _glasses(self, work: qm.WorkedProduct, ing, cols, ceiling: float, fractions: bool = False):
         """One glass per output: positive products stacked up from the
         baseline, negative ones drawn as dashed 'poured out' blocks from the
-        top down; a level line at the sum.  Returns the glasses and the level
-        of each (in value units, read back from the drawing).  Glass tops
+        top down; a level line at the sum; beside each layer, its amount.
+        Returns the glasses, the level of each (in value units, read back
+        from the drawing) and the scene units per value unit.  Glass tops
         stay below ``ceiling``."""
         m = len(work.columns)
         pos = [sum(float(t.product) for t in c.terms if t.product > 0) for c in work.columns]
@@ -167,14 +174,17 @@ class WorkedExample(LessonScene):
         glasses, levels = [], []
         for j, col in enumerate(work.columns):
             cx = xs[j]
-            add, remove = VGroup(), VGroup()
+            add, remove, amounts = VGroup(), VGroup(), VGroup()
             top = 0.0
             for i, t in enumerate(col.terms):
                 p = float(t.product)
                 if p > 0:
-                    add.add(Rectangle(width=width, height=p * unit, stroke_width=0,
+                    layer = Rectangle(width=width, height=p * unit, stroke_width=0,
                                       fill_color=ing[i], fill_opacity=0.85)
-                            .move_to([cx, base + (top + p / 2) * unit, 0]))
+                    add.add(layer.move_to([cx, base + (top + p / 2) * unit, 0]))
+                    # how much of ingredient i goes in, on the glass's left
+                    amounts.add(self._amount(t.product, ing[i], fractions, layer, LEFT))
+                    amounts[-1].poured = False
                     top += p
             cur = top
             for i, t in enumerate(col.terms):
@@ -186,7 +196,17 @@ class WorkedExample(LessonScene):
                     edge = DashedVMobject(Rectangle(width=width, height=-p * unit,
                                                     color=ing[i], stroke_width=3).move_to(block))
                     remove.add(VGroup(block, edge))
+                    # how much is poured out, on the glass's right
+                    amounts.add(self._amount(t.product, ing[i], fractions, block, RIGHT))
+                    amounts[-1].poured = True
                     cur += p
+            # amounts too close to fit one above the other are left out (the recipe still names them)
+            kept = VGroup()
+            for a in amounts:
+                if all(abs(a.get_y() - b.get_y()) > (a.height + b.height) / 2 + 0.05
+                       or np.sign(a.get_x() - cx) != np.sign(b.get_x() - cx) for b in kept):
+                    kept.add(a)
+            amounts = kept
             level_y = base + float(col.total) * unit
             glass = VGroup(Line([cx - width / 2 - 0.08, base + max(pos) * unit + 0.15, 0],
                                 [cx - width / 2 - 0.08, base, 0]),
@@ -199,13 +219,25 @@ class WorkedExample(LessonScene):
             value = MathTex(f"y_{{{j + 1}}} = {tex_number(col.total, fractions=fractions)}", font_size=40,
                             color=cols[j])
             value.next_to(glass, UP, buff=0.12)
-            recipe = MathTex(" + ".join(f"{tex_number(t.w, paren_negative=i > 0, fractions=fractions)}\\,x_{{{i + 1}}}"
-                                        for i, t in enumerate(col.terms)),
-                             font_size=36, color=cols[j])
+            # the recipe: W's column, each weight before its ingredient in the ingredient's colour
+            parts: list[str] = []
+            for i, t in enumerate(col.terms):
+                parts += [("+ " if i else "") + tex_number(t.w, paren_negative=i > 0, fractions=fractions) + r"\,",
+                          f"x_{{{i + 1}}}"]
+            recipe = MathTex(*parts, font_size=36, color=cols[j])
+            for i in range(len(col.terms)):
+                recipe[2 * i + 1].set_color(ing[i])
             recipe.next_to([cx, BASELINE, 0], DOWN, buff=0.15)
             if recipe.width > spacing - 0.25:
                 recipe.scale_to_fit_width(spacing - 0.25)
             glasses.append(dict(glass=glass, add=add, remove=remove, level=level,
-                                value=value, recipe=recipe))
+                                value=value, recipe=recipe, amounts=amounts))
             levels.append((level.get_center()[1] - base) / unit)
-        return glasses, levels
+        return glasses, levels, unit
+
+    @staticmethod
+    def _amount(product, colour, fractions: bool, block, side) -> MathTex:
+        """The amount ``product`` written beside ``block`` (on ``side``) in the ingredient's colour."""
+        tex = tex_number(product, fractions=fractions)
+        size = 40 if r"\tfrac" in tex else 32     # a fraction's digits are smaller
+        return MathTex(tex, font_size=size, color=colour).next_to(block, side, buff=0.3)

@@ -40,7 +40,7 @@ def test_default_lesson_values():
     lesson = load_lesson(ROOT / "lesson.toml", language="en")
     assert lesson.language == "en"
     assert lesson.worked_example.x == (3, 4)
-    assert lesson.worked_example.W == ((1, 0, 2), (0, 1, -1))
+    assert lesson.worked_example.W == ((1, 2, 2), (2, 1, -1))
     assert lesson.space_deformation.words[0].name("zh") == "苹果"
     assert isinstance(lesson.space_deformation.stretch[0], Fraction)
 
@@ -53,7 +53,7 @@ def test_numbers_are_exact():
 
 def test_partial_file_takes_defaults():
     lesson = parse_lesson({"worked_example": {"x": [1, 2]}}, Path("t.toml"))
-    assert lesson.worked_example.W == ((1, 0, 2), (0, 1, -1))
+    assert lesson.worked_example.W == ((1, 2, 2), (2, 1, -1))
     assert len(lesson.space_deformation.words) == 6
 
 

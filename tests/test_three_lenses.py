@@ -1,9 +1,18 @@
-"""ThreeLenses: each word sits at traits @ M on each lens's plane."""
+"""ThreeLenses: the word vectors and the lens matrices are on screen, one
+word's product is worked out before the cloud moves, and each word sits at
+traits @ M on each lens's plane."""
+import re
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
+from qkv_lens.texts import tr
 from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
+
+LESSON = load_lesson(ROOT / "lesson.toml").three_lenses
+X = np.array([t for _, t in LESSON.words], dtype=float)
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -11,19 +20,81 @@ def scene(request, tmp_path_factory):
     return dry_run("ThreeLenses", tmp_path_factory.mktemp("tl"), lang=request.param)
 
 
+def number(tex: str) -> float:
+    """A number as the scene typesets it: 0.6, -2, (-0.5), \\tfrac{1}{3}."""
+    tex = tex.strip().strip("()")
+    m = re.fullmatch(r"(-?)\\tfrac\{(\d+)\}\{(\d+)\}", tex)
+    if m:
+        return float((-1 if m.group(1) else 1) * Fraction(int(m.group(2)), int(m.group(3))))
+    return float(tex)
+
+
+def test_the_word_vectors_are_shown_first(scene):
+    table = scene.moments["intro"].probes["table"]
+    assert np.array_equal([[number(e) for e in row] for row in table], X)
+    # nothing but the title and the table yet: no lens heading, no matrix
+    kinds = {lab.kind for lab in scene.moments["intro"].labels}
+    assert kinds == {"Text", "MathTex"}        # no matrix yet
+    shown = "".join(lab.content for lab in scene.moments["intro"].labels)
+    assert not any(tr(scene.lang, "three_lenses.keep", what=lens.keep.name(scene.lang)).replace(" ", "") in shown
+                   for lens in LESSON.lenses)
+
+
+def test_one_word_times_each_lens_matrix_worked_out(scene):
+    # apple is the word with a non-zero value on every trait
+    w = int(np.argmax((X != 0).sum(axis=1)))
+    assert (X[w] != 0).all()
+    for k, lens in enumerate(LESSON.lenses):
+        probes = scene.moments[f"work{k + 1}"].probes
+        assert probes["word"] == LESSON.words[w][0].name(scene.lang)
+        M = np.array(lens.matrix, dtype=float)
+        assert np.array_equal([[number(e) for e in row] for row in probes["matrix"]], M)
+        expected = X[w] @ M
+        assert [number(e) for e in probes["result"]] == pytest.approx(expected, abs=1e-12)
+        for j, line in enumerate(probes["lines"]):
+            parts = [p.strip() for p in line.split("=")]
+            # first the terms x_i \times M_ij, in trait order, then (maybe) the non-zero products, then the total
+            pairs = [t.split(r"\times") for t in parts[0].split(" + ")]
+            assert [(number(a), number(b)) for a, b in pairs] == [(X[w, i], M[i, j]) for i in range(len(X[w]))]
+            assert number(parts[-1]) == pytest.approx(expected[j], abs=1e-12)
+            assert len(parts) == (3 if np.count_nonzero(X[w] * M[:, j]) >= 2 else 2)
+
+
+def test_the_worked_product_comes_before_the_cloud_moves(scene):
+    names = list(scene.moments)
+    for k, lens in enumerate(LESSON.lenses):
+        assert names.index(f"work{k + 1}") < names.index(f"lens{k + 1}")
+        # the panel's heading (wrapped into lines; a Text keeps no spaces)
+        heading = tr(scene.lang, "three_lenses.keep", what=lens.keep.name(scene.lang)).replace(" ", "")
+        shown = [any(lab.kind == "Text" and heading.startswith(lab.content) for lab in scene.moments[m].labels)
+                 for m in (f"work{k + 1}", f"lens{k + 1}")]
+        assert shown == [False, True]
+
+
 def test_words_land_at_traits_times_matrix(scene):
-    p = load_lesson(ROOT / "lesson.toml").three_lenses
-    X = np.array([t for _, t in p.words], dtype=float)
-    for k, lens in enumerate(p.lenses):
+    for k, lens in enumerate(LESSON.lenses):
         M = np.array(lens.matrix, dtype=float)
         expected = [[sum(x[i] * M[i, j] for i in range(len(x))) for j in range(2)] for x in X]
         assert np.allclose(scene.moments[f"lens{k + 1}"].probes["words"], expected, atol=1e-6)
+        # the worked word's coordinates are written where its guides meet the axes
+        w = int(np.argmax((X != 0).sum(axis=1)))
+        assert [number(c) for c in scene.moments[f"lens{k + 1}"].probes["coords"]] == pytest.approx(expected[w])
 
 
 def test_flattening_lens_merges_words(scene):
     # phone and computer are both 0 on roundness: the third lens cannot tell them apart
     assert (3, 4) in scene.moments["lens3"].probes["collisions"]
     assert scene.moments["lens1"].probes["collisions"] == []
+
+
+def test_the_whole_frame_is_used(scene):
+    boxes = np.array([lab.box for lab in scene.moments["end"].labels])
+    left, bottom, right, top = boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max()
+    # from edge to edge, and down to just above the subtitle band (y = -3.04)
+    assert left < -6.0 and right > 6.0 and top > 3.3
+    assert bottom < -2.5
+    # the three lens matrices are on screen at the end, beside the table of word vectors
+    assert sum(lab.kind == "Matrix" for lab in scene.moments["end"].labels) == 3
 
 
 def test_layout(scene):
