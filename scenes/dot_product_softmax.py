@@ -27,7 +27,6 @@ from manim import (
     Line,
     MathTex,
     NumberPlane,
-    ReplacementTransform,
     ValueTracker,
     VGroup,
     VMobject,
@@ -37,11 +36,16 @@ from manim import (
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.charts import bar_values
+from scenes.kit.charts import bar_values, baseline
 from scenes.kit.displays import FastDecimal, set_shown, text, title
 from scenes.kit.numbers import plain_number, tex_number
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
+
+AXIS_SIZE = 28                   # the numbers along a chart's axis
+SCORE_BARS = palette.COLUMNS[2]  # scores and weights: not Q, K or V, so none of their colours
+HIST_BARS = (palette.COLUMNS[2], palette.COLUMNS[3])   # a histogram's bins, alternating
+A_COLOR, B_COLOR = palette.INGREDIENTS[0], palette.INGREDIENTS[3]   # the vectors a and b
 
 
 class DotProductSoftmax(LessonScene):
@@ -67,10 +71,10 @@ class DotProductSoftmax(LessonScene):
             ang = base + theta.get_value()
             return blen * np.array([math.cos(ang), math.sin(ang)])
 
-        arrow_a = Arrow(plane.c2p(0, 0), plane.c2p(*a), buff=0, color=palette.Q_GOLD, stroke_width=6)
-        arrow_b = Arrow(plane.c2p(0, 0), plane.c2p(*b_vec()), buff=0, color=palette.K_TEAL, stroke_width=6)
-        label_a = MathTex("a", color=palette.Q_GOLD, font_size=40).next_to(arrow_a.get_end(), UP, buff=0.1)
-        label_b = MathTex("b", color=palette.K_TEAL, font_size=40)
+        arrow_a = Arrow(plane.c2p(0, 0), plane.c2p(*a), buff=0, color=A_COLOR, stroke_width=6)
+        arrow_b = Arrow(plane.c2p(0, 0), plane.c2p(*b_vec()), buff=0, color=B_COLOR, stroke_width=6)
+        label_a = MathTex("a", color=A_COLOR, font_size=40).next_to(arrow_a.get_end(), UP, buff=0.1)
+        label_b = MathTex("b", color=B_COLOR, font_size=40)
         law = MathTex(r"a\cdot b = |a|\,|b|\cos\theta", font_size=44)
         rows = VGroup()
         nums = {}
@@ -86,16 +90,16 @@ class DotProductSoftmax(LessonScene):
         origin = plane.c2p(0, 0)
         a_hat = a / np.linalg.norm(a)
         span = 3.0 / max(abs(a_hat[0]), abs(a_hat[1]))   # the line of a, across the plane
-        line_a = DashedLine(plane.c2p(*(-span * a_hat)), plane.c2p(*(span * a_hat)), color=palette.Q_GOLD,
+        line_a = DashedLine(plane.c2p(*(-span * a_hat)), plane.c2p(*(span * a_hat)), color=A_COLOR,
                             stroke_width=2, stroke_opacity=0.5, dash_length=0.08)
         arc = Arc(radius=0.55, start_angle=base, angle=0.0, arc_center=origin, color=palette.INK, stroke_width=3)
         theta_label = MathTex(r"\theta", font_size=34)
-        drop = DashedLine(origin, origin, color=palette.K_TEAL, stroke_width=3, dash_length=0.08)
-        proj = Line(origin, origin, color=palette.K_TEAL, stroke_width=7)
+        drop = DashedLine(origin, origin, color=B_COLOR, stroke_width=3, dash_length=0.08)
+        proj = Line(origin, origin, color=B_COLOR, stroke_width=7)
 
         def update(_mob):
             b = b_vec()
-            arrow_b.become(Arrow(plane.c2p(0, 0), plane.c2p(*b), buff=0, color=palette.K_TEAL, stroke_width=6))
+            arrow_b.become(Arrow(plane.c2p(0, 0), plane.c2p(*b), buff=0, color=B_COLOR, stroke_width=6))
             label_b.next_to(arrow_b.get_end(), DOWN if b[1] < 0 else UP, buff=0.1)
             dot, na, nb, ang = qm.dot_and_angle(a, b)
             for key, v in (("na", na), ("nb", nb), ("theta", math.degrees(ang)), ("dot", dot)):
@@ -110,9 +114,9 @@ class DotProductSoftmax(LessonScene):
             theta_label.move_to(origin + 0.9 * np.array([math.cos(mid), math.sin(mid), 0.0]))
             # b's projection onto a: its foot on the line of a, |a| times its signed length is a . b
             foot = (dot / na) * a_hat
-            drop.become(DashedLine(plane.c2p(*b), plane.c2p(*foot), color=palette.K_TEAL, stroke_width=3,
+            drop.become(DashedLine(plane.c2p(*b), plane.c2p(*foot), color=B_COLOR, stroke_width=3,
                                    dash_length=0.08))
-            proj.become(Line(origin, plane.c2p(*foot), color=palette.K_TEAL, stroke_width=7))
+            proj.become(Line(origin, plane.c2p(*foot), color=B_COLOR, stroke_width=7))
 
         driver = VGroup()
         self.add(driver)
@@ -161,19 +165,22 @@ class DotProductSoftmax(LessonScene):
             step = _nice_step((top - low) / 4)
             c = BarChart(list(values), y_range=[low, math.ceil(top * 1.15 / step - 1e-9) * step, step],
                          x_length=min(7.0, 1.4 * n), y_length=4.4,
-                         bar_colors=[palette.Q_GOLD, palette.K_TEAL], y_axis_config={"font_size": 24})
+                         bar_colors=[SCORE_BARS], y_axis_config={"font_size": AXIS_SIZE})
             c.move_to([-2.0, -0.25, 0])
             return c
 
         state = {"chart": None, "labels": VGroup(), "step": text(" ", lang, size=28), "names": VGroup()}
 
-        def show(values, key, top=None, **fields):
+        def show(values, key, tex, top=None, **fields):
+            """The chart of ``values`` with its step: the words of text ``key`` over the formula ``tex``."""
             chart = make_chart(values, top)
-            new_step = wrapped_text(self.tr(key, **fields), lang, size=28, width=4.6, color=palette.AREA)
-            new_step.move_to([4.3, 1.4, 0])
+            new_step = VGroup(wrapped_text(self.tr(key, **fields), lang, size=28, width=4.6, color=palette.AREA),
+                              MathTex(tex, font_size=40, color=palette.AREA)).arrange(DOWN, aligned_edge=LEFT,
+                                                                                      buff=0.35)
+            new_step.move_to([4.3, 1.2, 0])
             labels = VGroup(*[MathTex(tex_number(v, 2, pad=True), font_size=28).next_to(
                 chart.c2p(i + 0.5, max(v, 0.0)), UP, buff=0.12) for i, v in enumerate(values)])
-            names = VGroup(*[MathTex(f"s_{{{i + 1}}}", font_size=32, color=palette.MUTED)
+            names = VGroup(*[MathTex(f"s_{{{i + 1}}}", font_size=40, color=palette.MUTED)
                              .next_to(chart.c2p(i + 0.5, min(0.0, float(np.min(values)))), DOWN, buff=0.2)
                              for i in range(n)])
             old = VGroup(*[m for m in (state["chart"], state["labels"], state["step"], state["names"]) if m])
@@ -185,16 +192,17 @@ class DotProductSoftmax(LessonScene):
             return dict(bars=bar_values(state["chart"]), labels=_texs(state["labels"]))
 
         with self.beat("softmax_say"):
-            show(scores, "raw")
+            show(scores, "raw", r"s_i")
             self.key_moment("scores", **probes())
-            show(expd, "exp")
+            show(expd, "exp", r"e^{s_i} > 0")
             self.key_moment("exp", **probes())
-            show(weights, "normalised", top=1.0, total=plain_number(float(weights.sum()), 2, pad=True))
+            show(weights, "normalised", r"w_i = \frac{e^{s_i}}{\sum_j e^{s_j}}", top=1.0,
+                 total=plain_number(float(weights.sum()), 2, pad=True))
             self.key_moment("weights", **probes())
         with self.beat("temperature_say"):
             for T in p.temperatures:
-                show(qm.softmax(scores, temperature=float(T)), "temperature", top=1.0,
-                     t=plain_number(float(T), 1, pad=True))
+                show(qm.softmax(scores, temperature=float(T)), "temperature",
+                     rf"T = {tex_number(float(T), 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0)
                 self.wait(0.4)
                 self.key_moment(f"temperature_{plain_number(float(T), 2, pad=True)}", t=float(T), **probes())
         self.play(FadeOut(VGroup(state["chart"], state["names"], state["labels"], state["step"])),
@@ -227,7 +235,7 @@ class DotProductSoftmax(LessonScene):
 
         def bar_group(d, ax):
             group = VGroup(*[VMobject(fill_opacity=0.85, stroke_width=1,
-                                      color=(palette.K_TEAL, palette.Q_GOLD)[i % 2]) for i in range(p.bins)])
+                                      color=HIST_BARS[i % 2]) for i in range(p.bins)])
 
             def place(g):
                 f = factor(d)
@@ -281,8 +289,9 @@ class DotProductSoftmax(LessonScene):
         note = MathTex(rf"q\cdot k / \sqrt{{d_k}} \in [-{bound}, {bound}]", font_size=28, color=palette.MUTED)
         note.next_to(panels, DOWN, buff=0.25)
         with self.beat("scaled_say", focus=scaled_caps):
-            self.play(squeeze.animate.set_value(1.0), ReplacementTransform(raw_caps, scaled_caps),
-                      ReplacementTransform(axis_note, note), run_time=2.5)
+            # the captions cross-fade (morphing glyphs into other glyphs is unreadable on the way)
+            self.play(squeeze.animate.set_value(1.0), FadeOut(raw_caps), FadeIn(scaled_caps),
+                      FadeOut(axis_note), FadeIn(note), run_time=2.5)
             self.wait(1.0)
         for g in bars.values():
             g.clear_updaters()
@@ -295,20 +304,29 @@ class DotProductSoftmax(LessonScene):
         d = max(dims)
         hard, soft = qm.saturation(d, p.saturation_tokens, p.seed)
         pair = VGroup()
-        for w, key in ((hard, "unscaled"), (soft, "scaled_row")):
-            c = BarChart(list(w), y_range=[0, 1, 0.25], x_length=5.0, y_length=3.0,
-                         bar_colors=[palette.V_CORAL, palette.Q_GOLD], y_axis_config={"font_size": 22})
-            cap = text(self.tr(key, d=d, top=plain_number(float(w.max()), 2, pad=True)), lang, size=24)
-            if cap.width > 5.6:
-                cap.scale_to_fit_width(5.6)
-            pair.add(VGroup(cap, c).arrange(DOWN, buff=0.25))
+        root = rf"\sqrt{{d_k}} = \sqrt{{{d}}} = {tex_number(math.sqrt(d), 2)}"
+        for w, key, tex, color in ((hard, "unscaled", rf"\sqrt{{d_k}}\ \ (d_k = {d})", palette.ALERT),
+                                   (soft, "scaled_row", root, SCORE_BARS)):
+            c = BarChart(list(w), y_range=[0, 1, 0.5], x_length=5.0, y_length=3.0,
+                         bar_colors=[color], y_axis_config={"font_size": AXIS_SIZE})
+            # the words in Pango, the formula and the number typeset
+            cap = VGroup(VGroup(text(self.tr(key), lang, size=28), MathTex(tex, font_size=34)).arrange(RIGHT, buff=0.2),
+                         VGroup(text(self.tr("largest"), lang, size=28),
+                                MathTex(tex_number(float(w.max()), 2, pad=True), font_size=36, color=palette.AREA)
+                                ).arrange(RIGHT, buff=0.2)).arrange(DOWN, buff=0.2)
+            number = cap[1][1]   # the number's digits sit on the words' baseline
+            number.shift(UP * (baseline(cap[1][0]) - number.get_bottom()[1]))
+            if cap.width > 5.8:
+                cap.scale_to_fit_width(5.8)
+            pair.add(VGroup(cap, c).arrange(DOWN, buff=0.3))
         pair.arrange(RIGHT, buff=1.0).move_to([0, -0.55, 0])
         with self.beat("saturate_say", d=d):
             self.play(FadeOut(scaled), FadeOut(scaled_caps), FadeOut(note), run_time=0.5)
             self.play(FadeIn(pair), run_time=1.0)
             self.wait(1.5)
         self.key_moment("saturation", hard=bar_values(pair[0][1]), soft=bar_values(pair[1][1]),
-                        captions=[g[0].text for g in pair])
+                        captions=[[part.get_tex_string() if isinstance(part, MathTex) else part.text
+                                   for line in g[0] for part in line] for g in pair])
 
 
 def _texs(group) -> list[str]:

@@ -36,6 +36,7 @@ from scenes.kit.displays import text, title
 from scenes.kit.numbers import tex_number
 from scenes.kit.scene import LessonScene
 
+HEAT_SIZE = 22      # W's column names (its numbers 4 points larger)
 ROLES = tuple((role.lower(), f"W_{role}", color) for role, color in palette.QKV.items())  # ("q", "W_Q", gold), ...
 
 
@@ -56,10 +57,9 @@ class QKVProjection(LessonScene):
         word_label = VGroup(text(word, lang, size=40, color=palette.EMBED),
                             MathTex(r"x", font_size=44, color=palette.EMBED)).arrange(RIGHT, buff=0.3)
         row = 0.46 if len(traits) <= 8 else 3.7 / len(traits)
-        x_bars = TraitBars(traits, x, lang, palette.EMBED, unit=1.1, row=row)
-        left = VGroup(word_label, x_bars).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
-        left.next_to(heading, DOWN, aligned_edge=LEFT, buff=0.45)
-        x_bars.align_to(heading, LEFT).shift(RIGHT * (x_bars.labels.width + 0.2))
+        x_bars = TraitBars(traits, x, lang, palette.EMBED, unit=1.0, row=row, size=24)
+        left = VGroup(word_label, x_bars).arrange(DOWN, aligned_edge=LEFT, buff=0.5)
+        left.next_to(heading, DOWN, aligned_edge=LEFT, buff=0.35)
 
         with self.beat("intro_say", word=word):
             self.play(Write(heading), run_time=0.8)
@@ -70,25 +70,34 @@ class QKVProjection(LessonScene):
         # The q, k, v column on the right, laid out whole before anything shows.
         right = {}
         for name, _, color in ROLES:
-            bars = TraitBars(dims[name], results[name], lang, color, unit=0.7, row=0.4)
-            head = VGroup(MathTex(rf"{name} = x\,W_{{{name.upper()}}}", font_size=34, color=color),
-                          text(self.tr(f"{name}_role"), lang, size=22, color=color)).arrange(RIGHT, buff=0.3)
-            bars.next_to(head, DOWN, buff=0.2).align_to(head, LEFT).shift(RIGHT * (bars.labels.width + 0.15))
+            bars = TraitBars(dims[name], results[name], lang, color, unit=0.7, row=0.4, size=24)
+            head = VGroup(MathTex(rf"{name} = x\,W_{{{name.upper()}}}", font_size=36, color=color),
+                          text(self.tr(f"{name}_role"), lang, size=24, color=color)).arrange(RIGHT, buff=0.3)
+            bars.next_to(head, DOWN, buff=0.2).align_to(head, LEFT).shift(RIGHT * 0.3)
             right[name] = (head, bars)
-        column = VGroup(*[VGroup(*hb) for hb in right.values()]).arrange(DOWN, aligned_edge=LEFT, buff=0.4)
-        column.to_edge(RIGHT, buff=0.35).align_to(word_label, UP)
+        # the three zero lines on one vertical, so q, k and v read as one column
+        offset = max(bars.axis.get_x() - head.get_left()[0] for head, bars in right.values())
+        for head, bars in right.values():
+            bars.shift(RIGHT * (offset - (bars.axis.get_x() - head.get_left()[0])))
+        column = VGroup(*[VGroup(*hb) for hb in right.values()]).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
+        column.to_edge(RIGHT, buff=0.3).align_to(word_label, UP)
+        # W's columns wide enough for their names at a readable size (as far as the gap allows)
+        # (the products and their lane take the last 1.1 of the gap), the heat-map centred in the rest
+        gap_left, gap_right = x_bars.get_right()[0] + 0.3, column.get_left()[0] - 1.1
+        names_w = max(text(d, lang, size=HEAT_SIZE).width for ds in dims.values() for d in ds) / 0.92
+        cols = max(len(d) for d in dims.values())
+        cell_w = float(np.clip(names_w, 1.0, (gap_right - gap_left) / cols))
+        heat_left = gap_left + (gap_right - gap_left - cols * cell_w) / 2
 
         right_groups = VGroup()
         shown = {}
         heat = None
         for name, wname, color in ROLES:
-            new_heat = HeatMap(mats[wname], traits, dims[name], lang, color,
-                               cell=min(0.62, row), cell_width=0.8, size=20, name=rf"W_{{{name.upper()}}}")
-            # centred in the gap between the x bars and the q/k/v column
-            gap_left, gap_right = x_bars.get_right()[0] + 0.35, column.get_left()[0] - 0.35
-            if new_heat.width > gap_right - gap_left:
-                new_heat.scale_to_fit_width(gap_right - gap_left)
-            new_heat.move_to([(gap_left + gap_right) / 2, 0, 0]).align_to(x_bars, UP)
+            # W's rows level with x's rows (x's trait names name them both), right of the x bars
+            new_heat = HeatMap(mats[wname], traits, dims[name], lang, color, cell=row, cell_width=cell_w,
+                               size=HEAT_SIZE, name=rf"W_{{{name.upper()}}}", show_rows=False)
+            new_heat.shift((heat_left - new_heat.cells.get_left()[0]) * RIGHT)
+            new_heat.shift((x_bars.bars[0].get_center()[1] - new_heat.cells[0].get_center()[1]) * UP)
             head, bars = right[name]
             group = VGroup(head, bars)
             with self.beat(f"{name}_say", word=word):
@@ -157,7 +166,7 @@ class QKVProjection(LessonScene):
         lit += [SurroundingRectangle(VGroup(x_bars.labels[i], x_bars.bars[i], x_bars.numbers[i]),
                                      color=color, buff=0.05, stroke_width=3) for i in feeders]
         lit += [SurroundingRectangle(cell[i], color=color, buff=0.0, stroke_width=5) for i in feeders]
-        products = [MathTex(tex_number(column.terms[i].product, 2, pad=True), font_size=24, color=color)
+        products = [MathTex(tex_number(column.terms[i].product, 2, pad=True), font_size=28, color=color)
                     for i in feeders]
         for i, m in zip(feeders, products):   # at the end of its row, just right of the heat-map
             m.move_to([heat.cells.get_right()[0] + 0.12 + m.width / 2, cell[i].get_center()[1], 0])

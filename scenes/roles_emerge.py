@@ -16,6 +16,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    UR,
     Axes,
     Create,
     DashedVMobject,
@@ -43,6 +44,11 @@ READOUTS = tuple(zip(("asks", "says", "brings"), palette.QKV.values()))   # what
 RIGHT_MARK = palette.BASIS_I    # green: a right match
 WRONG_READ = palette.MUTED      # a read-out that does not (yet) name the right profession
 FLOOR = -2.95                   # the lowest edge of any label: just above the subtitle band (y >= -3.04)
+EDGE = 6.85                     # the table runs from -EDGE to EDGE
+HEAD_SIZE = 24                  # the table's column heads
+NAME_SIZE = 22                  # professions in the table
+TICK_SIZE = 28                  # the loss axes' numbers
+WEIGHT_FILL = palette.COLUMNS[3]   # attention weights shade their cells (not Q, K or V: no role colour)
 
 
 class LossAxes(Axes):
@@ -58,18 +64,21 @@ class LossAxes(Axes):
         super().__init__(x_range=[0, x_max, x_max], y_range=[0, hi - self.lo, 1], x_length=width,
                          y_length=height, tips=False, axis_config={"color": palette.MUTED, "stroke_width": 2})
         ticks = VGroup()
-        for k in range(self.lo, hi + 1, max(1, (hi - self.lo) // 3)):
-            ticks.add(MathTex(f"10^{{{k}}}", font_size=22, color=palette.MUTED)
+        # three decades named at most (the lowest, the highest and one between), and the
+        # steps 1, 10, 100, ... (every other power once there are more than four)
+        decades = range(self.lo, hi + 1, max(1, -(-(hi - self.lo) // 2)))
+        for k in decades:
+            ticks.add(MathTex(f"10^{{{k}}}", font_size=TICK_SIZE, color=palette.MUTED)
                       .next_to(self.c2p(0, k - self.lo), LEFT, buff=0.12))
-        s = 1
-        while s <= steps:
-            ticks.add(MathTex(str(s), font_size=22, color=palette.MUTED)
+        powers = [10 ** e for e in range(int(np.log10(max(steps, 1))) + 1)]
+        for s in powers[::2 if len(powers) > 4 else 1]:
+            ticks.add(MathTex(str(s), font_size=TICK_SIZE, color=palette.MUTED)
                       .next_to(self.c2p(np.log10(s + 1), 0), DOWN, buff=0.12))
-            s *= 10
-        x_label = text(tr("steps_axis"), lang, size=20, color=palette.MUTED)
+        x_label = text(tr("steps_axis"), lang, size=HEAD_SIZE, color=palette.MUTED)
         x_label.next_to(self.x_axis, RIGHT, buff=0.15)
-        y_label = text(tr("loss_axis"), lang, size=20, color=palette.MUTED)
-        y_label.next_to(self.y_axis, UP, buff=0.12).align_to(ticks, LEFT)
+        y_label = text(tr("loss_axis"), lang, size=HEAD_SIZE, color=palette.MUTED)
+        # in the top right corner, where a falling curve never is
+        y_label.move_to(self.c2p(x_max, hi - self.lo), aligned_edge=UR)
         self.add(ticks, x_label, y_label)
 
     def point(self, step: int, loss: float) -> np.ndarray:
@@ -93,31 +102,42 @@ class RolesEmerge(LessonScene):
 
         heading = title(self.tr("title"), lang)
 
-        # --- the table: who | wants | attention grid | Q asks | K says | V brings
-        cell = min(0.8, 3.3 / n)
-        grid = NumberGrid(names, names, lang, cell=cell, size=24 if n <= 4 else 20)
-        grid.move_to([-2.75, 0, 0], aligned_edge=LEFT).align_to([0, 2.65, 0], UP)
+        # --- the table: who | wants | attention grid | Q asks | K says | V brings, laid out
+        # from the widths of its words, every label at a readable size
+        cell = min(0.66, 2.7 / n)
+        size = 24 if n <= 4 else 20
+        who_w = max(text(nm, lang, size=size).width for nm in job)
+        wants_w = max(text(nm, lang, size=NAME_SIZE).width for nm in [*job, self.tr("wants")])
+        names_w = max(text(nm, lang, size=NAME_SIZE).width for nm in job)
+        read_w = [max(names_w, text(self.tr(f"{key}_head"), lang, size=HEAD_SIZE).width) for key, _ in READOUTS]
+        col_x, right = [], EDGE
+        for w in reversed(read_w):      # the read-out columns from the right edge, each as wide as it needs
+            col_x.insert(0, right - w / 2)
+            right -= w + 0.3
+        wants_x = -EDGE + who_w + 0.3 + wants_w / 2
+        grid_left, grid_right = wants_x + wants_w / 2 + 0.35, right - 0.05
+        cell_w = float(np.clip(who_w / 0.92, cell, (grid_right - grid_left) / n))
+        grid = NumberGrid(names, names, lang, cell=cell, size=size, cell_width=cell_w,
+                          number_size=28 if n <= 4 else 26)
+        grid.move_to([(grid_left + grid_right) / 2, 0, 0]).align_to([0, 2.65, 0], UP)
         grid.shift(DOWN * grid.col_labels.height)
-        wants = VGroup(*[text(job[wish[i]], lang, size=22, color=palette.MUTED) for i in range(n)])
-        wants_x = grid.cells.get_left()[0] - 0.85
+        wants = VGroup(*[text(job[wish[i]], lang, size=NAME_SIZE, color=palette.MUTED) for i in range(n)])
         for i, w in enumerate(wants):
             w.move_to([wants_x, grid.cell_at(i, 0).get_y(), 0])
-        for i, lab in enumerate(grid.row_labels):
-            lab.next_to(wants[i], LEFT, buff=0.25)
-            lab.align_to([wants_x - 0.7, 0, 0], RIGHT)
+            grid.row_labels[i].shift(RIGHT * (-EDGE + who_w - grid.row_labels[i].get_right()[0]))
         head_y = grid.col_labels.get_top()[1] + 0.3
-        wants_head = text(self.tr("wants"), lang, size=20, color=palette.MUTED).move_to([wants_x, head_y, 0])
-        who_head = text(self.tr("who"), lang, size=20, color=palette.Q_GOLD)
+        wants_head = text(self.tr("wants"), lang, size=HEAD_SIZE, color=palette.MUTED).move_to([wants_x, head_y, 0])
+        who_head = text(self.tr("who"), lang, size=HEAD_SIZE, color=palette.Q_GOLD)
         who_head.move_to([0, head_y, 0]).align_to(grid.row_labels, RIGHT)
-        keys_head = text(self.tr("keys"), lang, size=20, color=palette.K_TEAL).move_to(
+        keys_head = text(self.tr("keys"), lang, size=HEAD_SIZE, color=palette.K_TEAL).move_to(
             [grid.cells.get_center()[0], head_y, 0])
-        col_x = [grid.cells.get_right()[0] + 0.95 + 1.75 * c for c in range(3)]
-        read_heads = VGroup(*[text(self.tr(f"{key}_head"), lang, size=20, color=color).move_to([x, head_y, 0])
+        read_heads = VGroup(*[text(self.tr(f"{key}_head"), lang, size=HEAD_SIZE, color=color).move_to([x, head_y, 0])
                               for (key, color), x in zip(READOUTS, col_x)])
         table = VGroup(grid, wants, wants_head, who_head, keys_head, read_heads)
+        table.shift(UP * (heading.get_bottom()[1] - 0.25 - table.get_top()[1]))   # just under the title
 
         # --- the loss curve and the read-out of the run
-        ax = LossAxes(run.losses, p.steps, lang, self.tr, height=1.4).to_edge(LEFT, buff=0.4)
+        ax = LossAxes(run.losses, p.steps, lang, self.tr, height=1.6).to_edge(LEFT, buff=0.4)
         ax.align_to([0, FLOOR, 0], DOWN)
 
         snaps = run.snapshots
@@ -130,12 +150,12 @@ class RolesEmerge(LessonScene):
         def name_text(name: str, color):
             """A profession's name (made once per name and colour, then copied)."""
             if (name, color) not in made:
-                made[name, color] = text(name, lang, size=22, color=color)
+                made[name, color] = text(name, lang, size=NAME_SIZE, color=color)
             return made[name, color].copy()
 
         slots = Slots()   # numbers, flags, read-outs and info lines, each redrawn only when it changes
         line_y = [FLOOR + 0.17 + 0.42 * (3 - r) for r in range(4)]
-        info_x = col_x[0] - 0.75
+        info_x = ax.get_right()[0] + 0.5
 
         def line(r: int, content: str, color=palette.INK):
             return slots.place(("info", r), (content, color), lambda: text(content, lang, size=22, color=color)
@@ -183,7 +203,7 @@ class RolesEmerge(LessonScene):
 
         for i in range(n):
             for j in range(n):
-                grid.cell_at(i, j).set_fill(palette.Q_GOLD if i != j else palette.MUTED, opacity=0)
+                grid.cell_at(i, j).set_fill(WEIGHT_FILL if i != j else palette.MUTED, opacity=0)
 
         def fills(k: int):
             """Cells shaded by snapshot k's weights (the masked diagonal stays grey)."""

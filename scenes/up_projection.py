@@ -126,7 +126,7 @@ class UpProjection(LessonScene, ThreeDScene):
         # axis names that face the camera wherever it goes
         tips = {"x": axes.c2p(reach, 0, 0) + 0.25 * RIGHT, "y": axes.c2p(0, reach, 0) + 0.2 * UP + 0.2 * RIGHT,
                 "z": axes.c2p(0, 0, reach) + 0.25 * OUT}
-        axis_labels = VGroup(*[MathTex(n, font_size=34, color=palette.INK).move_to(tips[n]) for n in "xyz"])
+        axis_labels = VGroup(*[MathTex(n, font_size=42, color=palette.INK).move_to(tips[n]) for n in "xyz"])
         self.face_camera(*axis_labels)
 
         result = MathTex(r"x\,W = [" + ",\\ ".join(tex_number(v) for v in work.result) + "]",

@@ -125,3 +125,24 @@ def test_histogram_squeezes_by_sqrt_dk(scene):
         assert spread(sq) == pytest.approx(spread(raw) / math.sqrt(d), rel=1e-6)
         assert sum(sq["areas"]) == pytest.approx(1, abs=1e-6) and sum(raw["areas"]) == pytest.approx(1, abs=1e-6)
     assert before["drawn"][0]["extent"] == pytest.approx(before["drawn"][1]["extent"])   # one shared axis
+
+
+RAW_FORMULA = ("_", "√d", "e-0")   # an unset subscript, a root or a float's exponent
+
+
+def test_text_labels_hold_no_raw_formulas(scene):
+    # formulas are typeset (MathTex); no Pango label on screen shows TeX-like source
+    raw = [(m.name, lab.content) for m in scene.moments.values() for lab in m.labels
+           if lab.kind in ("Text", "MarkupText") and any(s in lab.content for s in RAW_FORMULA)]
+    assert not raw, raw
+
+
+def test_saturation_captions_typeset_the_root_and_the_drawn_peak(scene):
+    p = load_lesson(ROOT / "lesson.toml").dot_product_softmax
+    sat = scene.moments["saturation"].probes
+    d = max(p.d_k)
+    for parts, bars in zip(sat["captions"], (sat["hard"], sat["soft"])):
+        assert any(r"\sqrt{d_k}" in part for part in parts), parts
+        assert parts[-1] == f"{max(bars):.2f}"          # the largest weight is the tallest bar drawn
+    assert any(f"d_k = {d}" in part for part in sat["captions"][0])
+    assert any(rf"\sqrt{{{d}}} = {round(math.sqrt(d), 2):g}" in part for part in sat["captions"][1])

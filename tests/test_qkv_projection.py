@@ -154,3 +154,13 @@ def test_a_product_nothing_feeds_says_so(tmp_path):
     assert sorted(float(f["value"]) for f in s.moments["v"].probes["flows"]) == [-1, 0.5]
     assert_clean_layout(s)
     assert_readable_beats(s)
+
+
+RAW_FORMULA = ("_", "√d", "e-0")   # an unset subscript, a root or a float's exponent
+
+
+def test_text_labels_hold_no_raw_formulas(scene):
+    # formulas are typeset (MathTex); no Pango label on screen shows TeX-like source
+    raw = [(m.name, lab.content) for m in scene.moments.values() for lab in m.labels
+           if lab.kind in ("Text", "MarkupText") and any(s in lab.content for s in RAW_FORMULA)]
+    assert not raw, raw

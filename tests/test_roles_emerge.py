@@ -142,3 +142,13 @@ def test_the_referee_count_is_told_as_measured(scene, run):
         assert str(run.snapshots[wrong.index(max(wrong))].step) in text
     else:
         assert "train_say" in said
+
+
+RAW_FORMULA = ("_", "√d", "e-0")   # an unset subscript, a root or a float's exponent
+
+
+def test_text_labels_hold_no_raw_formulas(scene):
+    # formulas are typeset (MathTex, such as the loss 4.4 \times 10^{-5}); no Pango label shows TeX-like source
+    raw = [(m.name, lab.content) for m in scene.moments.values() for lab in m.labels
+           if lab.kind in ("Text", "MarkupText") and any(s in lab.content for s in RAW_FORMULA)]
+    assert not raw, raw

@@ -132,3 +132,13 @@ def test_layout(scene):
 
 def test_beats_are_readable(scene):
     assert_readable_beats(scene)
+
+
+RAW_FORMULA = ("_", "√d", "e-0")   # an unset subscript, a root or a float's exponent
+
+
+def test_text_labels_hold_no_raw_formulas(scene):
+    # formulas are typeset (MathTex); no Pango label on screen shows TeX-like source
+    raw = [(m.name, lab.content) for m in scene.moments.values() for lab in m.labels
+           if lab.kind in ("Text", "MarkupText") and any(s in lab.content for s in RAW_FORMULA)]
+    assert not raw, raw

@@ -18,9 +18,9 @@ from manim import (
     GrowFromEdge,
     Line,
     MathTex,
+    Mobject,
     ParsableManimColor,
     Rectangle,
-    Square,
     VGroup,
 )
 
@@ -29,13 +29,30 @@ from .displays import text
 from .numbers import tex_number
 
 
+def baseline(label: Mobject) -> float:
+    """The y of a Text's baseline: the median bottom of its glyphs (descenders
+    such as p, g and y reach below it; most glyphs sit on it)."""
+    glyphs = [g for g in label.submobjects if g.has_points()] or [label]
+    return float(np.median([g.get_bottom()[1] for g in glyphs]))
+
+
+def _level(label: Mobject, y: float, lang: str, size: float) -> Mobject:
+    """Shift ``label`` (a Text of font size ``size``, unscaled) up or down so
+    that it sits like a number centred at ``y``: its baseline half a digit's
+    height below ``y``, whatever ascenders or descenders its letters have."""
+    digit = text("0", lang, size=size).height
+    return label.shift(UP * (y - digit / 2 - baseline(label)))
+
+
 def _column_labels(names: Sequence[str], lang: str, size: float, color: ParsableManimColor, width: float,
                    cells: VGroup) -> VGroup:
-    """Names over the first ``len(names)`` cells, all shrunk by one common
-    factor if any is wider than its column."""
+    """Names over the first ``len(names)`` cells, on one baseline, all
+    shrunk by one common factor if any is wider than its column."""
     labels = [text(n, lang, size=size, color=color) for n in names]
     factor = min([1.0] + [0.92 * width / label.width for label in labels])
-    return VGroup(*[label.scale(factor).next_to(cells[j], UP, buff=0.1) for j, label in enumerate(labels)])
+    top = cells.get_top()[1]
+    return VGroup(*[label.scale(factor).move_to(cells[j].get_top() * RIGHT)
+                    .shift(UP * (top + 0.14 - baseline(label))) for j, label in enumerate(labels)])
 
 
 class TraitBars(VGroup):
@@ -55,7 +72,7 @@ class TraitBars(VGroup):
         zero_x = -low * unit
         for i, (label, v) in enumerate(zip(self.labels, self.values)):
             y = -i * row
-            label.move_to([-0.15, y, 0], aligned_edge=RIGHT)
+            _level(label.move_to([-0.15, y, 0], aligned_edge=RIGHT), y, lang, size)
             width = max(abs(v) * unit, 1e-3)
             bar = Rectangle(width=width, height=row * 0.62, stroke_width=0, fill_color=color,
                             fill_opacity=0.85 if v >= 0 else 0.45)
@@ -88,13 +105,15 @@ class TraitBars(VGroup):
 
 class HeatMap(VGroup):
     """A matrix as coloured cells (opacity grows with |value|, negatives in
-    ``negative``), each non-zero value written in its cell, rows and columns
-    named."""
+    ``negative``), each non-zero value written in its cell (light, outlined:
+    readable on faint and strong cells alike), rows and columns named.
+    ``show_rows=False`` leaves the row names out (rows named by something
+    drawn level with them)."""
 
     def __init__(self, M: np.ndarray | Sequence[Sequence[float]], row_names: Sequence[str],
                  col_names: Sequence[str], lang: str, color: ParsableManimColor,
                  negative: ParsableManimColor = palette.ALERT, cell: float = 0.52, size: float = 20, name: str = "",
-                 cell_width: float | None = None):
+                 cell_width: float | None = None, show_rows: bool = True):
         super().__init__()
         self.values = np.asarray(M, dtype=float)
         top = float(np.abs(self.values).max()) or 1.0
@@ -110,16 +129,15 @@ class HeatMap(VGroup):
                 sq.move_to([j * (cell_width or cell), -i * cell, 0])
                 self.cells.add(sq)
                 if v != 0:
-                    self.numbers.add(MathTex(tex_number(v, 1, pad=True), font_size=size + 4,
-                                             color=palette.PANEL if abs(v) / top > 0.5 else palette.INK)
-                                     .move_to(sq))
+                    self.numbers.add(MathTex(tex_number(v, 1, pad=True), font_size=size + 4, color=palette.INK)
+                                     .set_stroke(palette.BACKGROUND, width=4, background=True).move_to(sq))
         self.row_labels = VGroup(*[text(n, lang, size=size, color=palette.MUTED)
                                    .next_to(self.cells[i * cols], LEFT, buff=0.12)
-                                   for i, n in enumerate(row_names)])
+                                   for i, n in enumerate(row_names) if show_rows])
         self.col_labels = _column_labels(col_names, lang, size, color, cell_width or cell, self.cells)
         self.add(self.cells, self.numbers, self.row_labels, self.col_labels)
         if name:
-            self.title = MathTex(name, font_size=36, color=color).next_to(self.col_labels, UP, buff=0.15)
+            self.title = MathTex(name, font_size=36, color=color).next_to(self.col_labels, UP, buff=0.2)
             self.add(self.title)
 
 
@@ -128,27 +146,34 @@ class NumberGrid(VGroup):
     names on top.  ``make_numbers(M)`` builds the numbers for M, placed in
     the cells, and makes them the grid's current ``numbers``; the scene adds
     and animates them itself (they are not part of this VGroup, so swapping
-    them never breaks the grid apart)."""
+    them never breaks the grid apart).  Cells are ``cell`` high and
+    ``cell_width`` (default ``cell``) wide; names are typeset at ``size``,
+    numbers at ``number_size`` (default ``size``)."""
 
     def __init__(self, row_names: Sequence[str], col_names: Sequence[str], lang: str,
                  cell: float = 0.82, size: float = 24, row_color: ParsableManimColor = palette.Q_GOLD,
-                 col_color: ParsableManimColor = palette.K_TEAL):
+                 col_color: ParsableManimColor = palette.K_TEAL, cell_width: float | None = None,
+                 number_size: float | None = None):
         super().__init__()
         self.n, self.m = len(row_names), len(col_names)
         self.cell, self.size = cell, size
-        self.cells = VGroup(*[Square(cell, stroke_width=1.5, stroke_color=palette.MUTED, fill_opacity=0)
-                              .move_to([j * cell, -i * cell, 0])
+        self.cell_width = cell_width or cell
+        self.number_size = number_size or size
+        self.cells = VGroup(*[Rectangle(width=self.cell_width, height=cell, stroke_width=1.5,
+                                        stroke_color=palette.MUTED, fill_opacity=0)
+                              .move_to([j * self.cell_width, -i * cell, 0])
                               for i in range(self.n) for j in range(self.m)])
-        self.row_labels = VGroup(*[text(nm, lang, size=size, color=row_color)
-                                   .next_to(self.cells[i * self.m], LEFT, buff=0.15)
+        self.row_labels = VGroup(*[_level(text(nm, lang, size=size, color=row_color)
+                                          .next_to(self.cells[i * self.m], LEFT, buff=0.15),
+                                          self.cells[i * self.m].get_y(), lang, size)
                                    for i, nm in enumerate(row_names)])
-        self.col_labels = _column_labels(col_names, lang, size, col_color, cell, self.cells)
+        self.col_labels = _column_labels(col_names, lang, size, col_color, self.cell_width, self.cells)
         self.numbers = VGroup()
         self.values = np.zeros((self.n, self.m))
         self._made: dict[str, MathTex] = {}
         self.add(self.cells, self.row_labels, self.col_labels)
 
-    def cell_at(self, i: int, j: int) -> Square:
+    def cell_at(self, i: int, j: int) -> Rectangle:
         return self.cells[i * self.m + j]
 
     def make_numbers(self, M: np.ndarray | Sequence[Sequence[float]], places: int = 2) -> VGroup:
@@ -166,9 +191,9 @@ class NumberGrid(VGroup):
         """The number v typeset for cell (i, j) (each distinct text typeset once, then copied)."""
         tex = tex_number(v, places, pad=True)
         if tex not in self._made:
-            t = MathTex(tex, font_size=self.size)
-            if t.width > self.cell * 0.9:
-                t.scale_to_fit_width(self.cell * 0.9)
+            t = MathTex(tex, font_size=self.number_size)
+            if t.width > self.cell_width * 0.9:
+                t.scale_to_fit_width(self.cell_width * 0.9)
             self._made[tex] = t
         return self._made[tex].copy().move_to(self.cell_at(i, j))
 
