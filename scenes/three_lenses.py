@@ -35,7 +35,7 @@ from manim import (
 import qkv_math as qm
 from scenes.kit import palette
 from scenes.kit.displays import WordPoint, matrix_mob, text, title
-from scenes.kit.numbers import plain_vector, tex_number
+from scenes.kit.numbers import column_tex, plain_vector, tex_number
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
 
@@ -56,23 +56,6 @@ def _range(values, right: float = 0.1) -> tuple[float, float, float]:
     lo, hi = min(0.0, float(np.min(values))), max(1.0, float(np.max(values)))
     span = hi - lo
     return (lo - 0.2 * span, hi + right * span, 0.5)
-
-
-def product_tex(col: qm.WorkedColumn) -> str:
-    """TeX of one output of a worked product: ``x1 \\times w1 + ... = total``,
-    with the sum of the non-zero products as a middle step when there are
-    two or more of them."""
-    factors = " + ".join(f"{tex_number(t.x, paren_negative=i > 0)} \\times {tex_number(t.w, paren_negative=True)}"
-                         for i, t in enumerate(col.terms))
-    parts = [factors]
-    nonzero = [t.product for t in col.terms if t.product != 0]
-    if len(nonzero) >= 2:
-        step = tex_number(nonzero[0])
-        for p in nonzero[1:]:
-            step += f" - {tex_number(-p)}" if p < 0 else f" + {tex_number(p)}"
-        parts.append(step)
-    parts.append(tex_number(col.total))
-    return " = ".join(parts)
 
 
 def worked_word(traits: list[tuple]) -> int:
@@ -198,7 +181,7 @@ class ThreeLenses(LessonScene):
             times, eq = MathTex(r"\times", font_size=MATH_SIZE + 6), MathTex("=", font_size=MATH_SIZE + 6)
             product = VGroup(vec, times, M, eq, res).arrange(RIGHT, buff=0.25)
             word_name = text(names[w], lang, size=26, color=palette.EMBED).next_to(vec, LEFT, buff=0.2)
-            lines = VGroup(*[MathTex(product_tex(c), font_size=MATH_SIZE, color=colour) for c in work.columns])
+            lines = VGroup(*[MathTex(column_tex(c), font_size=MATH_SIZE, color=colour) for c in work.columns])
             lines.arrange(DOWN, aligned_edge=LEFT, buff=0.22).next_to(product, DOWN, buff=0.3)
             block = VGroup(word_name, product, lines)
             fit(block, FRAME_RIGHT - work_left, TOP - UPPER_BOTTOM)

@@ -32,31 +32,12 @@ import qkv_math as qm
 from qkv_lens.lesson import written_as_fraction
 from scenes.kit import palette
 from scenes.kit.displays import matrix_mob, text, title
-from scenes.kit.numbers import plain_vector, tex_number
+from scenes.kit.numbers import column_tex, plain_vector, tex_number
 from scenes.kit.scene import LessonScene
 
 LINES_BOTTOM = -2.95   # lowest the block of arithmetic lines may reach (above the subtitles)
 BASELINE = -2.4        # bottom of the glasses: their recipes go below, above the subtitles
 GLASS_HEIGHT = 2.8     # tallest stack of a glass, in scene units
-
-
-def column_tex(col: qm.WorkedColumn, fractions: bool = False) -> str:
-    """TeX of one output: ``x1 \\times w1 + ... = p1 + p2 ... = total`` (the
-    middle step only when two or more products are non-zero); ``fractions``
-    writes every non-integer as a fraction (the lesson wrote one as ``"1/2"``)."""
-    def num(v, paren=False):
-        return tex_number(v, paren_negative=paren, fractions=fractions)
-
-    factors = " + ".join(f"{num(t.x, i > 0)} \\times {num(t.w, True)}" for i, t in enumerate(col.terms))
-    parts = [factors]
-    nonzero = [t.product for t in col.terms if t.product != 0]
-    if len(nonzero) >= 2:
-        step = num(nonzero[0])
-        for p in nonzero[1:]:
-            step += f" - {num(-p)}" if p < 0 else f" + {num(p)}"
-        parts.append(step)
-    parts.append(num(col.total))
-    return " = ".join(parts)
 
 
 class WorkedExample(LessonScene):

@@ -7,7 +7,7 @@ import pytest
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
 from scenes.kit import palette
-from scenes.worked_example import column_tex
+from scenes.kit.numbers import column_tex
 from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
 
 

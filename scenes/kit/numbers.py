@@ -34,8 +34,12 @@ import math
 import numbers
 from collections.abc import Iterable
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 Number = Fraction | int | float   # also numpy scalars
+
+if TYPE_CHECKING:
+    from qkv_math import WorkedColumn
 
 
 def _finite_decimal(q: Fraction) -> bool:
@@ -135,3 +139,22 @@ def sci_text(v: float, digits: int = 2) -> str:
     """``sci`` as plain text (for Pango labels and narration): ``0.42``, or ``4.4×10⁻⁵``."""
     mantissa, power = _sci_parts(v, digits)
     return mantissa if power is None else f"{mantissa}×10{str(power).translate(_SUPERSCRIPT)}"
+
+
+def column_tex(col: WorkedColumn, fractions: bool = False) -> str:
+    """TeX of one output: ``x1 \\times w1 + ... = p1 + p2 ... = total`` (the
+    middle step only when two or more products are non-zero); ``fractions``
+    writes every non-integer as a fraction (the lesson wrote one as ``"1/2"``)."""
+    def num(v, paren=False):
+        return tex_number(v, paren_negative=paren, fractions=fractions)
+
+    factors = " + ".join(f"{num(t.x, i > 0)} \\times {num(t.w, True)}" for i, t in enumerate(col.terms))
+    parts = [factors]
+    nonzero = [t.product for t in col.terms if t.product != 0]
+    if len(nonzero) >= 2:
+        step = num(nonzero[0])
+        for p in nonzero[1:]:
+            step += f" - {num(-p)}" if p < 0 else f" + {num(p)}"
+        parts.append(step)
+    parts.append(num(col.total))
+    return " = ".join(parts)
