@@ -514,6 +514,26 @@ def test_stale_media_folders_of_dead_runs_only_are_removed(tmp_path):
     assert not gone.exists() and live.exists() and mine.exists() and old_style.exists()
 
 
+def test_the_folder_of_a_killed_process_not_yet_reaped_is_removed(tmp_path):
+    """A killed Dask worker stays a zombie until its nanny reaps it: its
+    folder is stale all the same."""
+    import signal
+    import subprocess
+    import time
+    zombie = subprocess.Popen(["sleep", "60"])
+    try:
+        zombie.send_signal(signal.SIGKILL)
+        for _ in range(100):      # wait until the kernel marks it Z (not reaped: no wait())
+            if Path(f"/proc/{zombie.pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] == "Z":
+                break
+            time.sleep(0.01)
+        folder = tmp_path / f"qkv-media-{zombie.pid}-abc"
+        folder.mkdir()
+        assert render_mod.clean_stale_media(tmp_path) == [folder]
+    finally:
+        zombie.wait()
+
+
 def test_watch_renders_on_an_edit_of_the_lessons_picture(tmp_path, tree):
     from types import SimpleNamespace
 

@@ -143,13 +143,19 @@ CHILDREN = Children()
 
 
 def _alive(pid: int) -> bool:
+    """``pid`` is a running process: not gone, and not a zombie (a killed
+    process its parent has not reaped yet, as a Dask nanny's killed worker)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # another user's live process
         return True
-    return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True       # no /proc (not Linux): a signal reached it, take it as running
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def clean_stale_media(tmp_root: Path | None = None) -> list[Path]:
