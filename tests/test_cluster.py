@@ -18,7 +18,7 @@ import pytest
 from qkv_lens import cli
 from qkv_lens.pipeline import cluster
 from qkv_lens.pipeline.cache import cache_key
-from qkv_lens.pipeline.render import Job, Options, Result
+from qkv_lens.pipeline.render import Job, Options, Result, process_alive
 from qkv_lens.registry import find
 from tests.helpers import ROOT, probe_video
 
@@ -145,9 +145,7 @@ def test_killed_worker_job_is_rendered_elsewhere(frozen, local, dask_cluster, tm
     out = tmp_path / "out"
     scene = SCENES[0]
     pids = set(worker_pids(dask_cluster).values())
-    proc = subprocess.Popen([sys.executable, "-m", "qkv_lens", *render_args(out, scene, lesson=frozen.lesson),
-                             "--dask", dask_cluster.scheduler_address], cwd=frozen.root, env=frozen.env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_cluster_render(frozen, dask_cluster, out, scene)
     victim, child = manim_child(pids, scene, proc)
     assert victim and child, "no worker started a manim render"
     time.sleep(2.0)   # mid-render
@@ -180,12 +178,11 @@ def manim_child(pids, scene, proc, timeout=60.0):
     return None, None
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+def start_cluster_render(frozen, dask_cluster, out, scene) -> subprocess.Popen:
+    """The frozen copy's qkv-lens rendering ``scene`` into ``out`` on ``dask_cluster``, running."""
+    return subprocess.Popen([sys.executable, "-m", "qkv_lens", *render_args(out, scene, lesson=frozen.lesson),
+                             "--dask", dask_cluster.scheduler_address], cwd=frozen.root, env=frozen.env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 @pytest.mark.render
@@ -193,9 +190,7 @@ def test_ctrl_c_cancels_and_stops_the_workers_renders(frozen, dask_cluster, tmp_
     out = tmp_path / "out"
     scene = SCENES[1]
     pids = set(worker_pids(dask_cluster).values())
-    proc = subprocess.Popen([sys.executable, "-m", "qkv_lens", *render_args(out, scene, lesson=frozen.lesson),
-                             "--dask", dask_cluster.scheduler_address], cwd=frozen.root, env=frozen.env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_cluster_render(frozen, dask_cluster, out, scene)
     _, child = manim_child(pids, scene, proc)
     assert child, "no worker started a manim render"
     proc.send_signal(signal.SIGINT)
@@ -203,9 +198,9 @@ def test_ctrl_c_cancels_and_stops_the_workers_renders(frozen, dask_cluster, tmp_
     assert proc.returncode == 130, stderr
     assert "interrupted (SIGINT)" in stderr
     deadline = time.monotonic() + 10
-    while alive(child) and time.monotonic() < deadline:
+    while process_alive(child) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not alive(child), "the worker's manim render kept running"
+    assert not process_alive(child), "the worker's manim render kept running"
     assert not (out / "manifest.json").exists() and not list(out.rglob("*.mp4"))
 
 

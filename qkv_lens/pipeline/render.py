@@ -142,7 +142,7 @@ class Children:
 CHILDREN = Children()
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     """``pid`` is a running process: not gone, and not a zombie (a killed
     process its parent has not reaped yet, as a Dask nanny's killed worker)."""
     try:
@@ -164,7 +164,7 @@ def clean_stale_media(tmp_root: Path | None = None) -> list[Path]:
     removed = []
     for folder in Path(tmp_root or tempfile.gettempdir()).glob(f"{MEDIA_PREFIX}*"):
         m = re.fullmatch(rf"{MEDIA_PREFIX}(\d+)-.*", folder.name)
-        if m and folder.is_dir() and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+        if m and folder.is_dir() and int(m.group(1)) != os.getpid() and not process_alive(int(m.group(1))):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
