@@ -28,13 +28,20 @@ def qkv(*args, **kw):
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
+def cache(tmp_path_factory):
+    """The cache folder of this module's renders (training runs, typeset formulas)."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory, cache):
     """Every scene rendered once, each language by its own process (two at once)."""
     out = tmp_path_factory.mktemp("renders")
+    env = dict(os.environ, QKV_CACHE_DIR=str(cache))
     procs = [subprocess.Popen([sys.executable, "-m", "qkv_lens", "render",
                                *[s for s, l in JOBS if l == lang], "--lang", lang, "-q", "l",
                                "--out", str(out), "--jobs", "1"], cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for lang in ("zh", "en")]
+                              stderr=subprocess.PIPE, text=True, env=env) for lang in ("zh", "en")]
     for p in procs:
         _, err = p.communicate()
         assert p.returncode == 0, err
@@ -131,6 +138,27 @@ def test_noop_render_is_a_hash_check(out):
     p = qkv("render", "SpaceDeformation", "--lang", "zh", "--out", str(out))
     assert p.returncode == 0 and "nothing changed" in p.stdout
     assert time.monotonic() - start < 15  # process start-up included; no render
+
+
+def test_formulas_typeset_once_serve_the_next_render(out, cache, tmp_path):
+    """The renders above left their formulas in the typesetting cache: the
+    same scene renders again with latex and dvisvgm failing (each would
+    leave a mark), and its video is the same length."""
+    svgs = list(cache.glob("tex/manim-*/*.svg"))
+    assert svgs and not list(cache.glob("tex/manim-*/.*.part"))
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("latex", "dvisvgm"):
+        tool = tools / name
+        tool.write_text(f"#!/bin/sh\ntouch {tmp_path}/{name}-ran\nexit 1\n")
+        tool.chmod(0o755)
+    env = dict(os.environ, QKV_CACHE_DIR=str(cache), PATH=f"{tools}:{os.environ['PATH']}")
+    again = tmp_path / "again"
+    p = qkv("render", "WorkedExample", "--lang", "en", "--out", str(again), env=env)
+    assert p.returncode == 0, p.stderr
+    assert not list(tmp_path.glob("*-ran"))
+    first, second = (probe_video(o / "en" / "480p15" / "WorkedExample.mp4") for o in (out, again))
+    assert second["duration"] == pytest.approx(first["duration"], abs=0.1)
 
 
 def test_killed_worker_leaves_old_files_and_manifest(out):

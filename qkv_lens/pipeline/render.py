@@ -36,9 +36,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from qkv_lens.pipeline import texcache
 from qkv_lens.pipeline.subtitles import srt_to_vtt
 from qkv_lens.pipeline.video import probe
-from qkv_lens.registry import QUALITIES, SceneInfo
+from qkv_lens.registry import QUALITIES, SceneInfo, package_dir
 
 VIDEO_EXTENSIONS = ("mp4", "mov", "webm", "gif")
 MEDIA_PREFIX = "qkv-media-"
@@ -88,6 +89,7 @@ def video_format(fmt: str, transparent: bool) -> str:
 def manim_command(scene: SceneInfo, opts: Options, media_dir: Path) -> list[str]:
     cmd = [sys.executable, "-m", "manim", "render", f"-q{opts.quality}", "--progress_bar", "none",
            "--disable_caching", "--media_dir", str(media_dir),
+           "--config_file", str(package_dir("qkv_lens") / "manim.cfg"),   # the encoder settings
            "--format", video_format(opts.fmt, opts.transparent)]
     if opts.transparent:
         cmd.append("--transparent")
@@ -215,12 +217,16 @@ def render_staged(job: Job, opts: Options, media: Path,
                   children: Children | None = None) -> tuple[Result, dict[str, Path]]:
     """Render ``job`` with manim inside ``media``; return its result (no
     files yet) and its outputs by file name (video, .srt, .vtt, .beats.json,
-    .png), all inside ``media``.  Nothing is written outside ``media``.
-    ``children``: who runs (and can stop) the manim process (default CHILDREN)."""
+    .png), all inside ``media``.  Nothing is written outside ``media`` but
+    the formulas it typeset, into the shared typesetting cache
+    (``qkv_lens.pipeline.texcache``).  ``children``: who runs (and can stop) the manim process (default CHILDREN)."""
     start = time.monotonic()
     env = dict(os.environ, QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path), QKV_VOICE=opts.voice)
     env.pop("QKV_BEATS_OUT", None)   # the beats file goes beside the video
+    texcache.seed(media)
     status, output = (children or CHILDREN).run(manim_command(job.scene, opts, media), env)
+    if status == 0:
+        texcache.publish(media)
     warnings = child_warnings(output)
     video = find_video(media, job.scene.name)
     if status != 0 or video is None:
