@@ -229,3 +229,93 @@ def test_outlines_go_on_entries_not_on_a_matrix_brackets():
     assert len(pieces) >= 2 and glyphs
     assert all(g.get_stroke_width(background=True) > 0 for g in glyphs)
     assert not any(p.get_stroke_width(background=True) for p in pieces)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_label_placement_measures_as_manim_does(lang):
+    """place_labels measures boxes in one pass and shifts arithmetically: it
+    must put every label exactly where manim's next_to would."""
+    from manim import DL, DOWN, DR, LEFT, RIGHT, UL, UP, UR, MathTex
+
+    from scenes.kit.displays import WordPoint, _beside, _box, text
+    mobs = [text("苹果" if lang == "zh" else "apple", lang, size=30), MathTex(r"x_1 = \sqrt{2}"),
+            Dot(radius=0.07), VGroup(Square(0.3), Text("Wg", font_size=40).shift(0.7 * UR))]
+    for m in mobs:
+        m.shift(np.array([0.37, -1.21, 0]))
+        assert np.allclose(_box(m), (m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1]))
+    label, dot = mobs[0], mobs[2]
+    for side in (UR, UL, DR, DL, RIGHT, LEFT, UP, DOWN):
+        for buff in (0.08, 0.75):
+            moved = label.copy().next_to(dot, side, buff=buff)
+            shift = _beside(_box(dot), _box(label), side, buff)
+            assert np.allclose(moved.get_center()[:2], label.get_center()[:2] + shift)
+    # a crowd of points at one spot: every label beside its dot, no two overlapping
+    from scenes.kit.displays import _overlap, place_labels
+    points = [WordPoint(w, (0, 0), lang) for w in ("苹果", "香蕉", "西瓜", "橘子")]
+    place_labels(points)
+    boxes = [_box(p.label) for p in points]
+    assert not any(_overlap(a, b, pad=0) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    for p in points:
+        expected = p.label.copy().next_to(p.dot, p.side, buff=0)
+        gap = np.abs(p.label.get_center() - expected.get_center())[:2]
+        assert np.all(gap <= 0.75 + 1e-9) and np.any(gap >= 0.08 - 1e-9)
+
+
+def test_unchanged_says_when_an_updater_can_skip_a_frame():
+    from scenes.kit.live import Unchanged
+    unchanged = Unchanged()
+    m = np.array([[1.0, 0.5], [0.0, 2.0]])
+    assert not unchanged(m, 0.3)            # the first frame always draws
+    assert unchanged(m.copy(), 0.3)
+    assert not unchanged(m, 0.31)
+    m2 = m.copy()
+    m2[1, 0] = 1e-12                        # any change at all redraws
+    assert not unchanged(m2, 0.31)
+    assert not unchanged(m2)                # fewer values: a different frame
+
+
+def test_put_segment_moves_a_line_as_manim_does():
+    from manim import Line
+
+    from scenes.kit.live import put_segment
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([-2.0, 0.5, 1.0])
+    ours, theirs = Line([0, 0, 0], [1, 0, 0]), Line([0, 0, 0], [1, 0, 0])
+    put_segment(ours, a, b)
+    theirs.put_start_and_end_on(a, b)
+    assert np.allclose(ours.points, theirs.points)
+    assert np.allclose(ours.get_start(), a) and np.allclose(ours.get_end(), b)
+
+
+def test_forgetting_svg_sources_keeps_every_glyph_as_drawn():
+    from manim import MathTex
+
+    from scenes.kit.displays import text
+    from scenes.kit.live import forget_svg_sources
+    for mob in (MathTex(r"q_1 \cdot k_2 = \sqrt{d_k}"), text("点积 softmax", "zh", size=30)):
+        before = [(m.points.copy(), m.fill_rgbas.copy()) for m in mob.family_members_with_points()]
+        assert any("path_obj" in m.__dict__ for m in mob.get_family())
+        forget_svg_sources(mob)
+        copy = mob.copy()
+        assert not any("path_obj" in m.__dict__ for m in copy.get_family())
+        after = [(m.points, m.fill_rgbas) for m in copy.family_members_with_points()]
+        assert len(after) == len(before)
+        assert all(np.array_equal(p, q) and np.array_equal(c, d) for (p, c), (q, d) in zip(before, after))
+
+
+def test_aim_arrow_draws_the_arrow_manim_would_build():
+    from manim import Arrow
+
+    from scenes.kit.live import aim_arrow
+    rng = np.random.default_rng(7)
+    for settings in (dict(buff=0, stroke_width=6, max_tip_length_to_length_ratio=0.3), dict(buff=0)):
+        arrow = Arrow([0, 0, 0], [1, 0, 0], **settings)
+        for length in (0.01, 0.3, 1.0, 1.17, 1.2, 4.0):   # tip and stroke capped, or scaled with length
+            a = np.array([*rng.normal(size=2), 0.0])
+            turn = rng.uniform(-np.pi, np.pi)
+            b = a + length * np.array([np.cos(turn), np.sin(turn), 0.0])
+            built = Arrow(a, b, **settings)
+            aim_arrow(arrow, a, b)
+            assert np.allclose(arrow.points, built.points, atol=1e-9)
+            assert np.allclose(arrow.tip.points, built.tip.points, atol=1e-9)
+            assert arrow.get_stroke_width() == pytest.approx(built.get_stroke_width())
+            assert np.allclose(arrow.get_end(), b) and np.allclose(arrow.get_start(), a)

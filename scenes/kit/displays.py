@@ -176,7 +176,29 @@ _SIDES = (UR, UL, DR, DL, RIGHT, LEFT, UP, DOWN)
 
 
 def _box(mob: Mobject) -> tuple[float, float, float, float]:
-    return (mob.get_left()[0], mob.get_bottom()[1], mob.get_right()[0], mob.get_top()[1])
+    """(left, bottom, right, top) of ``mob``: the box of its curves' anchors,
+    as manim's get_left/get_bottom/... measure it, in one pass (each of those
+    walks the whole family again; per frame that dominated live labels)."""
+    anchors = [m.points[i::m.n_points_per_curve] if isinstance(m, VMobject) else m.points
+               for m in mob.family_members_with_points()
+               for i in ((0, m.n_points_per_curve - 1) if isinstance(m, VMobject) else (0,))]
+    pts = np.concatenate(anchors) if anchors else mob.get_center()[None]
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    return (lo[0], lo[1], hi[0], hi[1])
+
+
+def _beside(anchor: tuple[float, ...], box: tuple[float, ...], side: np.ndarray,
+            buff: float) -> np.ndarray:
+    """The shift that puts ``box`` next to ``anchor`` (both boxes) on ``side``,
+    ``buff`` apart, as ``Mobject.next_to`` does."""
+    def edge(b, d):
+        return np.array([(b[0] + b[2]) / 2 + d[0] * (b[2] - b[0]) / 2,
+                         (b[1] + b[3]) / 2 + d[1] * (b[3] - b[1]) / 2])
+    return edge(anchor, side) + buff * side[:2] - edge(box, -side)
+
+
+def _shifted(box: tuple[float, ...], by: np.ndarray) -> tuple[float, float, float, float]:
+    return (box[0] + by[0], box[1] + by[1], box[2] + by[0], box[3] + by[1])
 
 
 def _overlap(a: tuple[float, ...], b: tuple[float, ...], pad: float = 0.04) -> bool:
@@ -191,27 +213,33 @@ def place_labels(points: Sequence[WordPoint], avoid: Sequence[Mobject] = ()) -> 
     taken = [_box(m) for m in avoid]
     for p in points:
         order = (p.side,) + tuple(s for s in _SIDES if s is not p.side)
+        dot, label = _box(p.dot), _box(p.label)
         # nearest first; only when every side is taken, move further out
         tries = [(side, buff) for buff in (0.08, 0.4, 0.75) for side in order]
         for side, buff in tries:
-            p.label.next_to(p.dot, side, buff=buff)
-            if not any(_overlap(_box(p.label), t) for t in taken):
+            shift = _beside(dot, label, side, buff)
+            if not any(_overlap(_shifted(label, shift), t) for t in taken):
                 p.side = side
                 break
         else:
-            p.label.next_to(p.dot, p.side, buff=0.08)
-        taken.append(_box(p.label))
+            shift = _beside(dot, label, p.side, 0.08)
+        p.label.shift([shift[0], shift[1], 0.0])
+        taken.append(_shifted(label, shift))
 
 
 def _light_copy(mob: VMobject) -> VMobject:
-    """A copy of a glyph's geometry and style without manim's deep copy
-    (which costs milliseconds per glyph and dominates live readouts)."""
-    new = VMobject()
+    """A copy of a glyph with its own points, colour arrays and submobject
+    list and every other attribute shared (none is changed in place on a
+    glyph): manim's deep copy, or even a fresh VMobject, costs a millisecond
+    per glyph, and live readouts rebuild glyphs every frame."""
+    new = VMobject.__new__(VMobject)
+    new.__dict__.update(mob.__dict__)
     new.points = mob.points.copy()
-    new.set_fill(mob.get_fill_color(), mob.get_fill_opacity(), family=False)
-    new.set_stroke(mob.get_stroke_color(), mob.get_stroke_width(), mob.get_stroke_opacity(),
-                   family=False)
-    new.add(*[_light_copy(s) for s in mob.submobjects])
+    for name in ("fill_rgbas", "stroke_rgbas", "background_stroke_rgbas"):
+        if name in mob.__dict__:
+            setattr(new, name, getattr(mob, name).copy())
+    new.submobjects = [_light_copy(s) for s in mob.submobjects]
+    new.updaters = []
     return new
 
 

@@ -21,6 +21,7 @@ from manim.typing import Point2D, Point2DLike, Point3D, Point3DLike
 
 from . import palette
 from .displays import WordPoint, place_labels
+from .live import aim_arrow
 
 
 class DeformablePlane(VGroup):
@@ -96,7 +97,7 @@ class DeformablePlane(VGroup):
         for arrow, label, row, side in ((self.i_arrow, self.i_label, M[0], DOWN),
                                         (self.j_arrow, self.j_label, M[1], LEFT)):
             tip = row if np.linalg.norm(row) > 1e-3 else np.array([1e-3, 0.0])
-            arrow.become(self._arrow(tip, arrow.get_color()))
+            aim_arrow(arrow, self.c2p((0, 0)), self.c2p(tip))
             label.next_to(arrow.get_end(), side if np.linalg.norm(row) > 0.3 else RIGHT, buff=0.1)
         for w in self.words:
             w.dot.move_to(self.c2p(w.coords @ M))

@@ -1,0 +1,74 @@
+"""Cheap per-frame work: updaters that skip still frames, lines moved
+without manim's general machinery, copies without the SVG sources.
+
+manim runs every updater on every frame, also while nothing it follows
+moves (waits, fades of other things, the beats' fillers); its general
+``put_start_and_end_on`` rotates and rescales a whole line to move it; and
+every Transform or FadeIn deep-copies its mobjects, glyphs with the SVG path
+they were parsed from.
+"""
+from __future__ import annotations
+
+import numpy as np
+from manim import Arrow, Line, Mobject
+
+
+class Unchanged:
+    """``unchanged(*values)`` is True when ``values`` (numbers or arrays)
+    equal those of its last call, so an updater can return early; the first
+    call is always False."""
+
+    def __init__(self) -> None:
+        self.last: np.ndarray | None = None
+
+    def __call__(self, *values: object) -> bool:
+        key = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in values])
+        if self.last is not None and self.last.shape == key.shape and np.array_equal(self.last, key):
+            return True
+        self.last = key
+        return False
+
+
+def put_segment(line: Line, start: np.ndarray, end: np.ndarray) -> Line:
+    """Make the straight ``line`` run from ``start`` to ``end`` (3-D points):
+    its one cubic curve written directly, as ``Line`` builds it."""
+    a = np.asarray(start, dtype=float)
+    b = np.asarray(end, dtype=float)
+    line.points = np.array([a, a + (b - a) / 3, a + 2 * (b - a) / 3, b])
+    return line
+
+
+def forget_svg_sources(*mobjects: Mobject) -> None:
+    """Drop the parsed SVG path (``path_obj``) each glyph of a Tex, MathTex
+    or Text keeps once its points are made: manim reads it only then, but
+    every copy deep-copies it again (seven times the cost of copying the
+    glyph's points and colours)."""
+    for mob in mobjects:
+        for m in mob.get_family():
+            m.__dict__.pop("path_obj", None)
+
+
+def aim_arrow(arrow: Arrow, start: np.ndarray, end: np.ndarray) -> Arrow:
+    """Make ``arrow`` (an ``Arrow`` with buff 0 and its one tip, drawn in the
+    xy plane) run from ``start`` to ``end`` exactly as ``Arrow(start, end)``
+    with its settings would: the tip ``min(tip_length, ratio * length)`` long,
+    the shaft ending at the tip's base, the stroke thinned on short arrows.
+    Building a new Arrow each frame costs milliseconds, most of it the tip."""
+    a = np.asarray(start, dtype=float)
+    b = np.asarray(end, dtype=float)
+    length = float(np.linalg.norm(b - a))
+    if length == 0:
+        return arrow
+    u = (b - a) / length
+    tip = arrow.tip
+    old_point, old_vector = tip.tip_point.copy(), tip.vector
+    old_length = float(np.linalg.norm(old_vector))
+    new_length = min(arrow.tip_length, arrow.max_tip_length_to_length_ratio * length)
+    turn = np.arctan2(u[1], u[0]) - np.arctan2(old_vector[1], old_vector[0])
+    c, s = np.cos(turn), np.sin(turn)
+    rotate = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    tip.points = b + (tip.points - old_point) @ rotate.T * (new_length / old_length)
+    put_segment(arrow, a, b - new_length * u)
+    arrow.set_stroke(width=min(arrow.initial_stroke_width, arrow.max_stroke_width_to_length_ratio * length),
+                     family=False)
+    return arrow
