@@ -38,6 +38,7 @@ import qkv_math as qm
 from scenes.kit import palette
 from scenes.kit.charts import bar_values, baseline
 from scenes.kit.displays import FastDecimal, set_shown, text, title
+from scenes.kit.live import Unchanged, aim_arrow
 from scenes.kit.numbers import plain_number, tex_number
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
@@ -97,9 +98,13 @@ class DotProductSoftmax(LessonScene):
         drop = DashedLine(origin, origin, color=B_COLOR, stroke_width=3, dash_length=0.08)
         proj = Line(origin, origin, color=B_COLOR, stroke_width=7)
 
+        unchanged = Unchanged()
+
         def update(_mob):
+            if unchanged(theta.get_value()):
+                return          # b has not turned since the last frame
             b = b_vec()
-            arrow_b.become(Arrow(plane.c2p(0, 0), plane.c2p(*b), buff=0, color=B_COLOR, stroke_width=6))
+            aim_arrow(arrow_b, plane.c2p(0, 0), plane.c2p(*b))
             label_b.next_to(arrow_b.get_end(), DOWN if b[1] < 0 else UP, buff=0.1)
             dot, na, nb, ang = qm.dot_and_angle(a, b)
             for key, v in (("na", na), ("nb", nb), ("theta", math.degrees(ang)), ("dot", dot)):
@@ -237,8 +242,12 @@ class DotProductSoftmax(LessonScene):
             group = VGroup(*[VMobject(fill_opacity=0.85, stroke_width=1,
                                       color=HIST_BARS[i % 2]) for i in range(p.bins)])
 
+            unchanged = Unchanged()
+
             def place(g):
                 f = factor(d)
+                if unchanged(f):
+                    return      # not squeezed since the last frame
                 edges = hists[d][1] * f
                 for i, bar in enumerate(g):
                     h = shares[d][i] / (bin_w * f)

@@ -49,6 +49,7 @@ import qkv_math as qm
 from qkv_lens.cues import cue_seconds, split_cues
 from scenes.kit import palette
 from scenes.kit.displays import LiveMatrix, fix_in_frame, matrix_mob, note, title
+from scenes.kit.live import Unchanged, put_segment
 from scenes.kit.numbers import tex_number
 from scenes.kit.scene import LessonScene
 
@@ -217,7 +218,11 @@ class ShadowProjection(LessonScene, ThreeDScene):
             Y = V + flat.get_value() * (V @ P - V)
             return Y + again.get_value() * (Y @ P - Y)
 
+        unchanged = Unchanged()
+
         def follow(_mob):
+            if unchanged(*(t.get_value() for t in (angle, tilt, lampness, cast, flat, again))):
+                return          # nothing it draws has moved since the last frame
             n, P, S = normal(), proj(), shadows()
             B = qm.wall_basis(n)
             wall.set_points_as_corners([c @ B.T + off for c in (*wall_uv, wall_uv[0])])
@@ -226,14 +231,14 @@ class ShadowProjection(LessonScene, ThreeDScene):
             lam, c = lampness.get_value(), cast.get_value()
             for i, (ray, dot, slider) in enumerate(zip(rays, marks, sliders)):
                 src = (1 - lam) * V[i] + lam * L + off
-                ray.put_start_and_end_on(src, src + max(c, 1e-3) * (S[i] + off - src))
+                put_segment(ray, src, src + max(c, 1e-3) * (S[i] + off - src))
                 dot.move_to(S[i] + off)
                 slider.move_to(V[i] + c * (S[i] - V[i]) + off)
             d_arrow.put(*(e + off for e in d_ends(light())), toward)
             n_arrow.put(*(e + off for e in n_ends(n)), toward)
             Y = flattened()
             for (i, j), line in zip(qm.CUBE_EDGES, flat_edges):
-                line.put_start_and_end_on(Y[i] + off, Y[j] + off)
+                put_segment(line, Y[i] + off, Y[j] + off)
             for dot, y in zip(flat_dots, Y):
                 dot.move_to(y + off)
             readout.set_matrix(P)

@@ -36,6 +36,7 @@ from manim import (
 import qkv_math as qm
 from scenes.kit import palette
 from scenes.kit.displays import FastDecimal, LiveMatrix, WordPoint, note, set_shown, text, title
+from scenes.kit.live import Unchanged
 from scenes.kit.numbers import plain_number
 from scenes.kit.plane import DeformablePlane
 from scenes.kit.scene import LessonScene
@@ -87,7 +88,11 @@ class SpaceDeformation(LessonScene):
         plane = DeformablePlane(words, PLANE_ORIGIN, unit=PLANE_UNIT, avoid=[panel, band])
         self.plane = plane
 
+        unchanged = Unchanged()
+
         def show(M):
+            if unchanged(M):
+                return          # the same map as the last frame: nothing to redraw
             plane.set_matrix(M)
             readout.set_matrix(M)
             set_shown(det_num, qm.determinant(M))

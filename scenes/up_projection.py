@@ -31,7 +31,7 @@ from manim import (
     Cone,
     Create,
     DashedLine,
-    Dot3D,
+    Dot,
     FadeIn,
     FadeOut,
     GrowFromPoint,
@@ -55,6 +55,7 @@ from manim import (
 import qkv_math as qm
 from scenes.kit import palette
 from scenes.kit.displays import fix_in_frame, matrix_mob, note, text, title
+from scenes.kit.live import Unchanged, put_segment
 from scenes.kit.numbers import plain_number, plain_vector, tex_number
 from scenes.kit.scene import LessonScene
 
@@ -88,6 +89,7 @@ class UpProjection(LessonScene, ThreeDScene):
                           x_length=2 * reach * unit, y_length=2 * reach * unit, z_length=2 * reach * unit,
                           axis_config={"stroke_color": palette.MUTED, "include_ticks": False,
                                        "tip_width": 0.16, "tip_height": 0.16})
+        flat_shaded(axes)
         # seen from above the plane fills the view; the camera backs off as it lifts
         self.set_camera_orientation(phi=0, theta=-90 * DEGREES, zoom=lim / (SPAN + 1))
 
@@ -101,12 +103,17 @@ class UpProjection(LessonScene, ThreeDScene):
                    [((-SPAN, v), (SPAN, v)) for v in range(-SPAN, SPAN + 1)]
         grid = VGroup(*[Line(ORIGIN, RIGHT, stroke_width=1.5, color=palette.EMBED, stroke_opacity=0.7)
                         for _ in segments])
-        dot = Dot3D(radius=0.06, color=POINT)
+        dot = Dot(radius=0.1, color=POINT)
+        self.face_camera(dot)          # a flat disc turned to the camera: round from every side
+
+        unchanged = Unchanged()
 
         def follow(_mob):
             m = M()
+            if unchanged(m):
+                return          # the map has not moved since the last frame
             for line, (a, b) in zip(grid, segments):
-                line.put_start_and_end_on(axes.c2p(*(np.array(a) @ m)), axes.c2p(*(np.array(b) @ m)))
+                put_segment(line, axes.c2p(*(np.array(a) @ m)), axes.c2p(*(np.array(b) @ m)))
             dot.move_to(axes.c2p(*(x @ m)))
 
         follow(None)
@@ -367,6 +374,28 @@ class UpProjection(LessonScene, ThreeDScene):
         moves with the view), not on screen yet: the scene fades them in."""
         self.add_fixed_orientation_mobjects(*mobjects)
         self.remove(*mobjects)
+
+
+def flat_shaded(axes: ThreeDAxes) -> None:
+    """Draw ``axes`` flat, without the sheen manim's Cairo renderer gives 3-D axes.
+
+    Each axis comes cut into twenty pieces, each shaded by a gradient
+    between two points recomputed from the whole axis's bounds every frame:
+    two thirds of this scene's drawing time, for a sheen invisible on thin
+    muted lines.  Flat and whole, they are drawn below every other mobject
+    (z index -1), as the depth-sorted shaded pieces were."""
+    for axis in axes.axes:
+        width = axis.pieces[0].get_stroke_width()
+        axis.remove(axis.pieces)             # one line per axis again, not twenty pieces
+        axis.set_stroke(width=width, family=False)
+    axes.set_shade_in_3d(False)
+    for mob in axes.family_members_with_points():
+        mob.set_sheen(0, family=False)
+        mob.stroke_rgbas = mob.stroke_rgbas[:1]   # the colour without its lighter twin: no gradient
+        mob.fill_rgbas = mob.fill_rgbas[:1]
+        for name in ("get_gradient_start_and_end_points", "get_unit_normal"):
+            mob.__dict__.pop(name, None)     # back to the class's own methods
+    axes.set_z_index(-1)
 
 
 def row_arrow(start: np.ndarray, end: np.ndarray, color) -> VGroup:
