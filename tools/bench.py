@@ -1,15 +1,28 @@
 """`make bench`: figures of the render pipeline, printed (never asserted).
 
-From one run, in a scratch folder: a cold render of the whole lesson at -ql
-serial and with --jobs 2 (and the ratio), the no-op re-render, a
-one-parameter edit of one scene (which scenes it re-rendered, and its time
-against that scene's solo render), and seconds of render per second of
-video for each scene at -ql and -qh.  Pass --no-high to skip -qh.
+One run, in a scratch folder, with its own cache folder (QKV_CACHE_DIR:
+training runs and typeset formulas start empty, as on a fresh machine):
+
+1. a cold render of the whole lesson in one language at -ql, serial and
+   with --jobs 2, and the speed-up;
+2. the no-op re-render, and a one-parameter edit (which scenes it
+   re-rendered, its time against that scene's solo render);
+3. the whole lesson in both languages with --jobs 2 at -ql and at -qm
+   (the figure that decides the default quality of `make render`);
+4. render seconds per second of video for each scene: -ql from the serial
+   cold render, -ql again with the typesetting cache warm, -qm from the
+   both-language run (two jobs at once), and -qh (serial, one language);
+5. the same -ql render on a loopback Dask cluster (a scheduler and two
+   single-threaded workers on this machine) against --jobs 2.
+
+--no-high skips -qh, --no-dask skips 5, --quick does only 1, 2 and the -ql
+ratios.  Compare ratios within one run: machines are noisy.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -18,11 +31,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ)
 
 
 def qkv(*args: str) -> tuple[float, str]:
     start = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "qkv_lens", *args], cwd=ROOT, capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "qkv_lens", *args], cwd=ROOT, capture_output=True, text=True,
+                       env=ENV)
     took = time.monotonic() - start
     if p.returncode != 0:
         sys.exit(f"bench: qkv-lens {' '.join(args)} failed:\n{p.stderr[-2000:]}")
@@ -33,17 +48,63 @@ def manifest(out: Path) -> list[dict]:
     return json.loads((out / "manifest.json").read_text(encoding="utf-8"))["renders"]
 
 
+def ratios(out: Path, lang: str | None = None) -> dict[str, float]:
+    """Render seconds per video second, by scene (one language)."""
+    return {e["scene"]: e["render_seconds"] / e["duration"] for e in manifest(out)
+            if lang is None or e["lang"] == lang}
+
+
+def step(what: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {what} ...", file=sys.stderr, flush=True)
+
+
+def dask_render(common: list[str], out: Path, tmp: Path) -> float:
+    """The render of ``common`` on a loopback cluster: `dask scheduler` and
+    `dask worker --nworkers 2 --nthreads 1`; seconds."""
+    dask = Path(sys.executable).parent / "dask"
+    info = tmp / "scheduler.json"
+    quiet = dict(cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                               "--scheduler-file", str(info)], **quiet)]
+    try:
+        deadline = time.monotonic() + 60
+        while not info.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        procs.append(subprocess.Popen([dask, "worker", "--scheduler-file", str(info), "--nworkers", "2",
+                                       "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard",
+                                       "--memory-limit", "0"], **quiet))
+        address = json.loads(info.read_text())["address"]
+        took, _ = qkv("render", *common, "--out", str(out), "--dask", address)
+        return took
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-high", action="store_true", help="skip the -qh figures")
+    ap.add_argument("--no-dask", action="store_true", help="skip the Dask figures")
+    ap.add_argument("--quick", action="store_true", help="only the -ql figures (1, 2 and -ql ratios)")
     ap.add_argument("--lang", default="zh")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="qkv-bench-"))
+    ENV["QKV_CACHE_DIR"] = str(tmp / "cache")
     lesson = tmp / "lesson.toml"
     shutil.copyfile(ROOT / "lesson.toml", lesson)
     common = ["--lang", args.lang, "--lesson", str(lesson)]
+    both = ["--lang", "all", "--lesson", str(lesson)]
+    cols: dict[str, dict[str, float]] = {}
     try:
+        step("cold -ql, serial")
         serial, _ = qkv("render", *common, "--out", str(tmp / "serial"), "--jobs", "1")
+        cols["-ql cold"] = ratios(tmp / "serial")
+        ENV["QKV_CACHE_DIR"] = str(tmp / "cache2")          # cold again, for the parallel render
+        step("cold -ql, --jobs 2")
         parallel, _ = qkv("render", *common, "--out", str(tmp / "par"), "--jobs", "2")
         print(f"cold render, whole lesson, -ql, {args.lang}:")
         print(f"  serial (--jobs 1)   {serial:7.1f} s")
@@ -55,21 +116,47 @@ def main() -> None:
         before = {e["scene"]: e["key"] for e in manifest(tmp / "par")}
         text = lesson.read_text(encoding="utf-8")
         lesson.write_text(text.replace("x = [3, 4]", "x = [3, 5]"), encoding="utf-8")
+        step("one-parameter edit")
         edit, _ = qkv("render", *common, "--out", str(tmp / "par"))
         after = {e["scene"]: e["key"] for e in manifest(tmp / "par")}
         redone = sorted(s for s in after if after[s] != before.get(s))
-        ratio = " / ".join(f"{s}: {edit / solo[s]:.2f}x its solo render ({solo[s]:.1f} s)" for s in redone)
-        print(f"one-parameter edit (worked_example.x) {edit:6.1f} s; re-rendered {redone}; {ratio}")
+        lesson.write_text(text, encoding="utf-8")
 
-        print("render seconds per video second:")
-        rows = {e["scene"]: [e["render_seconds"] / e["duration"], e["duration"]] for e in manifest(tmp / "serial")}
-        if not args.no_high:
-            qkv("render", *common, "--out", str(tmp / "high"), "-q", "h", "--jobs", "1")
-            for e in manifest(tmp / "high"):
-                rows[e["scene"]].append(e["render_seconds"] / e["duration"])
-        for scene, r in rows.items():
-            high = f"   -qh {r[2]:6.2f}" if len(r) > 2 else ""
-            print(f"  {scene:<20} ({r[1]:5.1f} s of video)   -ql {r[0]:6.2f}{high}")
+        step("warm -ql, serial")
+        qkv("render", *common, "--out", str(tmp / "warm"), "--jobs", "1")
+        cols["-ql warm"] = ratios(tmp / "warm")
+        warm = {e["scene"]: e["render_seconds"] for e in manifest(tmp / "warm")}
+        ratio = " / ".join(f"{s}: {edit / warm[s]:.2f}x its solo render with formulas typeset ({warm[s]:.1f} s), "
+                           f"{edit / solo[s]:.2f}x its cold one ({solo[s]:.1f} s)" for s in redone)
+        print(f"one-parameter edit (worked_example.x) {edit:6.1f} s; re-rendered {redone}; {ratio}")
+        if not args.quick:
+            print("whole lesson, both languages, --jobs 2 (typesetting cache warm from the runs above):")
+            step("-ql, both languages, --jobs 2")
+            low, _ = qkv("render", *both, "--out", str(tmp / "both-l"), "--jobs", "2")
+            step("-qm, both languages, --jobs 2")
+            mid, _ = qkv("render", *both, "--out", str(tmp / "both-m"), "--jobs", "2", "-q", "m")
+            print(f"  -ql (480p15)        {low:7.1f} s")
+            print(f"  -qm (720p30)        {mid:7.1f} s   ({mid / low:.2f}x the -ql time)")
+            cols["-qm (2 jobs)"] = ratios(tmp / "both-m", args.lang)
+            if not args.no_high:
+                step("-qh, serial")
+                qkv("render", *common, "--out", str(tmp / "high"), "-q", "h", "--jobs", "1")
+                cols["-qh"] = ratios(tmp / "high")
+            if not args.no_dask:
+                step("-ql on a loopback Dask cluster")
+                ENV["QKV_CACHE_DIR"] = str(tmp / "cache3")     # cold, as the --jobs 2 figure
+                on_dask = dask_render(common, tmp / "dask", tmp)
+                longest = max(solo.values())
+                print(f"Dask, loopback scheduler + 2 single-threaded workers, cold -ql {args.lang}: "
+                      f"{on_dask:.1f} s ({on_dask / parallel:.2f}x local --jobs 2); with a worker per scene "
+                      f"the lesson is bounded by its longest scene ({longest:.1f} s cold)")
+
+        durations = {e["scene"]: e["duration"] for e in manifest(tmp / "serial")}
+        print("render seconds per video second, by scene:")
+        print(f"  {'scene':<20} {'video':>7}" + "".join(f" {c:>13}" for c in cols))
+        for scene, duration in durations.items():
+            cells = "".join(f" {cols[c][scene]:13.2f}" if scene in cols[c] else f" {'-':>13}" for c in cols)
+            print(f"  {scene:<20} {duration:6.1f}s{cells}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
