@@ -68,31 +68,8 @@ def frozen(tmp_path_factory):
 def dask_cluster(frozen, tmp_path_factory):
     """`dask scheduler` and `dask worker` (two single-threaded worker
     processes, each with its nanny) on loopback, running the frozen code."""
-    from distributed import Client
-    dask = Path(sys.executable).parent / "dask"
-    info = tmp_path_factory.mktemp("dask") / "scheduler.json"
-    common = dict(cwd=frozen.root, env=frozen.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                               "--scheduler-file", info], **common)]
-    try:
-        deadline = time.monotonic() + 60
-        while not info.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        procs.append(subprocess.Popen([dask, "worker", "--scheduler-file", info, "--nworkers", "2",
-                                       "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard",
-                                       "--memory-limit", "0"], **common))
-        address = json.loads(info.read_text())["address"]
-        with Client(address, set_as_default=False, timeout=30) as client:
-            client.wait_for_workers(2, timeout=60)
+    with cluster.loopback_cluster(tmp_path_factory.mktemp("dask"), 2, cwd=frozen.root, env=frozen.env) as address:
         yield SimpleNamespace(scheduler_address=address)
-    finally:
-        for proc in reversed(procs):
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ training runs and typeset formulas start empty, as on a fresh machine):
 1. a cold render of the whole lesson in one language at -ql, serial and
    with --jobs 2, and the speed-up;
 2. the no-op re-render, and a one-parameter edit (which scenes it
-   re-rendered, its time against that scene's solo render);
+   re-rendered, its time against rendering that scene alone, --force, from
+   the same cache: both typeset the edited numbers);
 3. the whole lesson in both languages with --jobs 2 at -ql and at -qm
    (the figure that decides the default quality of `make render`);
 4. render seconds per second of video for each scene: -ql from the serial
@@ -51,7 +52,7 @@ def manifest(out: Path) -> list[dict]:
 def ratios(out: Path, lang: str | None = None) -> dict[str, float]:
     """Render seconds per video second, by scene (one language)."""
     return {e["scene"]: e["render_seconds"] / e["duration"] for e in manifest(out)
-            if lang is None or e["lang"] == lang}
+            if lang is None or e["language"] == lang}
 
 
 def step(what: str) -> None:
@@ -59,30 +60,12 @@ def step(what: str) -> None:
 
 
 def dask_render(common: list[str], out: Path, tmp: Path) -> float:
-    """The render of ``common`` on a loopback cluster: `dask scheduler` and
-    `dask worker --nworkers 2 --nthreads 1`; seconds."""
-    dask = Path(sys.executable).parent / "dask"
-    info = tmp / "scheduler.json"
-    quiet = dict(cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                               "--scheduler-file", str(info)], **quiet)]
-    try:
-        deadline = time.monotonic() + 60
-        while not info.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        procs.append(subprocess.Popen([dask, "worker", "--scheduler-file", str(info), "--nworkers", "2",
-                                       "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard",
-                                       "--memory-limit", "0"], **quiet))
-        address = json.loads(info.read_text())["address"]
+    """Seconds to render ``common`` on a loopback cluster (a scheduler and
+    two single-threaded workers on this machine)."""
+    from qkv_lens.pipeline.cluster import loopback_cluster
+    with loopback_cluster(tmp, 2, cwd=ROOT, env=ENV) as address:
         took, _ = qkv("render", *common, "--out", str(out), "--dask", address)
-        return took
-    finally:
-        for proc in reversed(procs):
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    return took
 
 
 def main() -> None:
@@ -91,13 +74,15 @@ def main() -> None:
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask figures")
     ap.add_argument("--quick", action="store_true", help="only the -ql figures (1, 2 and -ql ratios)")
     ap.add_argument("--lang", default="zh")
+    ap.add_argument("--scenes", nargs="+", default=[], metavar="SCENE",
+                    help="only these scenes (WorkedExample among them): a quick check of this tool")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="qkv-bench-"))
     ENV["QKV_CACHE_DIR"] = str(tmp / "cache")
     lesson = tmp / "lesson.toml"
     shutil.copyfile(ROOT / "lesson.toml", lesson)
-    common = ["--lang", args.lang, "--lesson", str(lesson)]
-    both = ["--lang", "all", "--lesson", str(lesson)]
+    common = [*args.scenes, "--lang", args.lang, "--lesson", str(lesson)]
+    both = [*args.scenes, "--lang", "all", "--lesson", str(lesson)]
     cols: dict[str, dict[str, float]] = {}
     try:
         step("cold -ql, serial")
@@ -106,7 +91,8 @@ def main() -> None:
         ENV["QKV_CACHE_DIR"] = str(tmp / "cache2")          # cold again, for the parallel render
         step("cold -ql, --jobs 2")
         parallel, _ = qkv("render", *common, "--out", str(tmp / "par"), "--jobs", "2")
-        print(f"cold render, whole lesson, -ql, {args.lang}:")
+        what = ", ".join(args.scenes) if args.scenes else "whole lesson"
+        print(f"cold render, {what}, -ql, {args.lang}:")
         print(f"  serial (--jobs 1)   {serial:7.1f} s")
         print(f"  parallel (--jobs 2) {parallel:7.1f} s   speed-up {serial / parallel:.2f}x")
         noop, said = qkv("render", *common, "--out", str(tmp / "par"))
@@ -114,23 +100,30 @@ def main() -> None:
 
         solo = {e["scene"]: e["render_seconds"] for e in manifest(tmp / "serial")}
         before = {e["scene"]: e["key"] for e in manifest(tmp / "par")}
+        # the edit, against the edited scene rendered alone (--force, a fresh
+        # folder) from the same cache: both typeset the edited numbers
+        shutil.copytree(ENV["QKV_CACHE_DIR"], tmp / "cache-before-edit")
         text = lesson.read_text(encoding="utf-8")
         lesson.write_text(text.replace("x = [3, 4]", "x = [3, 5]"), encoding="utf-8")
         step("one-parameter edit")
         edit, _ = qkv("render", *common, "--out", str(tmp / "par"))
         after = {e["scene"]: e["key"] for e in manifest(tmp / "par")}
         redone = sorted(s for s in after if after[s] != before.get(s))
+        if redone != ["WorkedExample"]:
+            sys.exit(f"bench: the edit of worked_example.x re-rendered {redone}, not WorkedExample alone")
+        cache_now, ENV["QKV_CACHE_DIR"] = ENV["QKV_CACHE_DIR"], str(tmp / "cache-before-edit")
+        alone, _ = qkv("render", *redone, "--lang", args.lang, "--lesson", str(lesson), "--out", str(tmp / "alone"),
+                       "--force")
+        ENV["QKV_CACHE_DIR"] = cache_now
         lesson.write_text(text, encoding="utf-8")
+        print(f"one-parameter edit (worked_example.x) {edit:6.1f} s, re-rendered {redone}: {edit / alone:.2f}x "
+              f"rendering {' '.join(redone)} alone from the same cache ({alone:.1f} s)")
 
         step("warm -ql, serial")
         qkv("render", *common, "--out", str(tmp / "warm"), "--jobs", "1")
         cols["-ql warm"] = ratios(tmp / "warm")
-        warm = {e["scene"]: e["render_seconds"] for e in manifest(tmp / "warm")}
-        ratio = " / ".join(f"{s}: {edit / warm[s]:.2f}x its solo render with formulas typeset ({warm[s]:.1f} s), "
-                           f"{edit / solo[s]:.2f}x its cold one ({solo[s]:.1f} s)" for s in redone)
-        print(f"one-parameter edit (worked_example.x) {edit:6.1f} s; re-rendered {redone}; {ratio}")
         if not args.quick:
-            print("whole lesson, both languages, --jobs 2 (typesetting cache warm from the runs above):")
+            print(f"{what}, both languages, --jobs 2 (typesetting cache warm from the runs above):")
             step("-ql, both languages, --jobs 2")
             low, _ = qkv("render", *both, "--out", str(tmp / "both-l"), "--jobs", "2")
             step("-qm, both languages, --jobs 2")

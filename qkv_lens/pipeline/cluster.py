@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -346,3 +349,39 @@ def session(address: str, jobs: list[Job], opts: Options) -> Iterator[Callable[.
         yield run
     finally:
         client.close()
+
+
+@contextmanager
+def loopback_cluster(folder: Path, workers: int = 2, cwd: Path | None = None,
+                     env: dict[str, str] | None = None) -> Iterator[str]:
+    """A scheduler and ``workers`` single-threaded worker processes (each
+    with its nanny) on 127.0.0.1: ``dask scheduler`` and ``dask worker``, as
+    on a real cluster, run from ``cwd`` with ``env``.  Yields the scheduler's
+    address once every worker has connected; stops them all on exit.
+    ``folder`` holds the scheduler file.  For the tests, `make bench`, and
+    trying ``--dask`` on one machine."""
+    from distributed import Client
+    dask = Path(sys.executable).parent / "dask"
+    info = folder / "scheduler.json"
+    quiet: dict[str, Any] = dict(cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                               "--scheduler-file", info], **quiet)]
+    try:
+        deadline = time.monotonic() + 60
+        while not info.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        procs.append(subprocess.Popen([dask, "worker", "--scheduler-file", info, "--nworkers", str(workers),
+                                       "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard",
+                                       "--memory-limit", "0"], **quiet))
+        address = json.loads(info.read_text())["address"]
+        with Client(address, set_as_default=False, timeout=30) as client:
+            client.wait_for_workers(workers, timeout=60)
+        yield address
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
