@@ -279,6 +279,8 @@ class RolesEmerge(LessonScene):
         with self.beat("train_rise_say" if rise else "train_say", peak=wrong[peak], step=snaps[peak].step):
             for k in range(1, half):   # the early snapshots, where the change happens, go slower
                 show(k, run_time=1.1)
+            # while the text is read: the red boxes it speaks of (not the curve's last short step)
+            self.focus_on(VGroup(*self.flags) if self.flags else grid)
         # The verdict follows the measured held-out accuracy, never the script.
         learned = run.learned
         with self.beat("emerge_say" if learned else "stuck_say"):

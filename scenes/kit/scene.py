@@ -184,6 +184,12 @@ class LessonScene(Scene):
         if self._on_screen(moved):
             self._last_animated = moved
 
+    def focus_on(self, *mobjects: Mobject) -> None:
+        """What the rest of the current beat highlights while its text is
+        read (instead of what was animated last): for a beat whose last
+        animation moved something too small to see pulse."""
+        self._last_animated = list(mobjects)
+
     def _fill(self, rest: float, focus: Mobject | None) -> None:
         """Spend ``rest`` seconds without a still frame longer than HOLD: a
         short highlight of ``focus`` (or of what was animated last and is
