@@ -34,7 +34,7 @@ from manim import (
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.displays import WordPoint, matrix_mob, text, title
+from scenes.kit.displays import WordPoint, bounds, matrix_mob, text, title
 from scenes.kit.numbers import column_tex, plain_vector, tex_number
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
@@ -62,10 +62,6 @@ def worked_word(traits: list[tuple]) -> int:
     """The word whose product is worked out: the one with the most non-zero
     traits (every term then counts), the first of those on a tie."""
     return max(range(len(traits)), key=lambda i: (sum(v != 0 for v in traits[i]), -i))
-
-
-def _box(mob) -> tuple[float, float, float, float]:
-    return (mob.get_left()[0], mob.get_bottom()[1], mob.get_right()[0], mob.get_top()[1])
 
 
 def _clear(a, b, pad: float = 0.05) -> bool:
@@ -96,7 +92,7 @@ def place_word_labels(points: list[WordPoint], avoid, inside) -> None:
     and, further out, spots shifted up and down beside the dot.  A label
     set further than a short gap from its dot gets a thin leader line to
     it, which crosses no label placed before it."""
-    taken = [_box(m) for m in avoid] + [_box(pt.dot) for pt in points]
+    taken = [bounds(m) for m in avoid] + [bounds(pt.dot) for pt in points]
     labels: list[tuple[float, float, float, float]] = []     # the labels placed so far
     for pt in sorted(points, key=lambda q: (-q.dot.get_y(), q.dot.get_x())):   # top to bottom
         c = pt.dot.get_center()
@@ -130,8 +126,8 @@ def place_word_labels(points: list[WordPoint], avoid, inside) -> None:
             chosen = (c[0] + w / 2 + 0.1, c[1])
             line = None
         lab.move_to([chosen[0], chosen[1], 0])
-        taken.append(_box(lab))
-        labels.append(_box(lab))
+        taken.append(bounds(lab))
+        labels.append(bounds(lab))
         if line is not None:
             pt.add(Line(line[0], line[1], color=palette.MUTED, stroke_width=1.5, buff=0.08))
 

@@ -237,23 +237,23 @@ def test_label_placement_measures_as_manim_does(lang):
     must put every label exactly where manim's next_to would."""
     from manim import DL, DOWN, DR, LEFT, RIGHT, UL, UP, UR, MathTex
 
-    from scenes.kit.displays import WordPoint, _beside, _box, text
+    from scenes.kit.displays import WordPoint, _beside, bounds, text
     mobs = [text("苹果" if lang == "zh" else "apple", lang, size=30), MathTex(r"x_1 = \sqrt{2}"),
             Dot(radius=0.07), VGroup(Square(0.3), Text("Wg", font_size=40).shift(0.7 * UR))]
     for m in mobs:
         m.shift(np.array([0.37, -1.21, 0]))
-        assert np.allclose(_box(m), (m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1]))
+        assert np.allclose(bounds(m), (m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1]))
     label, dot = mobs[0], mobs[2]
     for side in (UR, UL, DR, DL, RIGHT, LEFT, UP, DOWN):
         for buff in (0.08, 0.75):
             moved = label.copy().next_to(dot, side, buff=buff)
-            shift = _beside(_box(dot), _box(label), side, buff)
+            shift = _beside(bounds(dot), bounds(label), side, buff)
             assert np.allclose(moved.get_center()[:2], label.get_center()[:2] + shift)
     # a crowd of points at one spot: every label beside its dot, no two overlapping
     from scenes.kit.displays import _overlap, place_labels
     points = [WordPoint(w, (0, 0), lang) for w in ("苹果", "香蕉", "西瓜", "橘子")]
     place_labels(points)
-    boxes = [_box(p.label) for p in points]
+    boxes = [bounds(p.label) for p in points]
     assert not any(_overlap(a, b, pad=0) for i, a in enumerate(boxes) for b in boxes[i + 1:])
     for p in points:
         expected = p.label.copy().next_to(p.dot, p.side, buff=0)

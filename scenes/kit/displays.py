@@ -175,7 +175,7 @@ class WordPoint(VGroup):
 _SIDES = (UR, UL, DR, DL, RIGHT, LEFT, UP, DOWN)
 
 
-def _box(mob: Mobject) -> tuple[float, float, float, float]:
+def bounds(mob: Mobject) -> tuple[float, float, float, float]:
     """(left, bottom, right, top) of ``mob``: the box of its curves' anchors,
     as manim's get_left/get_bottom/... measure it, in one pass (each of those
     walks the whole family again; per frame that dominated live labels)."""
@@ -210,10 +210,10 @@ def place_labels(points: Sequence[WordPoint], avoid: Sequence[Mobject] = ()) -> 
     first) where it overlaps no earlier label and nothing in ``avoid``;
     if every side is taken, try again further from the dot.  Points sharing
     a spot so get their labels stacked apart."""
-    taken = [_box(m) for m in avoid]
+    taken = [bounds(m) for m in avoid]
     for p in points:
         order = (p.side,) + tuple(s for s in _SIDES if s is not p.side)
-        dot, label = _box(p.dot), _box(p.label)
+        dot, label = bounds(p.dot), bounds(p.label)
         # nearest first; only when every side is taken, move further out
         tries = [(side, buff) for buff in (0.08, 0.4, 0.75) for side in order]
         for side, buff in tries:
