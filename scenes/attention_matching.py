@@ -43,7 +43,7 @@ from manim import (
 import qkv_math as qm
 from scenes.kit import palette
 from scenes.kit.charts import TraitBars
-from scenes.kit.displays import text, title
+from scenes.kit.displays import NumberTex, number_tex, text, title
 from scenes.kit.numbers import plain_number, tex_number
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
@@ -77,7 +77,7 @@ class VectorRows(VGroup):
         if not M.size:
             return
         colors = list(color) if isinstance(color, (list, tuple)) else [color] * len(M)
-        entries = [[MathTex(tex_number(float(v), 2), font_size=font, color=colors[i]) for v in r]
+        entries = [[number_tex(tex_number(float(v), 2), font_size=font, color=colors[i]) for v in r]
                    for i, r in enumerate(M)]
         widths = [max(e[j].width for e in entries) for j in range(M.shape[1])]
         xs = np.cumsum([0.0] + [w + gap for w in widths[:-1]]) + np.array(widths) / 2
@@ -145,8 +145,8 @@ class ScoreGrid(VGroup):
                                 for i in range(self.n) for j in range(self.n)])
         return self.numbers
 
-    def number(self, v: float, i: int, j: int) -> MathTex:
-        t = MathTex(tex_number(v, 2, pad=True), font_size=GRID_FONT)
+    def number(self, v: float, i: int, j: int) -> NumberTex | MathTex:
+        t = number_tex(tex_number(v, 2, pad=True), font_size=GRID_FONT)
         if t.width > self.w * 0.92:   # only for numbers far beyond the lesson's usual range
             t.scale_to_fit_width(self.w * 0.92)
         return t.move_to(self.cell_at(i, j))
@@ -160,7 +160,7 @@ class ScoreGrid(VGroup):
 def widest_number(*grids: np.ndarray) -> float:
     """Width of the widest grid number any of ``grids`` will show."""
     texts = {tex_number(float(v), 2, pad=True) for M in grids for v in np.ravel(M)}
-    return max(MathTex(t, font_size=GRID_FONT).width for t in texts)
+    return max(number_tex(t, font_size=GRID_FONT).width for t in texts)
 
 
 class AttentionMatching(LessonScene):
@@ -354,7 +354,7 @@ class AttentionMatching(LessonScene):
             shades = [grid.cell_at(i, j).animate.set_fill(palette.Q_GOLD, opacity=0.6 * steps.weights[i, j])
                       for i in range(n) for j in range(n)]
             for i in range(n):
-                s = MathTex(tex_number(float(steps.weights[i].sum()), 2, pad=True), font_size=GRID_FONT,
+                s = number_tex(tex_number(float(steps.weights[i].sum()), 2, pad=True), font_size=GRID_FONT,
                             color=palette.MUTED)
                 sums.add(s.next_to(grid.cell_at(i, n - 1), RIGHT, buff=0.2))
             sum_head.set_x(sums.get_x())

@@ -37,7 +37,7 @@ from manim import (
 import qkv_math as qm
 from scenes.kit import palette
 from scenes.kit.charts import bar_values, baseline
-from scenes.kit.displays import FastDecimal, set_shown, text, title
+from scenes.kit.displays import FastDecimal, NumberTex, number_tex, set_shown, text, title
 from scenes.kit.live import Unchanged, aim_arrow
 from scenes.kit.numbers import plain_number, tex_number
 from scenes.kit.scene import LessonScene
@@ -183,7 +183,7 @@ class DotProductSoftmax(LessonScene):
                               MathTex(tex, font_size=40, color=palette.AREA)).arrange(DOWN, aligned_edge=LEFT,
                                                                                       buff=0.35)
             new_step.move_to([4.3, 1.2, 0])
-            labels = VGroup(*[MathTex(tex_number(v, 2, pad=True), font_size=28).next_to(
+            labels = VGroup(*[number_tex(tex_number(v, 2, pad=True), font_size=28).next_to(
                 chart.c2p(i + 0.5, max(v, 0.0)), UP, buff=0.12) for i, v in enumerate(values)])
             names = VGroup(*[MathTex(f"s_{{{i + 1}}}", font_size=40, color=palette.MUTED)
                              .next_to(chart.c2p(i + 0.5, min(0.0, float(np.min(values)))), DOWN, buff=0.2)
@@ -321,7 +321,7 @@ class DotProductSoftmax(LessonScene):
             # the words in Pango, the formula and the number typeset
             cap = VGroup(VGroup(text(self.tr(key), lang, size=28), MathTex(tex, font_size=34)).arrange(RIGHT, buff=0.2),
                          VGroup(text(self.tr("largest"), lang, size=28),
-                                MathTex(tex_number(float(w.max()), 2, pad=True), font_size=36, color=palette.AREA)
+                                number_tex(tex_number(float(w.max()), 2, pad=True), font_size=36, color=palette.AREA)
                                 ).arrange(RIGHT, buff=0.2)).arrange(DOWN, buff=0.2)
             number = cap[1][1]   # the number's digits sit on the words' baseline
             number.shift(UP * (baseline(cap[1][0]) - number.get_bottom()[1]))
@@ -334,7 +334,7 @@ class DotProductSoftmax(LessonScene):
             self.play(FadeIn(pair), run_time=1.0)
             self.wait(1.5)
         self.key_moment("saturation", hard=bar_values(pair[0][1]), soft=bar_values(pair[1][1]),
-                        captions=[[part.get_tex_string() if isinstance(part, MathTex) else part.text
+                        captions=[[part.get_tex_string() if isinstance(part, (MathTex, NumberTex)) else part.text
                                    for line in g[0] for part in line] for g in pair])
 
 

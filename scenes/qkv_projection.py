@@ -32,7 +32,7 @@ from manim import (
 import qkv_math as qm
 from scenes.kit import palette
 from scenes.kit.charts import HeatMap, TraitBars
-from scenes.kit.displays import text, title
+from scenes.kit.displays import number_tex, text, title
 from scenes.kit.numbers import tex_number
 from scenes.kit.scene import LessonScene
 
@@ -166,7 +166,7 @@ class QKVProjection(LessonScene):
         lit += [SurroundingRectangle(VGroup(x_bars.labels[i], x_bars.bars[i], x_bars.numbers[i]),
                                      color=color, buff=0.05, stroke_width=3) for i in feeders]
         lit += [SurroundingRectangle(cell[i], color=color, buff=0.0, stroke_width=5) for i in feeders]
-        products = [MathTex(tex_number(column.terms[i].product, 2, pad=True), font_size=28, color=color)
+        products = [number_tex(tex_number(column.terms[i].product, 2, pad=True), font_size=28, color=color)
                     for i in feeders]
         for i, m in zip(feeders, products):   # at the end of its row, just right of the heat-map
             m.move_to([heat.cells.get_right()[0] + 0.12 + m.width / 2, cell[i].get_center()[1], 0])

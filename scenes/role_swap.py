@@ -37,7 +37,7 @@ from manim import (
 import qkv_math as qm
 from qkv_lens.runs import training_runs
 from scenes.kit import palette
-from scenes.kit.displays import crossfade, note, text, title
+from scenes.kit.displays import crossfade, note, number_tex, text, title
 from scenes.kit.numbers import percent, plain_number, sci_text, tex_number
 from scenes.kit.scene import LessonScene
 
@@ -90,7 +90,7 @@ class Panel(VGroup):
         return self.tracks[row][0].point_from_proportion(min(max(probe, 0.0), 1.0))
 
     def values_for(self, probes: dict) -> VGroup:
-        return VGroup(*[MathTex(tex_number(probes[name], 2, pad=True), font_size=30,
+        return VGroup(*[number_tex(tex_number(probes[name], 2, pad=True), font_size=30,
                                 color=palette.W_COLORS[name])
                         .next_to(self.tracks[r][0], RIGHT, buff=0.25) for r, name in enumerate(NAMES)])
 

@@ -34,7 +34,7 @@ from manim import (
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.displays import WordPoint, bounds, matrix_mob, text, title
+from scenes.kit.displays import WordPoint, bounds, matrix_mob, number_tex, text, title
 from scenes.kit.numbers import column_tex, plain_vector, tex_number
 from scenes.kit.scene import LessonScene
 from scenes.kit.wrap import wrapped_text
@@ -244,7 +244,7 @@ class ThreeLenses(LessonScene):
         word (its name, then one number per trait)."""
         header = VGroup(*[text(t.name(lang), lang, size=24, color=palette.MUTED) for t in self.params.traits])
         name_mobs = VGroup(*[text(nm, lang, size=28, color=palette.EMBED) for nm in names])
-        rows = [VGroup(*[MathTex(tex_number(v), font_size=MATH_SIZE) for v in row]) for row in traits]
+        rows = [VGroup(*[number_tex(tex_number(v), font_size=MATH_SIZE) for v in row]) for row in traits]
         col_w = [max(header[j].width, *(r[j].width for r in rows)) + 0.3 for j in range(len(header))]
         name_w = max(m.width for m in name_mobs)
         row_h = 0.45
@@ -308,6 +308,6 @@ class ThreeLenses(LessonScene):
         off_axes = x != 0 and y != 0     # a point on an axis needs no guide to it
         guides = VGroup(*[DashedLine(point.dot.get_center(), f, color=colour, stroke_width=3)
                           for f in (foot_x, foot_y) if off_axes])
-        cx = MathTex(tex_number(result[0]), font_size=28, color=colour).next_to(foot_x, DOWN, buff=0.1)
-        cy = MathTex(tex_number(result[1]), font_size=28, color=colour).next_to(foot_y, LEFT, buff=0.1)
+        cx = number_tex(tex_number(result[0]), font_size=28, color=colour).next_to(foot_x, DOWN, buff=0.1)
+        cy = number_tex(tex_number(result[1]), font_size=28, color=colour).next_to(foot_y, LEFT, buff=0.1)
         return guides, VGroup(cx, cy)

@@ -54,7 +54,7 @@ from manim import (
 
 import qkv_math as qm
 from scenes.kit import palette
-from scenes.kit.displays import fix_in_frame, matrix_mob, note, text, title
+from scenes.kit.displays import fix_in_frame, matrix_mob, note, number_tex, text, title
 from scenes.kit.live import Unchanged, put_segment
 from scenes.kit.numbers import plain_number, plain_vector, tex_number
 from scenes.kit.scene import LessonScene
@@ -173,7 +173,7 @@ class UpProjection(LessonScene, ThreeDScene):
         drops = VGroup(*[DashedLine(axes.c2p(*a), axes.c2p(*b), dash_length=0.06)
                          for a, b in ends if np.linalg.norm(b - a) > 1e-9])
         drops.set_stroke(color=POINT, width=2, opacity=0.85)
-        coords = VGroup(*[MathTex(tex_number(work.result[k]), font_size=30, color=POINT) for k in read])
+        coords = VGroup(*[number_tex(tex_number(work.result[k]), font_size=30, color=POINT) for k in read])
 
         # one close view for both: every label placed where it covers nothing else
         important = np.vstack([np.zeros(3), W, landed, floor, *feet])

@@ -147,6 +147,34 @@ def test_matrix_entries_round_to_digits():
     assert [e.get_tex_string() for e in m.get_entries()] == ["0.88", r"\tfrac{1}{3}", "2", "0"]
 
 
+
+def test_a_plain_number_is_drawn_from_shared_glyphs_like_its_mathtex(monkeypatch):
+    from manim import MathTex
+
+    import manim.mobject.text.tex_mobject as tex_mobject
+    from scenes.kit.displays import NumberTex, number_tex
+    typeset = []   # what each LaTeX source holds, manim's group markers taken out
+    real = tex_mobject.tex_to_svg_file
+    monkeypatch.setattr(tex_mobject, "tex_to_svg_file", lambda expr, *a, **k: typeset.append(
+        re.sub(r"\\special\{[^}]*\}", "", expr).strip()) or real(expr, *a, **k))
+    shown = ["0.87", "-1.25", "100", "0.044", "13.9", "-0.5"]
+    with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
+        made = [number_tex(t, font_size=30) for t in shown]
+        matrix = matrix_mob([[0.25, 2.5], [-1, 250]])
+        # no number is typeset whole: only single glyphs (and the matrix's brackets)
+        assert all(len(t) == 1 for t in typeset if not t.startswith(r"\left")), typeset
+        assert [e.get_tex_string() for e in matrix.get_entries()] == ["0.25", "2.5", "-1", "250"]
+        for tex, mob in zip(shown, made):
+            assert isinstance(mob, NumberTex) and mob.get_tex_string() == tex
+            ref = MathTex(tex, font_size=30)
+            assert mob.height == pytest.approx(ref.height, rel=0.03)   # the same glyph size
+            assert mob.width == pytest.approx(ref.width, rel=0.1)      # spacing as DecimalNumber sets it
+        # anything but a plain decimal is typeset whole
+        for tex in (r"\tfrac{1}{3}", "(-0.5)", r"-\infty", "12345678901234567890"):
+            mob = number_tex(tex)
+            assert type(mob) is MathTex and mob.get_tex_string() == tex
+
+
 # --- colours ----------------------------------------------------------------
 
 def test_one_colour_per_role():

@@ -25,7 +25,7 @@ from manim import (
 )
 
 from . import palette
-from .displays import text
+from .displays import NumberTex, number_tex, text
 from .numbers import tex_number
 
 
@@ -77,7 +77,7 @@ class TraitBars(VGroup):
             bar = Rectangle(width=width, height=row * 0.62, stroke_width=0, fill_color=color,
                             fill_opacity=0.85 if v >= 0 else 0.45)
             bar.move_to([zero_x + (width / 2 if v >= 0 else -width / 2), y, 0])
-            num = MathTex(tex_number(v, places, pad=True), font_size=size + 4, color=color)
+            num = number_tex(tex_number(v, places, pad=True), font_size=size + 4, color=color)
             num.next_to(bar, RIGHT if v >= 0 else LEFT, buff=0.08)
             if v < 0:
                 num.next_to(bar, RIGHT, buff=0.08).shift(RIGHT * width)
@@ -129,7 +129,7 @@ class HeatMap(VGroup):
                 sq.move_to([j * (cell_width or cell), -i * cell, 0])
                 self.cells.add(sq)
                 if v != 0:
-                    self.numbers.add(MathTex(tex_number(v, 1, pad=True), font_size=size + 4, color=palette.INK)
+                    self.numbers.add(number_tex(tex_number(v, 1, pad=True), font_size=size + 4, color=palette.INK)
                                      .set_stroke(palette.BACKGROUND, width=4, background=True).move_to(sq))
         self.row_labels = VGroup(*[text(n, lang, size=size, color=palette.MUTED)
                                    .next_to(self.cells[i * cols], LEFT, buff=0.12)
@@ -187,11 +187,11 @@ class NumberGrid(VGroup):
         self.numbers = nums
         return nums
 
-    def number(self, v: float, i: int, j: int, places: int = 2) -> MathTex:
-        """The number v typeset for cell (i, j) (each distinct text typeset once, then copied)."""
+    def number(self, v: float, i: int, j: int, places: int = 2) -> NumberTex | MathTex:
+        """The number v typeset for cell (i, j) (each distinct text built once, then copied)."""
         tex = tex_number(v, places, pad=True)
         if tex not in self._made:
-            t = MathTex(tex, font_size=self.number_size)
+            t = number_tex(tex, font_size=self.number_size)
             if t.width > self.cell_width * 0.9:
                 t.scale_to_fit_width(self.cell_width * 0.9)
             self._made[tex] = t

@@ -19,6 +19,7 @@ from manim import (
     Animation,
     DecimalNumber,
     Dot,
+    MathTex,
     Matrix,
     Mobject,
     MobjectMatrix,
@@ -114,11 +115,11 @@ def fix_in_frame(scene: ThreeDScene, *mobjects: Mobject) -> Mobject | tuple[Mobj
 def matrix_mob(rows: Sequence[Sequence[Number]], row_colors: Sequence[ParsableManimColor] | None = None,
                col_colors: Sequence[ParsableManimColor] | None = None, font_size: float = 36,
                digits: int = 3, fractions: bool = False) -> Matrix:
-    """A bracketed matrix of exact numbers (each entry a MathTex; floats
-    rounded to ``digits`` decimals, see ``numbers.tex_number``)."""
+    """A bracketed matrix of exact numbers (each entry a ``number_tex``;
+    floats rounded to ``digits`` decimals, see ``numbers.tex_number``)."""
     entries = [[tex_number(v, digits, fractions=fractions) for v in row] for row in rows]
     widest = max(len(re.sub(r"\\tfrac|[{}()]", "", e)) for row in entries for e in row)
-    m = Matrix(entries, element_alignment_corner=np.zeros(3),
+    m = Matrix(entries, element_to_mobject=number_tex, element_alignment_corner=np.zeros(3),
                h_buff=max(1.1, 0.6 + 0.25 * widest), v_buff=0.75, bracket_h_buff=0.15)
     m.scale(font_size / 48)
     for i, row in enumerate(m.get_rows()):
@@ -258,6 +259,35 @@ class FastDecimal(DecimalNumber):
         mob = _light_copy(template)
         mob.scale(self._font_size / template.font_size)
         return mob
+
+
+_PLAIN_DECIMAL = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+class NumberTex(FastDecimal):
+    """A plain decimal written in TeX ("0.87", "-1.25", "100") drawn as
+    manim's DecimalNumber draws numbers: from one typeset glyph per
+    character, shared by every number, so a grid of numbers costs no LaTeX
+    run per number (each took a quarter second).  ``get_tex_string()``
+    returns ``tex``, as MathTex's does.  Build one with ``number_tex``."""
+
+    def __init__(self, tex: str, font_size: float = 48, **kw: Any):
+        self.tex_string = tex
+        super().__init__(float(tex), num_decimal_places=len(tex.partition(".")[2]), group_with_commas=False,
+                         font_size=font_size, **kw)
+
+    def get_tex_string(self) -> str:
+        return self.tex_string
+
+
+def number_tex(tex: str, **kw: Any) -> NumberTex | MathTex:
+    """A lone number's TeX (from ``tex_number``) as a mobject: a NumberTex
+    for a plain decimal, a MathTex for anything else (a fraction, -\\infty, a
+    parenthesised negative, a number float cannot hold digit for digit).
+    Takes MathTex's keywords (``font_size``, ``color``)."""
+    if _PLAIN_DECIMAL.fullmatch(tex) and len(tex) <= 15 and f"{float(tex):.{len(tex.partition('.')[2])}f}" == tex:
+        return NumberTex(tex, **kw)
+    return MathTex(tex, **kw)
 
 
 def set_shown(num: DecimalNumber, value: float) -> None:
