@@ -149,9 +149,9 @@ def test_matrix_entries_round_to_digits():
 
 
 def test_a_plain_number_is_drawn_from_shared_glyphs_like_its_mathtex(monkeypatch):
+    import manim.mobject.text.tex_mobject as tex_mobject
     from manim import MathTex
 
-    import manim.mobject.text.tex_mobject as tex_mobject
     from scenes.kit.displays import NumberTex, number_tex
     typeset = []   # what each LaTeX source holds, manim's group markers taken out
     real = tex_mobject.tex_to_svg_file
@@ -347,3 +347,29 @@ def test_aim_arrow_draws_the_arrow_manim_would_build():
             assert np.allclose(arrow.tip.points, built.tip.points, atol=1e-9)
             assert arrow.get_stroke_width() == pytest.approx(built.get_stroke_width())
             assert np.allclose(arrow.get_end(), b) and np.allclose(arrow.get_start(), a)
+
+
+def test_fast_decimal_set_value_draws_what_manims_decimal_number_draws():
+    from manim import BLACK, BLUE, RED, RIGHT, UP, DecimalNumber
+
+    from scenes.kit.displays import FastDecimal
+
+    def made(cls):
+        with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
+            n = cls(-8.88, num_decimal_places=2, font_size=40, color=RED, edge_to_fix=RIGHT)
+        return n.set_stroke(BLACK, width=4, background=True)
+
+    ours, manims = made(FastDecimal), made(DecimalNumber)
+    steps = [lambda n: n.set_value(3.14), lambda n: n.set_color(BLUE), lambda n: n.set_value(-2.5),
+             lambda n: n.scale(1.5).shift(UP), lambda n: n.set_value(10.25), lambda n: n.set_value(3.14),
+             lambda n: n.set_fill(opacity=0.4), lambda n: n.set_value(0.5)]
+    for step in steps:
+        step(ours)
+        step(manims)
+        a, b = ours.family_members_with_points(), manims.family_members_with_points()
+        assert len(a) == len(b) and ours.get_value() == manims.get_value()
+        for x, y in zip(a, b):
+            assert np.allclose(x.points, y.points, atol=1e-9)
+            for name in ("fill_rgbas", "stroke_rgbas", "background_stroke_rgbas"):
+                assert np.allclose(getattr(x, name), getattr(y, name)), name
+            assert (x.stroke_width, x.background_stroke_width) == (y.stroke_width, y.background_stroke_width)
