@@ -373,3 +373,27 @@ def test_fast_decimal_set_value_draws_what_manims_decimal_number_draws():
             for name in ("fill_rgbas", "stroke_rgbas", "background_stroke_rgbas"):
                 assert np.allclose(getattr(x, name), getattr(y, name)), name
             assert (x.stroke_width, x.background_stroke_width) == (y.stroke_width, y.background_stroke_width)
+
+
+def test_the_deformable_grid_is_one_path_of_every_line_moved_by_the_matrix():
+    from manim import NumberPlane, VMobject
+
+    from scenes.kit.plane import DeformablePlane
+    origin, unit = np.array([1.0, 0.5, 0.0]), 0.5
+    with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
+        plane = DeformablePlane([], origin, unit=unit, x_extent=4, y_extent=3)
+    (merged,) = plane.grid.background_lines
+    assert type(merged) is VMobject and merged.get_stroke_width() == 2
+    M = np.array([[1.5, 0.5], [-0.25, 1.0]])
+    plane.set_matrix(M)
+
+    def segments(ends):
+        return sorted(tuple(float(v) for v in np.round(np.concatenate([a, b]), 9)) for a, b in ends)
+
+    drawn = segments((plane.p2c(path[0]), plane.p2c(path[-1])) for path in merged.get_subpaths())
+    # the lines manim's own NumberPlane draws (axes apart), each end moved to coords @ M
+    manims = NumberPlane(x_range=(-4, 4, 1), y_range=(-3, 3, 1), x_length=8 * unit, y_length=6 * unit,
+                         faded_line_ratio=1).shift(origin)
+    want = segments((plane.p2c(line.get_start()) @ M, plane.p2c(line.get_end()) @ M)
+                    for line in manims.background_lines)
+    assert len(drawn) == len(manims.background_lines) > 10 and drawn == want

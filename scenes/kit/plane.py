@@ -16,6 +16,7 @@ from manim import (
     ParsableManimColor,
     Polygon,
     VGroup,
+    VMobject,
 )
 from manim.typing import Point2D, Point2DLike, Point3D, Point3DLike
 
@@ -51,6 +52,7 @@ class DeformablePlane(VGroup):
             axis_config={"stroke_color": palette.INK, "stroke_width": 2.5},
             faded_line_ratio=1,
         ).shift(self.origin)
+        _merge_lines(self.grid)
         self.square = Polygon(*[self.c2p(p) for p in ((0, 0), (1, 0), (1, 1), (0, 1))],
                               color=palette.AREA, stroke_width=2,
                               fill_color=palette.AREA, fill_opacity=0.35)
@@ -107,3 +109,14 @@ class DeformablePlane(VGroup):
     def word_coords(self) -> np.ndarray:
         """Plane coordinates of the word dots as drawn, shape (k, 2)."""
         return np.array([self.p2c(w.dot.get_center()) for w in self.words])
+
+
+def _merge_lines(plane: NumberPlane) -> None:
+    """Draw the grid lines of ``plane`` as one path (each line a subpath):
+    manim draws each mobject on its own, every frame."""
+    for group in (plane.background_lines, plane.faded_lines):
+        lines = [m for m in group.submobjects if m.has_points()]
+        if len(lines) > 1:
+            merged = VMobject().match_style(lines[0])
+            merged.points = np.concatenate([m.points for m in lines])
+            group.submobjects = [merged]
