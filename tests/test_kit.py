@@ -397,3 +397,17 @@ def test_the_deformable_grid_is_one_path_of_every_line_moved_by_the_matrix():
     want = segments((plane.p2c(line.get_start()) @ M, plane.p2c(line.get_end()) @ M)
                     for line in manims.background_lines)
     assert len(drawn) == len(manims.background_lines) > 10 and drawn == want
+
+
+def test_a_beat_pulses_what_it_animated_last_unless_that_is_too_small_to_see():
+    from manim import RIGHT
+
+    from scenes.kit.scene import MIN_FOCUS, pick_focus
+    big, bigger, speck = Square(side_length=1.0), Square(side_length=2.5), Dot(radius=0.05)
+    assert pick_focus([big], [bigger, big]) == [big]               # large enough: what came last
+    assert pick_focus([speck], [big, bigger, speck]) == [bigger]   # a speck: the largest of the beat
+    assert pick_focus([speck], [speck]) == [speck]                 # nothing larger: still the speck
+    assert pick_focus([], [big]) == []
+    # a group counts by its reach together: two specks far apart are large enough
+    far = Dot(radius=0.05).shift(RIGHT * (MIN_FOCUS + 0.5))
+    assert pick_focus([speck, far], [bigger]) == [speck, far]

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from manim import Animation, Indicate, Mobject, Scene, ValueTracker, Wait, config
+from manim import Animation, Group, Indicate, Mobject, Scene, ValueTracker, Wait, config
 
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.fonts import FontMissing, font_for
@@ -27,6 +27,7 @@ from .moments import Moment, collect_labels
 # the 6 s a clip may hold.
 HOLD = 3.0          # seconds: the longest pause a beat's filler leaves
 PULSE = 1.0         # seconds: one highlight of the beat's focus
+MIN_FOCUS = 0.6     # scene units (80 px at 1080p): a smaller focus pulses too few pixels to see
 VOICE_PAUSE = 0.4   # seconds of quiet after a beat's voice
 
 
@@ -109,6 +110,8 @@ class LessonScene(Scene):
         self.beats: list[Beat] = []
         self.voice = voice_mode(self.lesson.voice)
         self._last_animated: list[Mobject] = []   # a beat's default focus (see play)
+        self._beat_animated: list[Mobject] = []   # all the current beat has animated
+        self._focus: list[Mobject] = []           # set by focus_on
 
     @property
     def section(self) -> str:
@@ -133,6 +136,7 @@ class LessonScene(Scene):
         beat_id = self._beat_id(key)
         self.said.append((key, sentence))
         self.next_section(name=beat_id)
+        self._beat_animated = []
         start = self.renderer.time
         try:
             clip = voice_clip(self.voice, self.info.name, beat_id, sentence, self.lang, self.lesson.path.parent)
@@ -183,20 +187,28 @@ class LessonScene(Scene):
                  if not isinstance(a, Wait) and getattr(a, "mobject", None) is not None]
         if self._on_screen(moved):
             self._last_animated = moved
+            self._beat_animated += moved
+        self._focus = []
 
     def focus_on(self, *mobjects: Mobject) -> None:
         """What the rest of the current beat highlights while its text is
-        read (instead of what was animated last): for a beat whose last
-        animation moved something too small to see pulse."""
-        self._last_animated = list(mobjects)
+        read (instead of what was animated last); call it after the beat's
+        last ``play``."""
+        self._focus = list(mobjects)
 
     def _fill(self, rest: float, focus: Mobject | None) -> None:
         """Spend ``rest`` seconds without a still frame longer than HOLD: a
-        short highlight of ``focus`` (or of what was animated last and is
-        still on screen), then a pause, again and again."""
+        short highlight of ``focus`` (or of what ``focus_on`` named, or of
+        what was animated last and is still on screen), then a pause, again
+        and again.  What was animated last is passed over when it is under
+        MIN_FOCUS across (a pulse of a few pixels leaves the picture still):
+        the largest thing the beat animated is pulsed instead."""
         if rest <= 0.02:
             return
-        targets = self._on_screen([focus] if focus is not None else self._last_animated)
+        if focus is not None or self._focus:
+            targets = self._on_screen([focus] if focus is not None else self._focus)
+        else:
+            targets = pick_focus(self._on_screen(self._last_animated), self._on_screen(self._beat_animated))
         if rest <= HOLD or not targets:
             self.wait(rest)
             return
@@ -242,3 +254,19 @@ class LessonScene(Scene):
     def key_moment(self, name: str, **probes) -> None:
         """Record what is on screen now (labels and the scene's probes)."""
         self.moments[name] = Moment(name, collect_labels(self.mobjects, self.renderer.camera), probes)
+
+
+def pick_focus(last: list[Mobject], animated: list[Mobject]) -> list[Mobject]:
+    """What a beat's filler pulses by default: ``last`` (what was animated
+    last), unless it reaches under MIN_FOCUS across; then the largest of
+    ``animated`` (all the beat animated), if that is larger."""
+    if not last or _extent(last) >= MIN_FOCUS:
+        return last
+    larger = [m for m in animated if _extent([m]) > _extent(last)]
+    return [max(larger, key=lambda m: _extent([m]))] if larger else last
+
+
+def _extent(mobjects: list[Mobject]) -> float:
+    """How far ``mobjects`` reach together: the larger side of their box, in scene units."""
+    group = Group(*mobjects)
+    return max(group.width, group.height)
