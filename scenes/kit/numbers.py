@@ -1,8 +1,8 @@
 """How numbers are written, on screen and in narration: the one place that
 turns a value into text.
 
-The API (TeX goes into ``MathTex``; plain text into Pango ``Text`` and the
-narration):
+The API (TeX goes into ``displays.number_tex`` for a number shown alone, into
+``MathTex`` within a formula; plain text into Pango ``Text`` and the narration):
 
 ==============================================  =====================================
 ``tex_number(v, digits=3, pad=False)``          TeX of one number: ``0.5``, ``\\tfrac{1}{3}``
