@@ -11,8 +11,10 @@ training runs and typeset formulas start empty, as on a fresh machine):
 3. the whole lesson in both languages with --jobs 2 at -ql and at -qm
    (the figure that decides the default quality of `make render`);
 4. render seconds per second of video for each scene: -ql from the serial
-   cold render, -ql again with the typesetting cache warm, -qm from the
-   both-language run (two jobs at once), and -qh (serial, one language);
+   cold render, -ql again with the typesetting cache warm, -qm serial (the
+   scene's own cost) and from the both-language run (two jobs at once: each
+   job's time, with the other job's encoder on the same cores), and -qh
+   (serial, one language);
 5. the same -ql render on a loopback Dask cluster (a scheduler and two
    single-threaded workers on this machine) against --jobs 2.
 
@@ -131,6 +133,9 @@ def main() -> None:
             print(f"  -ql (480p15)        {low:7.1f} s")
             print(f"  -qm (720p30)        {mid:7.1f} s   ({mid / low:.2f}x the -ql time)")
             cols["-qm (2 jobs)"] = ratios(tmp / "both-m", args.lang)
+            step("-qm, serial")
+            qkv("render", *common, "--out", str(tmp / "mid"), "-q", "m", "--jobs", "1")
+            cols["-qm"] = ratios(tmp / "mid")
             if not args.no_high:
                 step("-qh, serial")
                 qkv("render", *common, "--out", str(tmp / "high"), "-q", "h", "--jobs", "1")
