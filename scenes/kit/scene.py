@@ -260,10 +260,11 @@ def pick_focus(last: list[Mobject], animated: list[Mobject]) -> list[Mobject]:
     """What a beat's filler pulses by default: ``last`` (what was animated
     last), unless it reaches under MIN_FOCUS across; then the largest of
     ``animated`` (all the beat animated), if that is larger."""
-    if not last or _extent(last) >= MIN_FOCUS:
+    reach = _extent(last) if last else MIN_FOCUS
+    if reach >= MIN_FOCUS or not animated:
         return last
-    larger = [m for m in animated if _extent([m]) > _extent(last)]
-    return [max(larger, key=lambda m: _extent([m]))] if larger else last
+    largest = max(animated, key=lambda m: _extent([m]))
+    return [largest] if _extent([largest]) > reach else last
 
 
 def _extent(mobjects: list[Mobject]) -> float:
