@@ -622,3 +622,20 @@ def test_typesetting_cache_lives_in_the_cache_folder_per_manim_version(tmp_path,
     monkeypatch.setenv("QKV_CACHE_DIR", str(tmp_path))
     assert texcache.tex_cache("0.22.0") == tmp_path / "tex" / "manim-0.22.0"
     assert texcache.tex_cache("0.23.0") != texcache.tex_cache("0.22.0")
+
+
+def test_manim_reads_the_shipped_encoder_settings():
+    # `qkv-lens init` and direct `manim` runs use the project's copy, the
+    # pipeline the package's: the same file, and every setting a name manim knows
+    # (a misspelt key would be ignored without a word)
+    from manim._config.utils import ManimConfig, make_config_parser
+
+    shipped = ROOT / "qkv_lens" / "manim.cfg"
+    assert (ROOT / "manim.cfg").read_text() == shipped.read_text()
+    parser = make_config_parser(str(shipped))
+    known = ManimConfig().digest_parser(make_config_parser())._d
+    ours = ManimConfig().digest_parser(parser)
+    for key in parser["CLI"]:
+        assert key in known, key
+    assert ours.max_inflight_encoders > 1 and ours.disable_caching
+    assert parser["video_encoder.options"]["preset"] == "veryfast"
