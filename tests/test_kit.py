@@ -152,17 +152,20 @@ def test_a_plain_number_is_drawn_from_shared_glyphs_like_its_mathtex(monkeypatch
     import manim.mobject.text.tex_mobject as tex_mobject
     from manim import MathTex
 
-    from scenes.kit.displays import NumberTex, number_tex
-    typeset = []   # what each LaTeX source holds, manim's group markers taken out
+    from scenes.kit.displays import NUMBER_GLYPHS, FastDecimal, NumberTex, number_tex
+    monkeypatch.setattr(FastDecimal, "_glyphs", {})
+    monkeypatch.setattr(FastDecimal, "_layouts", {})
+    typeset = []   # what each LaTeX source holds, manim's group markers and line breaks taken out
     real = tex_mobject.tex_to_svg_file
     monkeypatch.setattr(tex_mobject, "tex_to_svg_file", lambda expr, *a, **k: typeset.append(
-        re.sub(r"\\special\{[^}]*\}", "", expr).strip()) or real(expr, *a, **k))
+        re.sub(r"\\special\{[^}]*\}|\s", "", expr)) or real(expr, *a, **k))
     shown = ["0.87", "-1.25", "100", "0.044", "13.9", "-0.5"]
     with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
         made = [number_tex(t, font_size=30) for t in shown]
         matrix = matrix_mob([[0.25, 2.5], [-1, 250]])
-        # no number is typeset whole: only single glyphs (and the matrix's brackets)
-        assert all(len(t) == 1 for t in typeset if not t.startswith(r"\left")), typeset
+        # no number is typeset whole: one LaTeX run typesets every glyph a number
+        # can use, once (the rest is the matrix's brackets)
+        assert [t for t in typeset if not t.startswith(r"\left")] == [NUMBER_GLYPHS], typeset
         assert [e.get_tex_string() for e in matrix.get_entries()] == ["0.25", "2.5", "-1", "250"]
         for tex, mob in zip(shown, made):
             assert isinstance(mob, NumberTex) and mob.get_tex_string() == tex
@@ -349,10 +352,29 @@ def test_aim_arrow_draws_the_arrow_manim_would_build():
             assert np.allclose(arrow.get_end(), b) and np.allclose(arrow.get_start(), a)
 
 
-def test_fast_decimal_set_value_draws_what_manims_decimal_number_draws():
+def test_number_glyphs_from_one_run_equal_each_typeset_alone():
+    from manim import MathTex
+
+    from scenes.kit.displays import NUMBER_GLYPHS, _number_glyphs
+    with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
+        glyphs = _number_glyphs()
+        assert list(glyphs) == list(NUMBER_GLYPHS)
+        for char, glyph in glyphs.items():
+            alone = MathTex(char)
+            ours, its = glyph.family_members_with_points(), alone.family_members_with_points()
+            assert len(ours) == len(its) == 1 and glyph.get_tex_string() == char
+            assert np.allclose(ours[0].points, its[0].points, atol=1e-12), char
+            assert glyph.font_size == pytest.approx(alone.font_size)
+            glyph.font_size = alone.font_size = 30      # and both scale alike
+            assert np.allclose(ours[0].points, its[0].points, atol=1e-12), char
+
+
+def test_fast_decimal_set_value_draws_what_manims_decimal_number_draws(monkeypatch):
     from manim import BLACK, BLUE, RED, RIGHT, UP, DecimalNumber
 
     from scenes.kit.displays import FastDecimal
+    monkeypatch.setattr(FastDecimal, "_glyphs", {})    # its glyphs from one LaTeX run, manim's each from its own
+    monkeypatch.setattr(FastDecimal, "_layouts", {})
 
     def made(cls):
         with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
