@@ -369,19 +369,44 @@ def test_number_glyphs_from_one_run_equal_each_typeset_alone():
             assert np.allclose(ours[0].points, its[0].points, atol=1e-12), char
 
 
+def test_manims_axis_numbers_use_the_shared_glyphs(monkeypatch):
+    import manim.mobject.text.numbers as manim_numbers
+    import manim.mobject.text.tex_mobject as tex_mobject
+    from manim import NumberLine
+
+    from scenes.kit.displays import NUMBER_GLYPHS, FastDecimal, share_number_glyphs
+    monkeypatch.setattr(FastDecimal, "_glyphs", {})
+    monkeypatch.setattr(manim_numbers, "string_to_mob_map", {"9": "kept"})   # (the line shows no 9)
+    typeset = []
+    real = tex_mobject.tex_to_svg_file
+    monkeypatch.setattr(tex_mobject, "tex_to_svg_file", lambda expr, *a, **k: typeset.append(
+        re.sub(r"\\special\{[^}]*\}|\s", "", expr)) or real(expr, *a, **k))
+    with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
+        share_number_glyphs()
+        share_number_glyphs()     # once a process
+        assert manim_numbers.string_to_mob_map["9"] == "kept"   # what manim has is kept
+        line = NumberLine(x_range=[-1.5, 1.5, 0.5], include_numbers=True,
+                          decimal_number_config={"num_decimal_places": 1})
+    assert typeset == [NUMBER_GLYPHS]         # the axis numbers typeset nothing more
+    assert len(line.numbers) == 7
+
+
 def test_fast_decimal_set_value_draws_what_manims_decimal_number_draws(monkeypatch):
+    import manim.mobject.text.numbers as manim_numbers
     from manim import BLACK, BLUE, RED, RIGHT, UP, DecimalNumber
 
     from scenes.kit.displays import FastDecimal
     monkeypatch.setattr(FastDecimal, "_glyphs", {})    # its glyphs from one LaTeX run, manim's each from its own
     monkeypatch.setattr(FastDecimal, "_layouts", {})
+    monkeypatch.setattr(manim_numbers, "string_to_mob_map", {})
 
     def made(cls):
         with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
             n = cls(-8.88, num_decimal_places=2, font_size=40, color=RED, edge_to_fix=RIGHT)
         return n.set_stroke(BLACK, width=4, background=True)
 
-    ours, manims = made(FastDecimal), made(DecimalNumber)
+    manims = made(DecimalNumber)   # first: manim fills its glyph cache with its own MathTex(c)
+    ours = made(FastDecimal)
     steps = [lambda n: n.set_value(3.14), lambda n: n.set_color(BLUE), lambda n: n.set_value(-2.5),
              lambda n: n.scale(1.5).shift(UP), lambda n: n.set_value(10.25), lambda n: n.set_value(3.14),
              lambda n: n.set_fill(opacity=0.4), lambda n: n.set_value(0.5)]

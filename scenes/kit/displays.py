@@ -12,13 +12,13 @@ from manim import (
     DOWN,
     DR,
     LEFT,
+    ORIGIN,
     RIGHT,
+    SCALE_FACTOR_PER_FONT_POINT,
     UL,
     UP,
     UR,
     Animation,
-    ORIGIN,
-    SCALE_FACTOR_PER_FONT_POINT,
     DecimalNumber,
     Dot,
     MathTex,
@@ -32,6 +32,7 @@ from manim import (
     VGroup,
     VMobject,
 )
+from manim.mobject.text import numbers as manim_numbers
 from manim.typing import Vector3D
 
 from qkv_lens.fonts import font_for
@@ -268,6 +269,19 @@ def _number_glyphs() -> dict[str, MathTex]:
     return glyphs
 
 
+def share_number_glyphs() -> None:
+    """Typeset the number glyphs once (one LaTeX run) for every number drawn
+    from glyphs: ``FastDecimal``'s and manim's own ``DecimalNumber`` (axis
+    and bar-chart numbers), whose glyph cache, ``string_to_mob_map``, would
+    otherwise hold ``MathTex(c)`` typeset one run per character.  Entries
+    already there are kept."""
+    if (MathTex, NUMBER_GLYPHS[0], ()) in FastDecimal._glyphs:
+        return
+    for char, glyph in _number_glyphs().items():
+        FastDecimal._glyphs.setdefault((MathTex, char, ()), glyph)
+        manim_numbers.string_to_mob_map.setdefault(char, glyph)
+
+
 class FastDecimal(DecimalNumber):
     """DecimalNumber whose glyphs are light copies: same look, far cheaper
     ``set_value`` (used by every readout that changes each frame)."""
@@ -277,11 +291,11 @@ class FastDecimal(DecimalNumber):
     def _string_to_mob(self, string, mob_class=None, **kwargs):
         mob_class = mob_class or self.mob_class
         key = (mob_class, string, tuple(sorted((k, str(v)) for k, v in kwargs.items())))
+        if key not in self._glyphs and mob_class is MathTex and not kwargs and len(string) == 1 \
+                and string in NUMBER_GLYPHS:
+            share_number_glyphs()
         if key not in self._glyphs:
-            if mob_class is MathTex and not kwargs and len(string) == 1 and string in NUMBER_GLYPHS:
-                self._glyphs.update(((MathTex, c, ()), g) for c, g in _number_glyphs().items())
-            else:
-                self._glyphs[key] = mob_class(string, **kwargs)
+            self._glyphs[key] = mob_class(string, **kwargs)
         template = self._glyphs[key]
         mob = _light_copy(template)
         mob.scale(self._font_size / template.font_size)

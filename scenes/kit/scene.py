@@ -18,7 +18,7 @@ from qkv_lens.texts import tr
 from qkv_lens.voice import VoiceError, voice_clip, voice_mode
 
 from . import palette
-from .displays import outline_labels
+from .displays import outline_labels, share_number_glyphs
 from .live import forget_svg_sources
 from .moments import Moment, collect_labels
 
@@ -112,6 +112,7 @@ class LessonScene(Scene):
         self._last_animated: list[Mobject] = []   # a beat's default focus (see play)
         self._beat_animated: list[Mobject] = []   # all the current beat has animated
         self._focus: list[Mobject] = []           # set by focus_on
+        share_number_glyphs()   # every number's glyphs from one LaTeX run, manim's axis numbers too
 
     @property
     def section(self) -> str:
