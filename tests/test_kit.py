@@ -363,6 +363,10 @@ def test_number_glyphs_from_one_run_equal_each_typeset_alone():
             alone = MathTex(char)
             ours, its = glyph.family_members_with_points(), alone.family_members_with_points()
             assert len(ours) == len(its) == 1 and glyph.get_tex_string() == char
+            # it holds no other glyph (a copy would copy them all)
+            held = {id(m) for g in glyph.id_to_vgroup_dict.values() for m in g.get_family()}
+            assert held <= {id(m) for m in glyph.get_family()}
+            assert glyph.get_part_by_tex(char) is glyph.submobjects[0]
             assert np.allclose(ours[0].points, its[0].points, atol=1e-12), char
             assert glyph.font_size == pytest.approx(alone.font_size)
             glyph.font_size = alone.font_size = 30      # and both scale alike

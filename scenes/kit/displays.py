@@ -262,6 +262,10 @@ def _number_glyphs() -> dict[str, MathTex]:
         glyph = batch.copy()
         glyph.submobjects = [part]
         glyph.tex_string, glyph.tex_strings = char, [char]
+        # its own part only: copies (manim's DecimalNumber copies a glyph per
+        # character) must not drag the other eleven along
+        glyph.matched_strings_and_ids = [(char, "unique000")]
+        glyph.id_to_vgroup_dict = {"root": part, "unique000": part}
         glyph.move_to(ORIGIN)
         # as MathTex(char) sets it: its height at font size 1 / SCALE_FACTOR
         glyph.initial_height = glyph.height / (size * SCALE_FACTOR_PER_FONT_POINT)
