@@ -624,7 +624,7 @@ def test_typesetting_cache_lives_in_the_cache_folder_per_manim_version(tmp_path,
     assert texcache.tex_cache("0.23.0") != texcache.tex_cache("0.22.0")
 
 
-def test_manim_reads_the_shipped_encoder_settings():
+def test_manim_reads_the_shipped_settings():
     # `qkv-lens init` and direct `manim` runs use the project's copy, the
     # pipeline the package's: the same file, and every setting a name manim knows
     # (a misspelt key would be ignored without a word)
@@ -637,5 +637,6 @@ def test_manim_reads_the_shipped_encoder_settings():
     ours = ManimConfig().digest_parser(parser)
     for key in parser["CLI"]:
         assert key in known, key
-    assert ours.max_inflight_encoders > 1 and ours.disable_caching
+    assert ours.disable_caching
+    assert ours.max_inflight_encoders == 1   # several encoders at once: not reproducible (docs/design.md)
     assert parser["video_encoder.options"]["preset"] == "veryfast"
