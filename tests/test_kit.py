@@ -148,17 +148,24 @@ def test_matrix_entries_round_to_digits():
 
 
 
-def test_a_plain_number_is_drawn_from_shared_glyphs_like_its_mathtex(monkeypatch):
+def typeset_log(monkeypatch) -> list[str]:
+    """What each LaTeX source manim typesets from now on holds (manim's group
+    markers and whitespace taken out), in order."""
     import manim.mobject.text.tex_mobject as tex_mobject
+    typeset: list[str] = []
+    real = tex_mobject.tex_to_svg_file
+    monkeypatch.setattr(tex_mobject, "tex_to_svg_file", lambda expr, *a, **k: typeset.append(
+        re.sub(r"\\special\{[^}]*\}|\s", "", expr)) or real(expr, *a, **k))
+    return typeset
+
+
+def test_a_plain_number_is_drawn_from_shared_glyphs_like_its_mathtex(monkeypatch):
     from manim import MathTex
 
     from scenes.kit.displays import NUMBER_GLYPHS, FastDecimal, NumberTex, number_tex
     monkeypatch.setattr(FastDecimal, "_glyphs", {})
     monkeypatch.setattr(FastDecimal, "_layouts", {})
-    typeset = []   # what each LaTeX source holds, manim's group markers and line breaks taken out
-    real = tex_mobject.tex_to_svg_file
-    monkeypatch.setattr(tex_mobject, "tex_to_svg_file", lambda expr, *a, **k: typeset.append(
-        re.sub(r"\\special\{[^}]*\}|\s", "", expr)) or real(expr, *a, **k))
+    typeset = typeset_log(monkeypatch)
     shown = ["0.87", "-1.25", "100", "0.044", "13.9", "-0.5"]
     with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
         made = [number_tex(t, font_size=30) for t in shown]
@@ -375,16 +382,12 @@ def test_number_glyphs_from_one_run_equal_each_typeset_alone():
 
 def test_manims_axis_numbers_use_the_shared_glyphs(monkeypatch):
     import manim.mobject.text.numbers as manim_numbers
-    import manim.mobject.text.tex_mobject as tex_mobject
     from manim import NumberLine
 
     from scenes.kit.displays import NUMBER_GLYPHS, FastDecimal, share_number_glyphs
     monkeypatch.setattr(FastDecimal, "_glyphs", {})
     monkeypatch.setattr(manim_numbers, "string_to_mob_map", {"9": "kept"})   # (the line shows no 9)
-    typeset = []
-    real = tex_mobject.tex_to_svg_file
-    monkeypatch.setattr(tex_mobject, "tex_to_svg_file", lambda expr, *a, **k: typeset.append(
-        re.sub(r"\\special\{[^}]*\}|\s", "", expr)) or real(expr, *a, **k))
+    typeset = typeset_log(monkeypatch)
     with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
         share_number_glyphs()
         share_number_glyphs()     # once a process

@@ -279,10 +279,10 @@ def share_number_glyphs() -> None:
     and bar-chart numbers), whose glyph cache, ``string_to_mob_map``, would
     otherwise hold ``MathTex(c)`` typeset one run per character.  Entries
     already there are kept."""
-    if (MathTex, NUMBER_GLYPHS[0], ()) in FastDecimal._glyphs:
+    if FastDecimal.glyph_key(MathTex, NUMBER_GLYPHS[0]) in FastDecimal._glyphs:
         return
     for char, glyph in _number_glyphs().items():
-        FastDecimal._glyphs.setdefault((MathTex, char, ()), glyph)
+        FastDecimal._glyphs.setdefault(FastDecimal.glyph_key(MathTex, char), glyph)
         manim_numbers.string_to_mob_map.setdefault(char, glyph)
 
 
@@ -292,12 +292,15 @@ class FastDecimal(DecimalNumber):
 
     _glyphs: dict = {}
 
+    @staticmethod
+    def glyph_key(mob_class: type, string: str, **kwargs: Any) -> tuple:
+        return mob_class, string, tuple(sorted((k, str(v)) for k, v in kwargs.items()))
+
     def _string_to_mob(self, string, mob_class=None, **kwargs):
         mob_class = mob_class or self.mob_class
-        key = (mob_class, string, tuple(sorted((k, str(v)) for k, v in kwargs.items())))
-        if key not in self._glyphs and mob_class is MathTex and not kwargs and len(string) == 1 \
-                and string in NUMBER_GLYPHS:
-            share_number_glyphs()
+        key = self.glyph_key(mob_class, string, **kwargs)
+        if key not in self._glyphs:
+            share_number_glyphs()      # once a process: the digits, point and minus
         if key not in self._glyphs:
             self._glyphs[key] = mob_class(string, **kwargs)
         template = self._glyphs[key]
