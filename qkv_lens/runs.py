@@ -11,24 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import pickle
-import tempfile
 from pathlib import Path
 
 import qkv_math
 from qkv_lens.lesson import TrainingParams
+from qkv_lens.store import cache_dir, write_atomic
 from qkv_math import training
 
 TRAINING_SOURCE = Path(training.__file__)
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("QKV_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "qkv-lens"
 
 
 def run_file(formula: str, args: dict) -> Path:
@@ -49,16 +40,10 @@ def cached_run(formula: str, args: dict) -> training.Run:
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
         pass
     run = qkv_math.train_matching(formula, **args)
-    tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".part")
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump(run, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
+        write_atomic(path, pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL), sync=False)
     except OSError:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)  # a read-only cache costs time, not correctness
+        pass   # a read-only cache costs time, not correctness
     return run
 
 

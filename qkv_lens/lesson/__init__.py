@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .files import default_lesson, default_lesson_path, defaults, read_toml
+from .files import default_lesson, default_lesson_path, defaults, named_files, read_toml
 from .schema import (
     LANGUAGES,
     AttentionParams,
@@ -53,5 +53,5 @@ __all__ = [
     "LANGUAGES", "AttentionParams", "DotProductParams", "Lens", "Lesson", "LessonError", "Named",
     "PhotoFilterParams", "ShadowParams", "SpaceDeformationParams", "ThreeLensesParams",
     "TrainingParams", "UpProjectionParams", "Word", "WorkedExampleParams", "Written", "written_as_fraction",
-    "default_lesson", "default_lesson_path", "defaults", "load_lesson", "parse_lesson", "read_toml",
+    "default_lesson", "default_lesson_path", "defaults", "load_lesson", "named_files", "parse_lesson", "read_toml",
 ]

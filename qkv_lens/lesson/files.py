@@ -20,6 +20,8 @@ from .checks import _one_line, _show_path
 from .schema import LessonError
 
 LESSON_NAME = "lesson.toml"
+# The keys whose value names a file in the lesson's folder, by section.
+FILE_KEYS = {"photo_filter": ("image",)}
 
 
 def default_lesson() -> Path:
@@ -108,3 +110,28 @@ def defaults() -> dict[str, Any]:
         _DEFAULTS = read_toml(default_lesson())
     import copy
     return copy.deepcopy(_DEFAULTS)
+
+
+def named_files(lesson_dir: Path, sections: dict[str, Any], section: str | None = None) -> dict[str, Path]:
+    """The files the lesson's ``sections`` name (``FILE_KEYS``; only
+    ``section``'s when given), by the name written in the lesson, each as
+    its real path inside ``lesson_dir`` (a name that leads out, or names no
+    file, is left out: the loader refuses it)."""
+    from qkv_lens.store import Unsafe, inside
+
+    out = {}
+    for name, keys in FILE_KEYS.items():
+        table = sections.get(name)
+        if (section is not None and name != section) or not isinstance(table, dict):
+            continue
+        for key in keys:
+            value = table.get(key)
+            if not isinstance(value, str) or not value:
+                continue
+            try:
+                real = inside(lesson_dir, value)
+            except Unsafe:
+                continue
+            if real.is_file():
+                out[value] = real
+    return out

@@ -17,7 +17,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from qkv_lens.lesson import Lesson
+from qkv_lens.lesson import Lesson, named_files
 from qkv_lens.registry import SceneInfo, package_dir, scenes_dir
 from qkv_lens.texts import GLOSSARY, section_texts
 
@@ -54,16 +54,11 @@ def code_digests(root: Path | None = None) -> dict[str, str]:
             "qkv_lens": _tree_digest(app, SCENE_SIDE)}
 
 
-def _named_files(lesson: Lesson, section) -> dict[str, str]:
-    """Digests of files the section names (a picture), so editing the file
-    itself re-renders the scene."""
-    out = {}
-    for value in (section or {}).values():
-        if isinstance(value, str) and value:
-            path = lesson.path.parent / value
-            if path.is_file():
-                out[value] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
+def _named_files(lesson: Lesson, section: str) -> dict[str, str]:
+    """Digests of the files the section names (a picture), so editing the
+    file itself re-renders the scene."""
+    return {name: hashlib.sha256(path.read_bytes()).hexdigest()
+            for name, path in named_files(lesson.path.parent, lesson.sections, section).items()}
 
 
 def manim_version() -> str:
@@ -82,7 +77,7 @@ def cache_key(scene: SceneInfo, lesson: Lesson, lang: str, quality: str, fmt: st
         "module": hashlib.sha256(module.read_bytes()).hexdigest(),
         **digests,
         "section": lesson.sections.get(scene.lesson_section),
-        "files": _named_files(lesson, lesson.sections.get(scene.lesson_section)),
+        "files": _named_files(lesson, scene.lesson_section),
         "texts": section_texts(lang, scene.section),
         "glossary": {k: v[lang] for k, v in GLOSSARY.items()},
         "lang": lang,

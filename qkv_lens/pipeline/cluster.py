@@ -47,9 +47,10 @@ from qkv_lens.pipeline.render import (
     clean_stale_media,
     install,
     media_folder,
-    out_dir,
+    out_folder,
     render_staged,
 )
+from qkv_lens.store import folder_inside, read_regular, relative_name, shown
 
 if TYPE_CHECKING:
     from qkv_lens.lesson import Lesson
@@ -58,6 +59,7 @@ CONNECT_TIMEOUT = 5.0      # seconds to reach the scheduler
 WORKERS_TIMEOUT = 10.0     # seconds to wait for a first worker
 RETRIES = 2                # Dask retries of a task that raised (a death is the scheduler's own retry)
 INSTALL_HINT = "pip install qkv-lens[cluster]"
+MAX_SHIPPED = 256 << 20    # bytes of one file sent with a task (a picture is capped at 50 MiB, a recording less)
 
 
 class ClusterError(Exception):
@@ -122,24 +124,17 @@ def _worker_address() -> str:
 
 
 def shipped_files(lesson: Lesson, job: Job, voice: str) -> dict[str, bytes]:
-    """The files the job reads beside the lesson, by relative path: those
-    its lesson section names (a picture) and, with ``voice == "recorded"``,
-    the scene's recordings in the job's language.  ClusterError (status 2)
-    for a file outside the lesson's folder."""
+    """The files the job reads in the lesson's folder, by relative path:
+    those its lesson section names (a picture, kept inside the folder by the
+    loader) and, with ``voice == "recorded"``, the scene's recordings in the
+    job's language (each a checked recording inside the folder)."""
     from qkv_lens import voice as voice_mod
+    from qkv_lens.lesson import named_files
     folder = lesson.path.parent
-    section = lesson.sections.get(job.scene.lesson_section) or {}
-    paths = [folder / v for v in section.values() if isinstance(v, str) and v and (folder / v).is_file()]
+    paths = named_files(folder, lesson.sections, job.scene.lesson_section)
     if voice == "recorded":
-        paths += voice_mod.recordings(folder, job.lang, job.scene.name)
-    files = {}
-    for path in paths:
-        name = os.path.normpath(path.relative_to(folder) if path.is_relative_to(folder) else path)
-        if os.path.isabs(name) or name.split(os.sep)[0] == "..":
-            raise ClusterError(f"{path}: outside the lesson's folder {folder}, so it cannot be sent to "
-                               f"the cluster; put it beside the lesson file", 2)
-        files[name] = path.read_bytes()
-    return files
+        paths.update(voice_mod.recordings(folder, job.lang, job.scene.name))
+    return {name: read_regular(path, MAX_SHIPPED) for name, path in paths.items()}
 
 
 def make_tasks(jobs: list[Job], opts: Options) -> list[Task]:
@@ -174,11 +169,13 @@ def render_task(task: Task) -> tuple[Result, dict[str, bytes]]:
     clean_stale_media()    # folders of a worker killed earlier on this machine
     with media_folder() as tmp:
         lesson_dir = tmp / "lesson"
-        for name, data in task.files.items():
-            (lesson_dir / name).parent.mkdir(parents=True, exist_ok=True)
-            (lesson_dir / name).write_bytes(data)
+        lesson_dir.mkdir()
+        for name, data in task.files.items():    # each a plain relative path: nothing lands outside
+            parent, base = os.path.split(relative_name(name))
+            (folder_inside(lesson_dir, parent) if parent else lesson_dir).joinpath(base).write_bytes(data)
+        if "/" in relative_name(task.lesson_name, "lesson file"):
+            raise Refused(f"lesson file {shown(task.lesson_name)}: expected a plain file name")
         lesson_path = lesson_dir / task.lesson_name
-        lesson_path.parent.mkdir(parents=True, exist_ok=True)
         lesson_path.write_bytes(task.lesson)
         key = _key_of(task, lesson_path)
         if key != task.job.key:   # its code differs (named when the fingerprint shows where)
@@ -316,7 +313,7 @@ def run_tasks(client: Any, tasks: list[Task],
                 result, files = fut.result()
                 start = time.monotonic()
                 if result.ok:
-                    result = install(result, files, out_dir(tasks[i].opts, job.lang))
+                    result = install(result, files, tasks[i].opts.out, out_folder(tasks[i].opts, job.lang))
                     result.seconds += time.monotonic() - start
             except Exception as err:  # noqa: BLE001 - reported as this job's failure
                 result = _failure(job, err)

@@ -26,10 +26,8 @@ interrupt leaves nothing behind and the previous exports as they were.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -40,10 +38,12 @@ from typing import Any
 
 import srt
 
+from qkv_lens import beats as beats_file
 from qkv_lens.cues import beat_text
 from qkv_lens.pipeline import manifest
 from qkv_lens.pipeline.subtitles import cues, srt_to_vtt
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo
+from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, shown, temp_beside
 from qkv_lens.texts import tr
 
 STEM = "lesson"
@@ -65,6 +65,7 @@ class Clip:
     beats: Path | None
     width: int
     height: int
+    duration: float = 0.0   # seconds, as the manifest gives it
 
 
 @dataclass(frozen=True)
@@ -101,10 +102,14 @@ def render_hint(scene: str, lang: str, quality: str, out_arg: str) -> str:
     return f"render it first: qkv-lens render {scene} --lang {lang} -q {quality}{out}"
 
 
+POSTER_BYTES = 64 << 20      # a poster is one frame: a 2160p PNG is a few MiB
+SUBTITLE_BYTES = 4 << 20
+
+
 def find_clips(out_root: Path, lang: str, quality: str, out_arg: str = "renders") -> list[Clip]:
     """The mp4 render of every scene in storyboard order, from the manifest;
-    ExportError naming the first scene without one or the first listed file
-    that is not on disk."""
+    ExportError naming the first scene without one, or the first listed
+    file that is missing, leads outside ``out_root`` or is not a file."""
     try:
         entries = manifest.load_checked(out_root)
     except manifest.ManifestError as err:
@@ -116,19 +121,45 @@ def find_clips(out_root: Path, lang: str, quality: str, out_arg: str = "renders"
         e = entries.get(manifest.entry_id(scene.name, lang, folder, "mp4"))
         if e is None:
             raise ExportError(f"{scene.name} has no {folder} mp4 render in {lang} "
-                              f"({out_root / manifest.NAME}); {hint}")
-        files = {Path(f).name: out_root / f for f in e["files"]}
-        for path in files.values():
-            if not path.is_file():
-                raise ExportError(f"{path}: missing (listed in {out_root / manifest.NAME} for "
-                                  f"{scene.name}, {lang}); {hint}")
+                              f"({shown(out_root / manifest.NAME)}); {hint}")
+        files = {}
+        for name in e["files"]:
+            try:
+                files[Path(name).name] = manifest.listed(out_root, name)
+            except FileNotFoundError:
+                raise ExportError(f"{shown(out_root / name)}: missing (listed in "
+                                  f"{shown(out_root / manifest.NAME)} for {scene.name}, {lang}); {hint}") from None
+            except Unsafe as err:
+                raise ExportError(f"{err} (listed in {shown(out_root / manifest.NAME)} for {scene.name}, "
+                                  f"{lang})") from None
         video = files.get(f"{scene.name}.mp4")
         if video is None:
             raise ExportError(f"{scene.name} ({lang}, {folder}): the manifest lists no {scene.name}.mp4; {hint}")
-        clips.append(Clip(scene, video, files.get(f"{scene.name}.srt"), files.get(f"{scene.name}.png"),
+        poster = files.get(f"{scene.name}.png")
+        if poster is not None:
+            check_poster(poster, hint)
+        clips.append(Clip(scene, video, files.get(f"{scene.name}.srt"), poster,
                           files.get(f"{scene.name}.beats.json"), int(e.get("width") or 0),
-                          int(e.get("height") or 0)))
+                          int(e.get("height") or 0), float(e["duration"])))
     return clips
+
+
+def check_poster(path: Path, hint: str) -> None:
+    """ExportError naming ``path`` unless it is a PNG picture that decodes."""
+    import io
+
+    from PIL import Image
+    try:
+        data = read_regular(path, POSTER_BYTES, "poster")
+        with Image.open(io.BytesIO(data), formats=("PNG",)) as im:
+            im.load()
+    except Unsafe as err:
+        raise ExportError(str(err)) from None
+    except Exception as err:  # noqa: BLE001 - Pillow raises many kinds for a damaged file
+        reason = getattr(err, "strerror", None) or " ".join(str(err).split()[:12]) or type(err).__name__
+        if "BytesIO" in reason:
+            reason = "not a PNG picture"
+        raise ExportError(f"{shown(path)}: damaged poster ({reason}); {hint}") from None
 
 
 def probe_clip(video: Path) -> Probe:
@@ -138,7 +169,7 @@ def probe_clip(video: Path) -> Probe:
     try:
         with av.open(str(video)) as c:
             if not c.streams.video:
-                raise ExportError(f"{video}: has no video stream")
+                raise ExportError(f"{shown(video)}: has no video stream")
             v = c.streams.video[0]
             cc = v.codec_context
             rate = Fraction(v.base_rate or v.guessed_rate or v.average_rate or 0)
@@ -152,7 +183,7 @@ def probe_clip(video: Path) -> Probe:
                 stop = packet.pts + (packet.duration or step)
                 end = stop if end is None else max(end, stop)
             if first is None or end is None:
-                raise ExportError(f"{video}: has no video frames")
+                raise ExportError(f"{shown(video)}: has no video frames")
             audio = None
             if c.streams.audio:
                 a = c.streams.audio[0]
@@ -160,7 +191,8 @@ def probe_clip(video: Path) -> Probe:
             stream = Stream(cc.name, v.width, v.height, str(cc.pix_fmt), rate, bytes(cc.extradata or b""))
             return Probe(stream, tb, first, end - first, audio)
     except (av.FFmpegError, OSError) as err:
-        raise ExportError(f"{video}: cannot read it ({err})") from None
+        reason = getattr(err, "strerror", None) or type(err).__name__
+        raise ExportError(f"{shown(video)}: cannot read it ({reason})") from None
 
 
 def check_joinable(clips: list[Clip], probes: list[Probe], lang: str, quality: str, out_arg: str) -> None:
@@ -170,8 +202,8 @@ def check_joinable(clips: list[Clip], probes: list[Probe], lang: str, quality: s
         if p.stream != first:
             what = "codec header" if str(p.stream) == str(first) else f"{first} vs {p.stream}"
             out = "" if out_arg == "renders" else f" --out {out_arg}"
-            raise ExportError(f"{clips[0].video.name} and {clip.video.name} differ ({what}) and are joined "
-                              f"only without re-encoding; render them again together: "
+            raise ExportError(f"{shown(clips[0].video.name)} and {shown(clip.video.name)} differ ({what}) and "
+                              f"are joined only without re-encoding; render them again together: "
                               f"qkv-lens render --force --lang {lang} -q {quality}{out}")
 
 
@@ -288,10 +320,12 @@ def join_subtitles(clips: list[Clip], starts: list[Fraction]) -> str:
         if clip.srt is None:
             continue
         try:
-            text = clip.srt.read_text(encoding="utf-8")
+            text = read_regular(clip.srt, SUBTITLE_BYTES, "subtitle file").decode("utf-8")
             found = cues(text)
+        except Unsafe as err:
+            raise ExportError(str(err)) from None
         except (OSError, ValueError) as err:
-            raise ExportError(f"{clip.srt}: cannot read it ({err})") from None
+            raise ExportError(f"{shown(clip.srt)}: cannot read it ({getattr(err, 'strerror', None) or err})") from None
         for cue in found:
             joined.append(srt.Subtitle(0, cue.start + _stamp(start), min(cue.end + _stamp(start), _stamp(end)),
                                        cue.content))
@@ -310,15 +344,14 @@ def chapters_vtt(titles: list[str], starts: list[Fraction]) -> str:
 
 
 def narration(clip: Clip, lang: str) -> list[str]:
-    """The narration of each beat of ``clip`` (from its beats file), in order."""
-
+    """The narration of each beat of ``clip`` (from its checked beats file), in order."""
     if clip.beats is None:
         return []
     try:
-        beats = json.loads(clip.beats.read_text(encoding="utf-8"))["beats"]
-        return [beat_text(b, lang) for b in beats]
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise ExportError(f"{clip.beats}: cannot read its beats ({err})") from None
+        found = beats_file.read(clip.beats.parent, clip.beats.name, clip.duration or None)
+    except beats_file.BeatsError as err:
+        raise ExportError(str(err)) from None
+    return [beat_text(b, lang) for b in found]
 
 
 def chapter_names(lang: str) -> list[str]:
@@ -495,26 +528,23 @@ def build_handout(clips: list[Clip], seconds: list[Fraction], lang: str, dest: P
 
 
 class Staging:
-    """Temporary files beside their targets, renamed into place together by
-    ``commit`` (with the umask's mode); ``discard`` removes them all."""
+    """Temporary files beside their targets (``qkv_lens.store.temp_beside``:
+    random names created exclusively), renamed into place together by
+    ``commit``; ``discard`` removes them all."""
 
     def __init__(self) -> None:
         self.parts: list[tuple[Path, Path]] = []
 
     def path(self, target: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
-        os.close(fd)
-        self.parts.append((Path(tmp), target))
-        return Path(tmp)
+        tmp = temp_beside(target)
+        self.parts.append((tmp, target))
+        return tmp
 
     def text(self, target: Path, text: str) -> None:
         self.path(target).write_text(text, encoding="utf-8")
 
     def commit(self) -> list[Path]:
-        mode = 0o666 & ~manifest.umask()
-        for tmp, _ in self.parts:
-            os.chmod(tmp, mode)
         for tmp, target in self.parts:
             os.replace(tmp, target)
         return [target for _, target in self.parts]
@@ -528,16 +558,20 @@ def export(out_root: Path, langs: list[str], quality: str, pdf: bool = False,
            out_arg: str = "renders") -> list[Path]:
     """Export the lesson in each of ``langs`` at ``quality`` (a -q letter);
     return the files written.  ExportError (nothing written) on any fault."""
+    clean_parts(out_root)   # what a killed export or render left
     plans = []
     for lang in langs:      # every check before anything is written
         clips = find_clips(out_root, lang, quality, out_arg)
         probes = [probe_clip(c.video) for c in clips]
         check_joinable(clips, probes, lang, quality, out_arg)
-        plans.append((lang, clips, probes))
+        try:
+            folder = folder_inside(out_root, f"{lang}/{QUALITIES[quality]}")
+        except Unsafe as err:
+            raise ExportError(str(err)) from None
+        plans.append((lang, folder, clips, probes))
     staging = Staging()
     try:
-        for lang, clips, probes in plans:
-            folder = out_root / lang / QUALITIES[quality]
+        for lang, folder, clips, probes in plans:
             titles = [tr(lang, f"{c.scene.section}.title") for c in clips]
             starts = offsets(probes)
             join_videos(clips, probes, titles, staging.path(folder / f"{STEM}.mp4"))
@@ -552,7 +586,7 @@ def export(out_root: Path, langs: list[str], quality: str, pdf: bool = False,
     except OSError as err:
         staging.discard()
         where = err.filename or out_root
-        raise ExportError(f"{where}: {err.strerror or err}; nothing was exported") from None
+        raise ExportError(f"{shown(where)}: {err.strerror or err}; nothing was exported") from None
     except BaseException:
         staging.discard()
         raise

@@ -24,10 +24,12 @@ import re
 from importlib import resources
 from pathlib import Path
 
+from qkv_lens import beats as beats_file
 from qkv_lens.cues import beat_text
 from qkv_lens.lesson import LANGUAGES
 from qkv_lens.pipeline import manifest
 from qkv_lens.registry import QUALITIES, SCENES
+from qkv_lens.store import Unsafe, read_inside, shown, write_atomic
 from qkv_lens.texts import tr
 
 QUALITY_RANK = {folder: i for i, folder in enumerate(QUALITIES.values())}
@@ -83,12 +85,20 @@ def best_entries(entries: dict[str, dict]) -> dict[str, dict[str, dict]]:
     return best
 
 
+SUBTITLE_BYTES = 4 << 20   # a clip's WebVTT is a few KiB
+
+
 def _track_src(out_root: Path, vtt: str) -> str:
     """The subtitle track as a data: URL.  Browsers refuse <track> files
     from file:// pages (each file is its own origin), so the page carries
-    the cues itself; the .vtt file stays beside the video for other uses."""
-    data = base64.b64encode((out_root / vtt).read_bytes()).decode("ascii")
-    return f"data:text/vtt;charset=utf-8;base64,{data}"
+    the cues itself; the .vtt file stays beside the video for other uses.
+    Read only inside ``out_root`` (no symlink out), UTF-8 text of bounded size."""
+    data = read_inside(out_root, vtt, SUBTITLE_BYTES, "subtitle file")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PageError(f"{shown(out_root / vtt)}: damaged subtitles (not UTF-8 text); render it again") from None
+    return f"data:text/vtt;charset=utf-8;base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def _files(e: dict) -> dict[str, str]:
@@ -98,24 +108,18 @@ def _files(e: dict) -> dict[str, str]:
 
 def beats(e: dict, lang: str, out_root: Path) -> list[dict]:
     """The clip's beats for presenter mode: id, start, end (seconds) and the
-    narration as HTML; a clip without a beats file is one beat, its summary."""
+    narration as HTML; a clip without a beats file is one beat, its summary.
+    The file is checked (``qkv_lens.beats``): PageError when it is damaged."""
     name = _files(e).get("beats")
     if name is None:
         return [{"id": e["scene"], "start": 0.0, "end": float(e["duration"]),
                  "say": math_html(tr(lang, f"{e['section']}.summary"))}]
-    path = out_root / name
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        out: list[dict] = [{"id": str(b["id"]), "start": float(b["start"]), "end": float(b["end"]),
-                            "say": math_html(beat_text(b, lang))} for b in data["beats"]]
-    except OSError as err:
-        raise PageError(f"{path}: cannot read it ({err.strerror})") from None
-    except (ValueError, KeyError, TypeError, AttributeError) as err:
-        raise PageError(f"{path}: damaged beats file ({type(err).__name__}: {err}); render it again") from None
-    if not out or any(not b["start"] < b["end"] for b in out):
-        raise PageError(f"{path}: damaged beats file (no beats, or a beat that ends before it starts); "
-                        "render it again")
-    return out
+        found = beats_file.read(out_root, name, float(e["duration"]))
+    except beats_file.BeatsError as err:
+        raise PageError(str(err)) from None
+    return [{"id": b["id"], "start": b["start"], "end": b["end"], "say": math_html(beat_text(b, lang))}
+            for b in found]
 
 
 def _clip(e: dict, lang: str, out_root: Path) -> str:
@@ -138,7 +142,7 @@ def _clip(e: dict, lang: str, out_root: Path) -> str:
             track = (f'<track kind="subtitles" src="{_track_src(out_root, files["vtt"])}" '
                      f'data-file="{html.escape(files["vtt"])}" srclang="{lang}" label="{label}" default>')
         media = (f'<video controls preload="metadata" poster="{html.escape(poster)}" '
-                 f'data-duration="{e["duration"]:.3f}" data-scene="{e["scene"]}">'
+                 f'data-duration="{e["duration"]:.3f}" data-scene="{html.escape(e["scene"])}">'
                  f'<source src="{html.escape(files[video_ext])}" type="{MIME[video_ext]}">{track}</video>')
     ask = (f'<p class="ask"><strong>{html.escape(tr(lang, "page.think"))}</strong>'
            f'{math_html(tr(lang, "page.ask." + e["section"]))}</p>')
@@ -147,14 +151,14 @@ def _clip(e: dict, lang: str, out_root: Path) -> str:
             f'<figcaption>{summary}</figcaption></figure>')
 
 
-def _intro(lang: str, shown: list[dict]) -> str:
+def _intro(lang: str, on_page: list[dict]) -> str:
     """The introduction (what the learner will be able to do) and the table
     of contents: every clip with its duration, and the total."""
     goals = "".join(f"<li>{math_html(tr(lang, f'page.goal{i}'))}</li>" for i in range(1, 6))
     items = "".join(f'<li><a href="#{lang}-{e["scene"]}">{html.escape(tr(lang, e["section"] + ".title"))}</a>'
-                    f'<span class="dur">{clock(e["duration"])}</span></li>' for e in shown)
-    total = html.escape(tr(lang, "page.total", count=len(shown),
-                           time=clock(sum(e["duration"] for e in shown))))
+                    f'<span class="dur">{clock(e["duration"])}</span></li>' for e in on_page)
+    total = html.escape(tr(lang, "page.total", count=len(on_page),
+                           time=clock(sum(e["duration"] for e in on_page))))
     return (f'<div class="intro"><p>{html.escape(tr(lang, "page.lead"))}</p>'
             f'<p>{html.escape(tr(lang, "page.goals"))}</p><ul>{goals}</ul></div>'
             f'<nav class="toc"><h2>{html.escape(tr(lang, "page.contents"))}</h2>'
@@ -163,7 +167,7 @@ def _intro(lang: str, shown: list[dict]) -> str:
 
 def _json_script(data: object) -> str:
     """``data`` as JSON that is safe inside a <script> element."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
 
 
 def build(out_root: Path) -> Path:
@@ -182,31 +186,35 @@ def build(out_root: Path) -> Path:
     for lang in langs:
         parts = []
         chapter = None
-        shown = []
+        listed_here = []
         for info in SCENES:
             e = best[lang].get(info.name)
             if e is None:
                 continue
             e = dict(e, section=info.section)
-            shown.append(e)
+            listed_here.append(e)
             if info.chapter != chapter:
                 chapter = info.chapter
                 parts.append(f"<h2>{html.escape(tr(lang, f'lesson.chapter{chapter}'))}</h2>")
-            missing = [f for f in e["files"] if not (out_root / f).is_file()]
-            if missing:
-                raise PageError(f"{out_root / missing[0]}: missing (listed in {out_root / manifest.NAME} "
-                                f"for {info.name}, {lang}); render it again")
             try:
+                for f in e["files"]:      # each inside out_root and a regular file, or the page is not built
+                    manifest.listed(out_root, f)
                 parts.append(_clip(e, lang, out_root))
+            except FileNotFoundError as err:
+                raise PageError(f"{shown(err.filename)}: missing (listed in {shown(out_root / manifest.NAME)} "
+                                f"for {info.name}, {lang}); render it again") from None
+            except Unsafe as err:
+                raise PageError(f"{err} (listed in {shown(out_root / manifest.NAME)} for {info.name}, "
+                                f"{lang})") from None
             except OSError as err:
-                raise PageError(f"{err.filename}: cannot read it ({err.strerror})") from None
+                raise PageError(f"{shown(err.filename)}: cannot read it ({err.strerror})") from None
             if e["format"] in MIME:
                 clips[lang].append({"scene": info.name, "title": html.escape(tr(lang, f"{info.section}.title")),
                                     "ask": math_html(tr(lang, f"page.ask.{info.section}")),
                                     "beats": beats(e, lang, out_root)})
         hidden = "" if lang == first else " hidden"
         sections.append(f'<section class="lesson" lang="{lang}"{hidden}>'
-                        f'<h1>{html.escape(tr(lang, "lesson.title"))}</h1>{_intro(lang, shown)}'
+                        f'<h1>{html.escape(tr(lang, "lesson.title"))}</h1>{_intro(lang, listed_here)}'
                         f'{"".join(parts)}</section>')
     ui = {l: {k: tr(l, "lesson.title" if k == "title" else f"page.{k}") for k in UI_KEYS} for l in LANGUAGES}
     data = {"first": first, "langs": langs, "ui": ui, "clips": clips}
@@ -232,7 +240,7 @@ def build(out_root: Path) -> Path:
             f'<script>{_asset("page.js")}</script></body></html>\n')
     path = out_root / "index.html"
     try:
-        manifest.write_atomic(path, page.encode("utf-8"))
+        write_atomic(path, page.encode("utf-8"))
     except OSError as err:
-        raise PageError(f"{path}: cannot write it ({err.strerror or err})") from None
+        raise PageError(f"{shown(path)}: cannot write it ({err.strerror or err})") from None
     return path

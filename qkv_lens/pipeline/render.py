@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -40,6 +41,7 @@ from qkv_lens.pipeline import texcache
 from qkv_lens.pipeline.subtitles import srt_to_vtt
 from qkv_lens.pipeline.video import probe
 from qkv_lens.registry import QUALITIES, SceneInfo, package_dir
+from qkv_lens.store import Unsafe, folder_inside, process_alive, relative_name, shown, temp_beside
 
 VIDEO_EXTENSIONS = ("mp4", "mov", "webm", "gif")
 MEDIA_PREFIX = "qkv-media-"
@@ -76,8 +78,13 @@ class Result:
     warnings: list[str] = field(default_factory=list)   # the child's "qkv-lens: warning:" lines
 
 
+def out_folder(opts: Options, lang: str) -> str:
+    """Where a job's outputs go inside ``opts.out``: ``<lang>/<quality>``."""
+    return f"{lang}/{QUALITIES[opts.quality]}"
+
+
 def out_dir(opts: Options, lang: str) -> Path:
-    return opts.out / lang / QUALITIES[opts.quality]
+    return opts.out / out_folder(opts, lang)
 
 
 def video_format(fmt: str, transparent: bool) -> str:
@@ -144,29 +151,20 @@ class Children:
 CHILDREN = Children()
 
 
-def process_alive(pid: int) -> bool:
-    """``pid`` is a running process: not gone, and not a zombie (a killed
-    process its parent has not reaped yet, as a Dask nanny's killed worker)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's live process
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True       # no /proc (not Linux): a signal reached it, take it as running
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
-
-
 def clean_stale_media(tmp_root: Path | None = None) -> list[Path]:
     """Remove the ``qkv-media-<pid>-*`` folders whose qkv-lens process is gone
-    (a run killed with SIGKILL cannot clean up); never a live run's."""
+    (a run killed with SIGKILL cannot clean up); never a live run's, never
+    another user's, never through a symlink."""
     removed = []
     for folder in Path(tmp_root or tempfile.gettempdir()).glob(f"{MEDIA_PREFIX}*"):
         m = re.fullmatch(rf"{MEDIA_PREFIX}(\d+)-.*", folder.name)
-        if m and folder.is_dir() and int(m.group(1)) != os.getpid() and not process_alive(int(m.group(1))):
+        if not m or int(m.group(1)) == os.getpid() or process_alive(int(m.group(1))):
+            continue
+        try:
+            st = folder.lstat()
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
@@ -203,7 +201,7 @@ def render_job(job: Job, opts: Options) -> Result:
     """Render one scene in one language and move its outputs into place."""
     with media_folder() as media:
         result, staged = render_staged(job, opts, media)
-        return install(result, staged, out_dir(opts, job.lang)) if result.ok else result
+        return install(result, staged, opts.out, out_folder(opts, job.lang)) if result.ok else result
 
 
 @contextmanager
@@ -265,15 +263,23 @@ def render_staged(job: Job, opts: Options, media: Path,
                   warnings=warnings), staged
 
 
-def install(result: Result, staged: Mapping[str, Path | bytes], dest_dir: Path) -> Result:
+def install(result: Result, staged: Mapping[str, Path | bytes], out_root: Path, folder: str) -> Result:
     """Write the outputs ``staged`` (file name -> a file to copy, or its
-    bytes) into ``dest_dir``: each to a ``.part`` file first, then all
-    renamed into place; on any error no ``.part`` file stays and no output
-    is replaced.  Returns ``result`` with the placed files."""
-    dest_dir.mkdir(parents=True, exist_ok=True)
-    parts = [(dest_dir / f".{name}.part", dest_dir / name) for name in staged]
+    bytes) into ``out_root/folder`` (``lang/quality``): each to a temporary
+    file with a random name first (``qkv_lens.store.temp_beside``), then all
+    renamed into place; on any error no temporary file stays and no output
+    is replaced.  The folder must lie inside ``out_root`` (no symlink out)
+    and every name be a plain file name.  Returns ``result`` with the
+    placed files."""
+    for name in staged:
+        if relative_name(name, "output") != Path(name).name or name.startswith("."):
+            raise Unsafe(f"output {shown(name)}: expected a plain file name")
+    dest_dir = folder_inside(out_root, folder)
+    parts: list[tuple[Path, Path]] = []
     try:
-        for (part, _), src in zip(parts, staged.values()):
+        for name, src in staged.items():
+            part = temp_beside(dest_dir / name)
+            parts.append((part, dest_dir / name))
             if isinstance(src, bytes):
                 part.write_bytes(src)
             else:

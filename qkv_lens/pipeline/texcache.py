@@ -9,7 +9,7 @@ of a formula-heavy scene's time.  ``seed`` links the SVGs made by earlier
 renders into a media folder before manim starts; ``publish`` copies the new
 ones back, each atomically (another render may read the cache meanwhile).
 
-The cache is ``<cache_dir>/tex/manim-<version>`` (``qkv_lens.runs.cache_dir``:
+The cache is ``<cache_dir>/tex/manim-<version>`` (``qkv_lens.store.cache_dir``:
 ``QKV_CACHE_DIR``, else ``$XDG_CACHE_HOME/qkv-lens``, else
 ``~/.cache/qkv-lens``).  Deleting it is always safe.
 """
@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
-from qkv_lens.runs import cache_dir
+from qkv_lens.store import cache_dir, write_atomic
 
 TEX_SUBDIR = "Tex"   # manim's tex_dir inside a media folder ({media_dir}/Tex)
 
@@ -71,14 +70,7 @@ def publish(media: Path, cache: Path | None = None) -> int:
         if target.exists() or svg.stat().st_size == 0:
             continue
         try:
-            cache.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=cache, prefix=".", suffix=".part")
-            os.close(fd)
-            try:
-                shutil.copyfile(svg, tmp)
-                os.replace(tmp, target)
-            finally:
-                Path(tmp).unlink(missing_ok=True)
+            write_atomic(target, lambda tmp, svg=svg: shutil.copyfile(svg, tmp))
         except OSError:
             return count
         count += 1

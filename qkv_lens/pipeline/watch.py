@@ -1,11 +1,13 @@
 """``qkv-lens watch``: re-render at low quality what changes on disk."""
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
 
 from qkv_lens.lesson import LessonError, default_lesson_path, read_toml
+from qkv_lens.lesson import named_files as lesson_files
 from qkv_lens.registry import package_dir, scenes_dir
 
 DEBOUNCE = 0.5  # seconds of quiet after a change before rendering
@@ -15,25 +17,14 @@ RECORDINGS = (".wav", ".mp3", ".m4a")  # qkv_lens.voice, "recorded"
 
 
 def named_files(lesson: Path) -> set[Path]:
-    """The files the lesson names (any text value that is the path of an
-    existing file beside it, such as ``[photo_filter] image``), resolved.
-    An unreadable lesson names nothing (the render reports its error)."""
+    """The files the lesson names (``[photo_filter] image``), as real paths
+    inside its folder.  An unreadable lesson names nothing (the render
+    reports its error)."""
     try:
         raw = read_toml(lesson)      # regular files only, size capped: never hangs
     except LessonError:
         return set()
-    found, todo = set(), [raw]
-    while todo:
-        value = todo.pop()
-        if isinstance(value, dict):
-            todo.extend(value.values())
-        elif isinstance(value, list):
-            todo.extend(value)
-        elif isinstance(value, str) and value and len(value) < 1000:
-            path = lesson.parent / value
-            if path.is_file():
-                found.add(path.resolve())
-    return found
+    return set(lesson_files(lesson.parent, raw).values())
 
 
 def is_relevant(path: Path, lesson: Path) -> bool:
@@ -59,8 +50,9 @@ def watch(args, render_lesson, stop: threading.Event | None = None,
           code_dirs: tuple[Path, ...] | None = None) -> int:
     """Watch the code (scenes/, qkv_math/, qkv_lens/), the lesson file and the files it
     names; after each burst of changes run the (cached) render, which
-    re-renders only what changed, and refreshes the lesson page.  Stops on
-    Ctrl-C (or when ``stop`` is set)."""
+    re-renders only what changed, and refreshes the lesson page.  Errors go
+    to stderr and watching goes on.  Stops when ``stop`` is set (status 0)
+    or on Ctrl-C, which propagates (the command exits with 130)."""
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
 
@@ -103,10 +95,8 @@ def watch(args, render_lesson, stop: threading.Event | None = None,
             try:
                 render_lesson(args)
             except Exception as err:  # noqa: BLE001 - keep watching after a bad edit
-                print(f"qkv-lens: error: {err}", flush=True)
-    except KeyboardInterrupt:
-        pass
-    finally:
+                print(f"qkv-lens: error: {err}", file=sys.stderr, flush=True)
+    finally:       # Ctrl-C goes on to the command, which exits with 130 as render does
         observer.stop()
         observer.join()
     return 0
