@@ -5,7 +5,7 @@ scene's beat lasts at least that long (plus a short pause).
 ``espeak`` is a draft voice: espeak-ng (Debian package ``espeak-ng``) speaks
 each beat offline (``-v cmn`` for zh, ``-v en`` for en).  It is robotic, but it
 times the video with a voice before anyone records one.  Its WAVs are kept in
-``<cache dir>/voice/`` (see ``qkv_lens.runs.cache_dir``), named by a hash of
+``<cache dir>/voice/`` (see ``qkv_lens.store.cache_dir``), named by a hash of
 the text, language, espeak voice and espeak-ng version, so a re-render speaks
 nothing again.
 
@@ -26,11 +26,12 @@ import hashlib
 import os
 import subprocess
 import sys
-import tempfile
 import wave
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from qkv_lens.store import Unsafe, cache_dir, inside, regular_file, shown, write_atomic
 
 VOICES = ("none", "espeak", "recorded")
 AUDIO_EXTENSIONS = (".wav", ".mp3", ".m4a")
@@ -76,7 +77,7 @@ def voice_clip(mode: str, scene: str, beat: str, text: str, lang: str, lesson_di
         found = recording_path(lesson_dir, lang, scene, beat)
         if found is None:
             warn(f"no recording for beat {beat!r} of {scene} ({lang}): expected "
-                 f"{expected_recording(lesson_dir, lang, scene, beat)}; that beat is silent")
+                 f"{shown(expected_recording(lesson_dir, lang, scene, beat))}; that beat is silent")
             return SILENCE
         return recorded_clip(found)
     raise VoiceError(f"unknown voice {mode!r}: expected one of {', '.join(map(repr, VOICES))}")
@@ -85,21 +86,7 @@ def voice_clip(mode: str, scene: str, beat: str, text: str, lang: str, lesson_di
 # -- the cache ---------------------------------------------------------------
 
 def voice_cache() -> Path:
-    from qkv_lens.runs import cache_dir  # not at import time: runs imports the lesson loader
     return cache_dir() / "voice"
-
-
-def _write_atomic(path: Path, write) -> None:
-    """Call ``write(tmp_path)`` and rename the result to ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".part")
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 # -- espeak ------------------------------------------------------------------
@@ -136,11 +123,20 @@ def espeak_wav(text: str, lang: str) -> Path:
             err = proc.stderr.decode(errors="replace").strip().splitlines()
             raise VoiceError(f"{ESPEAK} -v {voice} failed (status {proc.returncode}): "
                              f"{err[-1] if err else 'no audio written'}")
-    _write_atomic(path, speak)
+    write_atomic(path, speak)
     return path
 
 
 # -- recordings --------------------------------------------------------------
+# A recording is untrusted input (it may come with a colleague's lesson): a
+# regular file inside the lesson's folder, of at most MAX_RECORDING_BYTES,
+# decoded once (PyAV) into a cached 16-bit WAV of at most
+# MAX_RECORDING_SECONDS.  Its length is that of the decoded stream, never
+# what its header claims; nothing is read whole before its size is checked.
+
+MAX_RECORDING_BYTES = 64 << 20     # 6 minutes of 48 kHz stereo 16-bit WAV
+MAX_RECORDING_SECONDS = 120.0      # a beat is one or two sentences
+
 
 def recordings_dir(lesson_dir: Path, lang: str, scene: str) -> Path:
     return Path(lesson_dir) / VOICE_FOLDER / lang / scene
@@ -151,81 +147,133 @@ def expected_recording(lesson_dir: Path, lang: str, scene: str, beat: str) -> Pa
     return recordings_dir(lesson_dir, lang, scene) / f"{beat}.wav"
 
 
+def _name(lang: str, scene: str, file: str) -> str:
+    return f"{VOICE_FOLDER}/{lang}/{scene}/{file}"
+
+
+def checked(lesson_dir: Path, name: str) -> Path:
+    """The real path of the recording ``name`` (relative to the lesson's
+    folder): inside that folder once symlinks are followed, a regular file
+    of at most MAX_RECORDING_BYTES; VoiceError (one line) otherwise."""
+    try:
+        real = inside(lesson_dir, name, "recording")
+        regular_file(real, MAX_RECORDING_BYTES, "recording")
+    except Unsafe as err:
+        raise VoiceError(str(err)) from None
+    except OSError as err:
+        raise VoiceError(f"{shown(Path(lesson_dir) / name)}: cannot read it ({err.strerror or err})") from None
+    return real
+
+
 def recording_path(lesson_dir: Path, lang: str, scene: str, beat: str) -> Path | None:
-    """The recording of ``beat``, if there is one."""
-    folder = recordings_dir(lesson_dir, lang, scene)
+    """The checked recording of ``beat``, if there is one."""
     for ext in AUDIO_EXTENSIONS:
-        path = folder / f"{beat}{ext}"
-        if path.is_file():
-            return path
+        name = _name(lang, scene, f"{beat}{ext}")
+        if os.path.lexists(Path(lesson_dir) / name):
+            return checked(lesson_dir, name)
     return None
 
 
-def recordings(lesson_dir: Path, lang: str, scene: str) -> list[Path]:
-    """Every recording file of a scene in a language, sorted by name."""
+def recordings(lesson_dir: Path, lang: str, scene: str) -> dict[str, Path]:
+    """Every recording of a scene in a language, by its path relative to the
+    lesson's folder (sorted), each checked (``checked``)."""
     folder = recordings_dir(lesson_dir, lang, scene)
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in AUDIO_EXTENSIONS and p.is_file())
+    if not os.path.lexists(folder):
+        return {}
+    try:
+        inside(lesson_dir, f"{VOICE_FOLDER}/{lang}/{scene}", "recordings folder")
+        names = sorted(p.name for p in folder.iterdir() if p.suffix.lower() in AUDIO_EXTENSIONS)
+    except Unsafe as err:
+        raise VoiceError(str(err)) from None
+    except OSError:
+        return {}
+    found = {}
+    for file in names:
+        if (folder / file).is_dir():
+            continue
+        found[_name(lang, scene, file)] = checked(lesson_dir, _name(lang, scene, file))
+    return found
+
+
+def file_digest(path: Path) -> str:
+    """The sha256 of a checked file, read in pieces (never whole)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def recordings_digest(lesson_dir: Path, lang: str, scene: str) -> str:
     """One digest of the names and bytes of a scene's recordings (its cache key part)."""
     h = hashlib.sha256()
-    for path in recordings(lesson_dir, lang, scene):
-        h.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    for name, path in recordings(lesson_dir, lang, scene).items():
+        h.update(name.rsplit("/", 1)[-1].encode() + b"\0" + bytes.fromhex(file_digest(path)))
     return h.hexdigest()
 
 
 def check_recordings(lesson_dir: Path, lang: str, scene: str) -> None:
-    """Raise VoiceError for the first recording of the scene that is not audio."""
-    for path in recordings(lesson_dir, lang, scene):
+    """Raise VoiceError for the first recording of the scene that is not
+    audio, too long, too large or outside the lesson's folder."""
+    for path in recordings(lesson_dir, lang, scene).values():
         recorded_clip(path)
 
 
 def wav_seconds(path: Path) -> float:
-    """The length of a PCM WAV file (stdlib ``wave``); VoiceError if it is not one."""
+    """The length of a PCM WAV file that qkv-lens wrote (espeak-ng's, or a
+    converted recording): VoiceError if it is not one, or if its header
+    claims more sound than the file holds or more than MAX_RECORDING_SECONDS."""
     try:
+        size = os.stat(path).st_size
         with wave.open(str(path), "rb") as w:
-            rate, frames = w.getframerate(), w.getnframes()
-            if rate <= 0 or w.getsampwidth() not in (1, 2, 3, 4):
-                raise wave.Error(f"unsupported WAV ({w.getsampwidth()} bytes a sample, {rate} Hz)")
+            rate, frames, width = w.getframerate(), w.getnframes(), w.getsampwidth()
+            if rate <= 0 or width not in (1, 2, 3, 4):
+                raise wave.Error(f"unsupported WAV ({width} bytes a sample, {rate} Hz)")
+            if frames * width * w.getnchannels() > size:
+                raise wave.Error(f"its header claims {frames / rate:.0f} s, more than the file holds")
+            if frames / rate > MAX_RECORDING_SECONDS:
+                raise wave.Error(f"{frames / rate:.0f} s long, more than {MAX_RECORDING_SECONDS:g} s")
             return frames / rate
     except (wave.Error, EOFError, OSError) as err:
-        raise VoiceError(f"{path}: not a PCM WAV file ({err})") from None
+        raise VoiceError(f"{shown(path)}: not a usable PCM WAV file ({err})") from None
 
 
 def recorded_clip(path: Path) -> Clip:
-    """The clip of a recording: a PCM WAV as it is, anything else converted
-    (once, cached by its bytes) into a 16-bit WAV; VoiceError if it is not audio."""
-    if path.suffix.lower() == ".wav":
+    """The clip of a checked recording: decoded once (cached by its bytes)
+    into a 16-bit WAV whose length is that of the decoded sound; VoiceError
+    if it is not audio or lasts longer than MAX_RECORDING_SECONDS."""
+    converted = voice_cache() / f"recorded-{file_digest(path)[:24]}.wav"
+    if converted.is_file():
         try:
-            return Clip(path, wav_seconds(path))
+            return Clip(converted, wav_seconds(converted))
         except VoiceError:
-            pass            # float or compressed WAV: PyAV may still read it
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:24]
-    converted = voice_cache() / f"recorded-{digest}.wav"
-    if not converted.is_file():
-        _write_atomic(converted, lambda tmp: _to_pcm_wav(path, tmp))
+            pass            # a damaged cache file is converted again
+    write_atomic(converted, lambda tmp: _to_pcm_wav(path, tmp))
     return Clip(converted, wav_seconds(converted))
 
 
 def _to_pcm_wav(src: Path, dest: Path) -> None:
-    """Decode ``src`` with PyAV into a 16-bit PCM WAV; VoiceError if it is not audio."""
+    """Decode ``src`` with PyAV into a 16-bit PCM WAV, counting the decoded
+    samples: VoiceError if it is not audio, or once it passes
+    MAX_RECORDING_SECONDS (whatever its header says, decoding stops there)."""
     import av
 
     try:
         with av.open(str(src)) as inp:
             if not inp.streams.audio:
-                raise VoiceError(f"{src}: not an audio file (no audio stream)")
+                raise VoiceError(f"{shown(src)}: not an audio file (no audio stream)")
             stream = inp.streams.audio[0]
             rate = stream.rate or stream.codec_context.sample_rate or 44100
+            if not 1000 <= rate <= 384000:
+                raise VoiceError(f"{shown(src)}: not a usable recording ({rate} samples a second)")
             layout = "mono" if (stream.channels or 1) == 1 else "stereo"
             resampler = av.AudioResampler(format="s16", layout=layout, rate=rate)
+            most, samples = round(MAX_RECORDING_SECONDS * rate), 0
             with av.open(str(dest), "w", format="wav") as out:
                 ostream = out.add_stream("pcm_s16le", rate=rate, layout=layout)
                 for frame in inp.decode(stream):
                     for f in resampler.resample(frame):
+                        samples += f.samples
+                        if samples > most:
+                            raise VoiceError(f"{shown(src)}: a recording longer than {MAX_RECORDING_SECONDS:g} s; "
+                                             "a beat's recording is one or two sentences")
                         out.mux(ostream.encode(f))
                 for f in resampler.resample(None):
                     out.mux(ostream.encode(f))
@@ -233,8 +281,8 @@ def _to_pcm_wav(src: Path, dest: Path) -> None:
     except VoiceError:
         raise
     except Exception as err:  # noqa: BLE001 - PyAV raises many kinds for a non-audio file
-        reason = getattr(err, "strerror", None) or (str(err).splitlines() or [type(err).__name__])[0]
-        raise VoiceError(f"{src}: not an audio file ({reason})") from None
+        reason = getattr(err, "strerror", None) or type(err).__name__
+        raise VoiceError(f"{shown(src)}: not an audio file ({reason})") from None
 
 
 # -- what the cache key of a render needs -------------------------------------
