@@ -28,6 +28,7 @@ from qkv_lens.cues import beat_text
 from qkv_lens.fonts import FontMissing, font_for
 from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, default_lesson_path, load_lesson
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find
+from qkv_lens.store import Unsafe, clean_parts, folder_inside, shown, write_atomic
 from qkv_lens.voice import VOICES, VoiceError, voice_mode
 
 
@@ -48,10 +49,27 @@ def _error(message: str, status: int = 2) -> int:
     return status
 
 
+def lesson_file(args) -> Path:
+    """The lesson file the command reads, as an absolute path: ``--lesson``,
+    else QKV_LESSON, else ./lesson.toml, else the shipped lesson.  An empty
+    ``--lesson`` or a symlink loop is a UsageError, not the default lesson
+    or a traceback."""
+    arg = getattr(args, "lesson", None)
+    if arg is not None and not arg.strip():
+        raise UsageError("--lesson: an empty file name; name a lesson file, or leave --lesson out "
+                         "for ./lesson.toml")
+    path = Path(arg) if arg is not None else default_lesson_path()
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):        # Python 3.11 raises RuntimeError on a symlink loop
+        raise UsageError(f"{shown(path)}: cannot read the lesson file (a symlink loop)") from None
+
+
 def resolve(args) -> tuple[Path, dict[str, Lesson], list[SceneInfo]]:
     """Validate the lesson in every requested language, the fonts and the
-    scene names; raise UsageError before anything is rendered."""
-    lesson_path = (Path(args.lesson) if args.lesson else default_lesson_path()).resolve()
+    scene names (each scene once, however often or however spelt it is
+    named); raise UsageError before anything is rendered."""
+    lesson_path = lesson_file(args)
     try:
         base = load_lesson(lesson_path)
         lang_arg = getattr(args, "lang", None)
@@ -61,7 +79,7 @@ def resolve(args) -> tuple[Path, dict[str, Lesson], list[SceneInfo]]:
         for lang in langs:
             font_for(lang)
         names = getattr(args, "scenes", None) or []
-        scenes = [find(n) for n in names] if names else list(SCENES)
+        scenes = list(dict.fromkeys(find(n) for n in names)) if names else list(SCENES)
     except (LessonError, FontMissing) as err:
         raise UsageError(str(err)) from None
     except KeyError as err:
@@ -73,11 +91,11 @@ def check_out(out: Path) -> None:
     """Make sure ``out`` is a folder we can write into (create it, write and
     remove a probe file) before anything renders; UsageError if not."""
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: not a folder")
+        raise UsageError(f"--out {shown(out)}: not a folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
         if not os.access(out, os.W_OK | os.X_OK):
-            raise UsageError(f"--out {out}: not writable")
+            raise UsageError(f"--out {shown(out)}: not writable")
         fd, probe = tempfile.mkstemp(dir=out, prefix=".qkv-lens-probe-")
         try:
             os.write(fd, b"probe")
@@ -85,7 +103,7 @@ def check_out(out: Path) -> None:
             os.close(fd)
             os.unlink(probe)
     except OSError as err:
-        raise UsageError(f"--out {out}: cannot write there ({err.strerror or err})") from None
+        raise UsageError(f"--out {shown(out)}: cannot write there ({err.strerror or err})") from None
 
 
 def resolve_voice(args, lesson: Lesson) -> str:
@@ -131,9 +149,10 @@ def render_lesson(args, quiet: bool = False) -> int:
     lesson_path, lessons, scenes = resolve(args)
     mode = resolve_voice(args, next(iter(lessons.values())))
     out = Path(args.out)
+    check_voice(mode, lesson_path, lessons, scenes)   # a refused voice creates nothing
     check_out(out)
-    check_voice(mode, lesson_path, lessons, scenes)
     clean_stale_media()
+    clean_parts(out)          # temporary files a killed render or export left
     opts = Options(args.quality, args.format, args.transparent, out, lesson_path, mode)
     fmt = video_format(args.format, args.transparent)
     digests, mversion = code_digests(), manim_version()
@@ -145,7 +164,7 @@ def render_lesson(args, quiet: bool = False) -> int:
                             digests, mversion, voice=voice_key(mode, lesson_path.parent, lang, scene.name))
             job = Job(scene, lang, key)
             old = entries.get(manifest.entry_id(scene.name, lang, QUALITIES[args.quality], fmt))
-            fresh = old and old["key"] == key and all((out / f).exists() for f in old["files"])
+            fresh = old and old["key"] == key and all(_listed(out, f) for f in old["files"])
             (cached if fresh and not args.force else jobs).append(job)
 
     display = Display(total=len(jobs) + len(cached), cached=len(cached), quiet=quiet)
@@ -199,6 +218,16 @@ def render_lesson(args, quiet: bool = False) -> int:
     return 1 if failed or page_error else 0
 
 
+def _listed(out: Path, name: str) -> bool:
+    """Whether the file a manifest entry lists is there, inside ``out``."""
+    from qkv_lens.pipeline.manifest import listed
+    try:
+        listed(out, name)
+        return True
+    except (OSError, Unsafe):
+        return False
+
+
 def cmd_render(args) -> int:
     return render_lesson(args)
 
@@ -209,7 +238,8 @@ def cmd_lesson(args) -> int:
     from qkv_lens.pipeline import manifest, page
     out = Path(args.out)
     if not (out / manifest.NAME).is_file():
-        return _error(f"{out / manifest.NAME}: not found; render first (qkv-lens render --out {out})", 1)
+        return _error(f"{shown(out / manifest.NAME)}: not found; render first (qkv-lens render --out {shown(out)})",
+                      1)
     check_out(out)
     try:
         path = page.build(out)
@@ -230,12 +260,13 @@ def cmd_export(args) -> int:
         langs = [args.lang]
     else:
         try:
-            langs = [load_lesson((Path(args.lesson) if args.lesson else default_lesson_path()).resolve()).language]
+            langs = [load_lesson(lesson_file(args)).language]
         except LessonError as err:
             raise UsageError(str(err)) from None
     out = Path(args.out)
     if not (out / export.manifest.NAME).is_file():
-        return _error(f"{out / export.manifest.NAME}: not found; render first (qkv-lens render --out {out})", 1)
+        return _error(f"{shown(out / export.manifest.NAME)}: not found; render first "
+                      f"(qkv-lens render --out {shown(out)})", 1)
     try:
         written = export.export(out, langs, args.quality, pdf=args.pdf, out_arg=args.out)
     except export.ExportError as err:
@@ -264,9 +295,12 @@ def cmd_preview(args) -> int:
         if proc.returncode != 0 or not pngs:
             print("\n".join((proc.stderr or proc.stdout).strip().splitlines()[-12:]), file=sys.stderr)
             return _error(f"preview of {scene.name} failed (manim status {proc.returncode})", 1)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(pngs[0], dest)
-    print(dest)
+        try:     # renders/preview/<lang>/ inside --out, the file replaced (never written through)
+            folder_inside(Path(args.out), f"preview/{lang}")
+            write_atomic(dest, lambda tmp: shutil.copyfile(pngs[0], tmp))
+        except Unsafe as err:
+            return _error(str(err), 1)
+    print(shown(dest))
     return 0
 
 
@@ -281,10 +315,9 @@ def cmd_script(args) -> int:
     """The recording script of one scene: every beat's id, its text, the time
     it has now (from a dry run of the scene in a manim child) and where its
     recording goes."""
-    import json
     import subprocess
 
-    from qkv_lens.pipeline.manifest import write_atomic
+    from qkv_lens.beats import parse as parse_beats
     from qkv_lens.pipeline.render import MEDIA_PREFIX
 
     lesson_path, lessons, scenes = resolve(args)
@@ -301,11 +334,14 @@ def cmd_script(args) -> int:
         if proc.returncode != 0 or not beats_file.is_file():
             print("\n".join((proc.stderr or proc.stdout).strip().splitlines()[-12:]), file=sys.stderr)
             return _error(f"dry run of {scene.name} failed (manim status {proc.returncode})", 1)
-        beats = json.loads(beats_file.read_text(encoding="utf-8"))["beats"]
+        beats = parse_beats(beats_file.read_bytes(), shown(beats_file))
     text = script_text(scene.name, lang, mode, lesson_path.parent, beats)
     if args.out:
-        write_atomic(Path(args.out), text.encode("utf-8"))
-        print(args.out)
+        try:
+            write_atomic(Path(args.out), text.encode("utf-8"))
+        except OSError as err:
+            raise UsageError(f"--out {shown(args.out)}: cannot write it ({err.strerror or err})") from None
+        print(shown(args.out))
     else:
         sys.stdout.write(text)
     return 0
@@ -357,14 +393,18 @@ def cmd_init(args) -> int:
     from importlib import resources
 
     folder = Path(args.folder)
-    existing = [name for name in INIT_FILES if (folder / name).exists()]
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{shown(folder)}: not a folder; name a folder to write the lesson into")
+    existing = [name for name in INIT_FILES if os.path.lexists(folder / name)]
     if existing and not args.force:
-        raise UsageError(f"{folder / existing[0]} exists; keep it, or write over it with --force")
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in INIT_FILES:
-        from qkv_lens.pipeline.manifest import write_atomic
-        write_atomic(folder / name, resources.files("qkv_lens").joinpath(name).read_bytes())
-        print(folder / name)
+        raise UsageError(f"{shown(folder / existing[0])} exists; keep it, or write over it with --force")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in INIT_FILES:
+            write_atomic(folder / name, resources.files("qkv_lens").joinpath(name).read_bytes())
+            print(shown(folder / name))
+    except OSError as err:
+        raise UsageError(f"{shown(err.filename or folder)}: cannot write there ({err.strerror or err})") from None
     return 0
 
 
