@@ -28,14 +28,16 @@ def generated(h: int, w: int) -> NDArray[np.float64]:
     return picture
 
 
-def read_picture(path: Path, h: int, w: int, error: Callable[[str], LessonError]) -> NDArray[np.float64]:
+def read_picture(path: Path, h: int, w: int, error: Callable[[str], LessonError],
+                 shown_as: str | None = None) -> NDArray[np.float64]:
     """The PNG or JPEG at ``path`` resized to h x w, as read-only floats in
     [0, 1].  A regular file of at most MAX_PICTURE_BYTES and at most
     MAX_PICTURE_PIXELS (checked on the header, before decoding);
-    ``error(message)`` builds the one-line LessonError."""
+    ``error(message)`` builds the one-line LessonError; ``shown_as`` is how
+    messages name the file (default: its path)."""
     from PIL import Image
 
-    shown = repr(str(path))
+    shown = repr(shown_as if shown_as is not None else str(path))
     try:
         data = _read_regular(path, MAX_PICTURE_BYTES, f"a picture {shown}", error)
     except LessonError:

@@ -143,9 +143,15 @@ class UpProjection(LessonScene, ThreeDScene):
         span_note.next_to(result, DOWN, aligned_edge=LEFT, buff=0.25)
         fix_in_frame(self, result, span_note)
         driver.add_updater(follow)
+        # the lifted view: the whole sheet, the axes' names and the landed point in the frame
+        lifted_grid = [np.array(c, dtype=float) @ W for c in ((SPAN, SPAN), (SPAN, -SPAN), (-SPAN, SPAN),
+                                                                (-SPAN, -SPAN))]
+        in_view = [axes.c2p(*q) for q in (*lifted_grid, landed)] + list(tips.values())
+        lifted_zoom = self.fit_zoom(LIFTED, in_view)
         with self.beat("lift_say", n=2, m=3):
             self.play(FadeIn(w_mob), run_time=0.6)
-            self.move_camera(**LIFTED, zoom=1.0, added_anims=[FadeIn(axes), FadeIn(axis_labels)], run_time=1.6)
+            self.move_camera(**LIFTED, zoom=lifted_zoom, added_anims=[FadeIn(axes), FadeIn(axis_labels)],
+                             run_time=1.6)
             self.play(t.animate.set_value(1.0), run_time=3.0, rate_func=smooth)
             self.play(FadeIn(result), run_time=0.6)
         sheet = Polygon(*[axes.c2p(*(np.array(c, dtype=float) @ W))
@@ -178,7 +184,7 @@ class UpProjection(LessonScene, ThreeDScene):
         # one close view for both: every label placed where it covers nothing else
         important = np.vstack([np.zeros(3), W, landed, floor, *feet])
         detail = self.close_view(axes, important, LIFTED, keep=list(axis_labels),
-                                 avoid=[heading, x_text, result, span_note, w_mob])
+                                 avoid=[heading, x_text, result, span_note, w_mob], least=lifted_zoom)
         with self.viewed_from(**detail) as project:
             taken = [box_of(m) for m in (heading, x_text, result, span_note, w_mob)]
             taken += [box_of(lab, project(lab.get_center())) for lab in axis_labels]
@@ -213,9 +219,10 @@ class UpProjection(LessonScene, ThreeDScene):
 
         with self.beat("turn_say"):
             self.play(FadeOut(row_labels), FadeOut(coords), run_time=0.6)
-            self.move_camera(theta=40 * DEGREES, zoom=1.0, frame_center=ORIGIN,
+            turn, side = dict(phi=LIFTED["phi"], theta=40 * DEGREES), dict(phi=80 * DEGREES, theta=-20 * DEGREES)
+            self.move_camera(**turn, zoom=self.fit_zoom(turn, in_view), frame_center=ORIGIN,
                              added_anims=[grid.animate.set_stroke(opacity=0.7)], run_time=4.0)
-            self.move_camera(phi=80 * DEGREES, theta=-20 * DEGREES, run_time=2.0)
+            self.move_camera(**side, zoom=self.fit_zoom(side, in_view), run_time=2.0)
         self.moment("turned", dot=axes.p2c(dot.get_center()))
 
         # contrast: a same-dimension map, built as a stretch and then a rotation before it is used
@@ -311,12 +318,30 @@ class UpProjection(LessonScene, ThreeDScene):
             cam.frame_center = old[3]
             cam.reset_rotation_matrix()
 
+    def fit_zoom(self, angles: dict, points: list[np.ndarray], box=((-6.5, -2.7), (6.5, 3.5)),
+                 most: float = 1.0) -> float:
+        """The zoom (at most ``most``) at which the camera at ``angles``,
+        aimed at the origin, draws every one of ``points`` (scene
+        coordinates) inside ``box`` ((left, bottom), (right, top)): how far
+        it backs off when the lesson's numbers reach far."""
+        with self.viewed_from(**angles, zoom=1.0, frame_center=ORIGIN) as project:
+            drawn = np.array([project(q)[:2] for q in points])
+        (left, bottom), (right, top) = box
+        zoom = most
+        for lo, hi, values in ((left, right, drawn[:, 0]), (bottom, top, drawn[:, 1])):
+            if values.max() > 0:
+                zoom = min(zoom, hi / values.max())
+            if values.min() < 0:
+                zoom = min(zoom, lo / values.min())
+        return zoom
+
     def close_view(self, axes: ThreeDAxes, points: np.ndarray, angles: dict, keep: list[Mobject],
-                   avoid: list[Mobject]) -> dict:
+                   avoid: list[Mobject], least: float = 1.0) -> dict:
         """The camera at ``angles`` zoomed on ``points`` (axes coordinates):
         they fill the free middle of the frame, clear of the text in its
-        corners; zoomed out again while any of ``keep`` (labels that face the
-        camera) would leave the frame or cover one of ``avoid``."""
+        corners; zoomed out again (down to ``least``, or below while the
+        labels still do not fit) while any of ``keep`` (labels that face
+        the camera) would leave the frame or cover one of ``avoid``."""
         centre = axes.c2p(*(points.max(axis=0) + points.min(axis=0)) / 2)
         with self.viewed_from(**angles, zoom=1.0, frame_center=centre) as project:
             drawn = np.array([project(axes.c2p(*q))[:2] for q in points])
@@ -336,9 +361,11 @@ class UpProjection(LessonScene, ThreeDScene):
             return all(-6.95 < b[0] and b[2] < 6.95 and -2.95 < b[1] and b[3] < 3.95 and
                        not any(overlap(b, box_of(a)) for a in avoid) for b in boxes)
 
-        zoom = float(np.clip(min((right - left) / extent[0], (top - bottom) / extent[1]), 1.0, 2.5))
-        while zoom > 1.0 and not clear(view(zoom)):
-            zoom = max(1.0, zoom * 0.92)
+        zoom = float(np.clip(min((right - left) / extent[0], (top - bottom) / extent[1]), least, 2.5))
+        while zoom > least and not clear(view(zoom)):
+            zoom = max(least, zoom * 0.92)
+        while not clear(view(zoom)) and zoom > 0.2 * least:     # far-reaching numbers: back off further
+            zoom *= 0.92
         return view(zoom)
 
     @staticmethod

@@ -118,8 +118,9 @@ class WorkedExample(LessonScene):
             self.play(FadeIn(heading), run_time=0.6)
             for g in glasses:
                 self.play(FadeIn(g["glass"]), FadeIn(g["recipe"]), run_time=0.4)
-                self.play(*[GrowFromEdge(layer, DOWN) for layer in g["add"]],
-                          *[FadeIn(a) for a in g["amounts"] if not a.poured], run_time=0.8)
+                if len(g["add"]):     # a column whose products are all zero or negative pours nothing in
+                    self.play(*[GrowFromEdge(layer, DOWN) for layer in g["add"]],
+                              *[FadeIn(a) for a in g["amounts"] if not a.poured], run_time=0.8)
                 if len(g["remove"]):
                     self.play(FadeIn(g["remove"]), *[FadeIn(a) for a in g["amounts"] if a.poured], run_time=0.6)
                 self.play(FadeIn(g["level"]), FadeIn(g["value"]), run_time=0.4)

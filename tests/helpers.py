@@ -145,3 +145,30 @@ def assert_readable_beats(scene) -> None:
         assert beat.cues[0][0] == beat.start and abs(beat.cues[-1][1] - beat.end) < 1e-6, beat.id
         last_end = beat.end
     assert not problems, "\n".join(problems)
+
+
+def toml_value(v) -> str:
+    """``v`` (a text, number, boolean, list or table) as an inline TOML value."""
+    import json
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)   # a JSON string is a TOML basic string
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{toml_value(str(k))} = {toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"not a TOML value: {v!r}")
+
+
+def toml_text(doc: dict) -> str:
+    """A lesson table as TOML text: top-level values first, then one
+    ``[section]`` per table (nested tables inline)."""
+    out = [f"{toml_value(k)} = {toml_value(v)}" for k, v in doc.items() if not isinstance(v, dict)]
+    for name, table in doc.items():
+        if isinstance(table, dict):
+            out.append(f"[{name}]")
+            out += [f"{toml_value(k)} = {toml_value(v)}" for k, v in table.items()]
+    return "\n".join(out) + "\n"

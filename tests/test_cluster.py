@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from qkv_lens import cli
+from qkv_lens.lesson import LessonError, load_lesson
 from qkv_lens.pipeline import cluster
 from qkv_lens.pipeline.cache import cache_key
 from qkv_lens.pipeline.render import Job, Options, Result, process_alive
@@ -286,10 +287,11 @@ def test_a_picture_outside_the_lesson_folder_is_refused(tmp_path):
     (tmp_path / "course").mkdir()
     write_png(tmp_path / "cat.png")
     lesson = picture_lesson(tmp_path / "course", "../cat.png")
-    job, opts = job_and_opts("PhotoFilter", lesson)
-    with pytest.raises(cluster.ClusterError) as err:
-        cluster.make_tasks([job], opts)
-    assert err.value.status == 2 and "outside the lesson's folder" in str(err.value)
+    # the lesson itself is refused (for every render, not only on a cluster): a worker
+    # receives the lesson's folder, and nothing outside it
+    with pytest.raises(LessonError) as err:
+        load_lesson(lesson)
+    assert "put the picture in the lesson's folder" in str(err.value)
 
 
 def test_longest_known_job_runs_first_and_new_jobs_before_it():

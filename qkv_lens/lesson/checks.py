@@ -21,6 +21,7 @@ from .bounds import (
     MAX_TEXT,
     NAME_WIDTH,
 )
+from .glyphs import undrawable
 from .schema import LessonError, Named, Written
 
 
@@ -240,10 +241,14 @@ class _Checker:
         return value
 
     def text(self, value: Any, where: str) -> str:
-        """A name shown on screen: a non-blank text of at most NAME_WIDTH columns."""
+        """A name shown on screen: a non-blank text of at most NAME_WIDTH
+        columns, every character one the scenes can draw (``glyphs``)."""
         if not isinstance(value, str) or not value.strip() or _name_width(value) > NAME_WIDTH:
             raise self.fail(where, f"a name of 1 to {NAME_WIDTH} letters (a Chinese character "
                             "counts as 2)", value)
+        why = undrawable(value)
+        if why:
+            raise self.error(where, f"the name {_show(value)} cannot be drawn: it holds {why}")
         return value
 
 

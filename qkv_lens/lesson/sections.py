@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from qkv_lens.picture import generated, read_picture
+from qkv_lens.store import Unsafe, inside
 from qkv_lens.voice import VOICES
 from qkv_math import cube_vertices
 
@@ -114,10 +115,14 @@ def _worked_example(c: _Checker, we: dict) -> WorkedExampleParams:
 
 def _up_projection(c: _Checker, up: dict) -> UpProjectionParams:
     w = "up_projection"
+    W = c.matrix(up["W"], f"{w}.W", "plane_map", 2, 3, why=" (2 rows: the plane's two axes; 3 columns: x, y, z)")
+    if np.linalg.matrix_rank(np.array(W, dtype=float)) < 2:   # exact enough: entries have 6 decimals at most
+        raise c.error(f"{w}.W", "expected two rows pointing different ways (rank 2), found rows that are "
+                      "zero or parallel: the plane would be flattened onto a line or a point, not lifted "
+                      "into space")
     return UpProjectionParams(
         point=c.vector(up["point"], f"{w}.point", "plane", 2),
-        W=c.matrix(up["W"], f"{w}.W", "plane_map", 2, 3,
-                   why=" (2 rows: the plane's two axes; 3 columns: x, y, z)"),
+        W=W,
         contrast_rotation_degrees=c.number(up["contrast_rotation_degrees"],
                                            f"{w}.contrast_rotation_degrees", "angle"),
         contrast_stretch=c.vector(up["contrast_stretch"], f"{w}.contrast_stretch", "plane_map", 2))
@@ -201,8 +206,14 @@ def _photo_filter(c: _Checker, pf: dict) -> PhotoFilterParams:
     if not isinstance(image, str):
         raise c.fail(f"{w}.image", 'a file name, or "" for the generated picture', image)
     where = f"{w}.image"
-    picture = (read_picture(c.path.parent / image, h, wd, lambda message: c.error(where, message))
-               if image else generated(h, wd))
+    picture = generated(h, wd)
+    if image:
+        try:      # inside the lesson's folder: what travels with the lesson (and to a Dask worker)
+            real = inside(c.path.parent, image, "picture")
+        except Unsafe as err:
+            raise c.error(where, f"{err}; put the picture in the lesson's folder (or a folder inside "
+                                 "it) and name it relative to the lesson") from None
+        picture = read_picture(real, h, wd, lambda message: c.error(where, message), shown_as=image)
     return PhotoFilterParams(
         image=image, size=(h, wd), pixel=(row, col),
         tint_strength=c.number(pf["tint_strength"], f"{w}.tint_strength", "tint"),
