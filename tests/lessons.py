@@ -1,0 +1,178 @@
+"""Hypothesis strategies that draw lesson sections inside the loader's
+bounds (``qkv_lens.lesson.bounds``): every number of its kind's range with
+its edges, zero, repeats and fractions; names of every width up to the
+limit, Latin, accented and Chinese; list lengths from one to the most.
+
+Each strategy gives the raw TOML table of one section, as a teacher would
+write it; the loader decides whether it is accepted."""
+from __future__ import annotations
+
+import math
+
+from hypothesis import strategies as st
+
+from qkv_lens.lesson.bounds import (
+    KINDS,
+    MAX_DIMS,
+    MAX_ENTRIES,
+    MAX_JOBS,
+    MAX_LENS_TRAITS,
+    MAX_PEOPLE,
+    MAX_TOKENS,
+    MAX_TRAITS,
+    MAX_WORDS,
+    MIN_PEOPLE,
+    NAME_WIDTH,
+)
+
+# Names a teacher might write: short and at the width limit, Latin, accented, Chinese, mixed.
+LATIN = ["a", "I", "apple", "fire truck", "Ñandú", "crème brûlée", "x2", "über-große Äpfel",
+         "W" * NAME_WIDTH, "m" * NAME_WIDTH, "extraordinarily long nm", "i"]
+CHINESE = ["我", "苹果", "消防车", "红色圆形的水果", "非" * (NAME_WIDTH // 2), "一二三四五六七八九十十一",
+           "甜", "（压扁）"]
+NAME_CHARS = st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 éüñçß苹果红色圆甜人想吃")
+
+
+def _fits(text: str) -> bool:
+    import unicodedata
+    return bool(text.strip()) and sum(2 if unicodedata.east_asian_width(c) in "WF" else 1
+                                      for c in text) <= NAME_WIDTH
+
+
+names_text = st.one_of(st.sampled_from(LATIN + CHINESE),
+                       st.text(NAME_CHARS, min_size=1, max_size=NAME_WIDTH).filter(_fits))
+name = st.fixed_dictionaries({"zh": st.one_of(st.sampled_from(CHINESE), names_text),
+                              "en": names_text})
+
+
+def names(least: int, most: int):
+    return st.lists(name, min_size=least, max_size=most)
+
+
+def number(kind: str):
+    """A number of ``kind`` as a lesson writes it: an int, a decimal or a
+    fraction text, with the range's edges, zero and one drawn often."""
+    lo, hi, lo_open = KINDS[kind]
+    ok = (lambda v: lo < v <= hi) if lo_open else (lambda v: lo <= v <= hi)
+    edges = [v for v in dict.fromkeys((lo, hi, 0, 1, -1, hi / 2, lo / 2)) if ok(v)]
+    ints = st.integers(math.ceil(lo), math.floor(hi)).filter(ok)
+    decimals = st.integers(lo * 100, hi * 100).map(lambda n: n / 100).filter(ok)
+    fractions = st.tuples(st.integers(-7, 7), st.integers(2, 9)).filter(lambda t: ok(t[0] / t[1])) \
+        .map(lambda t: f"{t[0]}/{t[1]}")
+    return st.one_of(st.sampled_from(edges), ints, decimals, fractions)
+
+
+def vector(kind: str, n: int):
+    return st.lists(number(kind), min_size=n, max_size=n)
+
+
+def matrix(kind: str, rows: int, cols: int):
+    return st.lists(vector(kind, cols), min_size=rows, max_size=rows)
+
+
+@st.composite
+def space_deformation(draw):
+    words = draw(st.lists(st.fixed_dictionaries({"zh": st.sampled_from(CHINESE), "en": names_text,
+                                                 "at": vector("plane", 2)}), min_size=1, max_size=MAX_WORDS))
+    return {"words": words, "rotation_degrees": draw(number("angle")), "stretch": draw(vector("plane_map", 2)),
+            "shear": draw(number("plane_map")), "flatten_onto": draw(vector("direction", 2)),
+            "svd_matrix": draw(matrix("plane_map", 2, 2))}
+
+
+@st.composite
+def worked_example(draw):
+    n = draw(st.integers(1, MAX_ENTRIES))
+    m = draw(st.integers(1, MAX_ENTRIES))
+    return {"x": draw(vector("entry", n)), "W": draw(matrix("entry", n, m))}
+
+
+@st.composite
+def up_projection(draw):
+    return {"point": draw(vector("plane", 2)), "W": draw(matrix("plane_map", 2, 3)),
+            "contrast_rotation_degrees": draw(number("angle")),
+            "contrast_stretch": draw(vector("plane_map", 2))}
+
+
+@st.composite
+def three_lenses(draw):
+    d = draw(st.integers(1, MAX_LENS_TRAITS))
+    lens = st.fixed_dictionaries({"keep": name, "drop": name, "axes": names(2, 2),
+                                  "matrix": matrix("weight", d, 2)})
+    return {"traits": draw(names(d, d)),
+            "words": draw(st.lists(st.fixed_dictionaries({"zh": st.sampled_from(CHINESE), "en": names_text,
+                                                          "traits": vector("weight", d)}),
+                                   min_size=1, max_size=MAX_WORDS)),
+            "lenses": draw(st.lists(lens, min_size=3, max_size=3))}
+
+
+@st.composite
+def photo_filter(draw):
+    h = draw(st.sampled_from([4, 8, 12, 24, 64]))
+    w = draw(st.sampled_from([4, 8, 16, 32, 64]))
+    factor = draw(st.sampled_from([f for f in (1, 2, 4) if h % f == 0 and w % f == 0]))
+    return {"image": "", "size": [h, w], "pixel": [draw(st.integers(0, h - 1)), draw(st.integers(0, w - 1))],
+            "tint_strength": draw(number("tint")), "darken_factor": draw(number("darken")),
+            "downsample": factor, "query_filter": draw(matrix("colour", 3, 3)),
+            "key_filter": draw(matrix("colour", 3, 3)), "value_filter": draw(matrix("colour", 3, 3))}
+
+
+@st.composite
+def shadow_projection(draw):
+    """Mostly a cube in front of the wall lit towards it (what the loader
+    accepts, at its edges), sometimes anything inside the bounds."""
+    if draw(st.integers(0, 4)) == 0:
+        return {"cube_center": draw(vector("space", 3)), "cube_size": draw(number("cube_size")),
+                "light": draw(vector("direction", 3)), "light_end": draw(vector("direction", 3)),
+                "wall_turn_degrees": draw(number("angle")), "lamp": draw(vector("space", 3)),
+                "ray_step": draw(number("ray_step"))}
+    size = draw(st.sampled_from([0.1, 0.5, 1.2, 2, 3]))
+    centre = [draw(st.sampled_from([size + 0.5, 2.5, 5, 9.5])), draw(number("space")), draw(number("space"))]
+    lean = st.sampled_from([-0.8, -0.3, 0, 0.3, 0.8])
+    toward = st.tuples(st.sampled_from([1, 10, 100]), lean, lean).map(lambda t: [-t[0], t[0] * t[1], t[0] * t[2]])
+    return {"cube_center": centre, "cube_size": size, "light": draw(toward), "light_end": draw(toward), "wall_turn_degrees": draw(st.sampled_from([0, 5, 30, 60, -45])),
+            "lamp": [draw(st.sampled_from([6, 8, 10])), draw(number("space")), draw(number("space"))],
+            "ray_step": draw(number("ray_step"))}
+
+
+@st.composite
+def attention(draw):
+    n = draw(st.integers(1, MAX_TOKENS))
+    d = draw(st.integers(1, MAX_TRAITS))
+    dk = draw(st.integers(1, MAX_DIMS))
+    dv = draw(st.integers(1, MAX_DIMS))
+    return {"tokens": draw(names(n, n)), "traits": draw(names(d, d)), "embeddings": draw(matrix("weight", n, d)),
+            "qk_dims": draw(names(dk, dk)), "v_dims": draw(names(dv, dv)),
+            "W_Q": draw(matrix("weight", d, dk)), "W_K": draw(matrix("weight", d, dk)),
+            "W_V": draw(matrix("weight", d, dv)), "focus": draw(st.integers(0, n - 1)),
+            "query": draw(st.integers(0, n - 1)), "causal_mask": draw(st.booleans()),
+            "temperature": draw(number("temperature"))}
+
+
+@st.composite
+def dot_product_softmax(draw):
+    d_k = draw(st.lists(st.sampled_from([1, 2, 4, 64, 512, 4096]), min_size=1, max_size=3))
+    samples = draw(st.sampled_from([100, 500, 2000]))
+    return {"vector_a": draw(vector("arrow", 2)), "vector_b_length": draw(number("arrow_length")),
+            "scores": draw(st.lists(number("score"), min_size=2, max_size=8)),
+            "temperatures": draw(st.lists(number("temperature"), min_size=1, max_size=4)),
+            "d_k": d_k, "samples": samples, "seed": draw(st.integers(0, 2**32 - 1)),
+            "bins": draw(st.integers(5, 60)), "saturation_tokens": draw(st.integers(2, 8))}
+
+
+@st.composite
+def training(draw):
+    people = draw(st.integers(MIN_PEOPLE, MAX_PEOPLE))
+    jobs = draw(names(people + 1, MAX_JOBS))
+    # training time grows with steps x batch: a few hundred parties keep a dry run quick
+    return {"jobs": jobs, "people": people, "seed": draw(st.integers(0, 2**31 - 1)),
+            "steps": draw(st.sampled_from([10, 40, 200])), "learning_rate": draw(number("learning_rate")),
+            "batch": draw(st.sampled_from([1, 4, 16])), "heldout": draw(st.sampled_from([8, 64])),
+            "snapshots": draw(st.integers(4, 24))}
+
+
+SECTIONS = {
+    "space_deformation": space_deformation(), "three_lenses": three_lenses(), "photo_filter": photo_filter(),
+    "shadow_projection": shadow_projection(), "up_projection": up_projection(),
+    "worked_example": worked_example(), "attention": attention(),
+    "dot_product_softmax": dot_product_softmax(), "training": training(),
+}
