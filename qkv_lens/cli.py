@@ -210,7 +210,7 @@ def render_lesson(args, quiet: bool = False) -> int:
         display.say(f"nothing changed: {len(cached)} render(s) up to date (hash check, {elapsed:.2f}s)")
     else:
         display.say(f"{len(results) - len(failed)} rendered, {len(cached)} cached, "
-                    f"{len(failed)} failed in {elapsed:.1f}s; lesson page: {out / 'index.html'}")
+                    f"{len(failed)} failed in {elapsed:.1f}s; lesson page: {shown(out / 'index.html')}")
     for r in failed:
         display.say(f"FAILED {r.job.scene.name} ({r.job.lang}): {r.error}", error=True)
     if page_error:
@@ -245,7 +245,7 @@ def cmd_lesson(args) -> int:
         path = page.build(out)
     except page.PageError as err:
         return _error(str(err), 1)
-    print(path)
+    print(shown(path))
     return 0
 
 
@@ -272,7 +272,7 @@ def cmd_export(args) -> int:
     except export.ExportError as err:
         return _error(str(err), 1)
     for path in written:
-        print(path)
+        print(shown(path))
     return 0
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from qkv_lens.lesson import LessonError, default_lesson_path, read_toml
 from qkv_lens.lesson import named_files as lesson_files
 from qkv_lens.registry import package_dir, scenes_dir
+from qkv_lens.store import shown
 
 DEBOUNCE = 0.5  # seconds of quiet after a change before rendering
 WRITE_EVENTS = {"modified", "created", "moved", "deleted"}
@@ -80,7 +81,7 @@ def watch(args, render_lesson, stop: threading.Event | None = None,
     for folder in flat - folders:
         observer.schedule(Handler(), str(folder), recursive=False)
     observer.start()
-    print(f"qkv-lens: watching {', '.join(map(str, sorted(folders)))}, {lesson} and the files it names "
+    print(f"qkv-lens: watching {', '.join(map(shown, sorted(folders)))}, {shown(lesson)} and the files it names "
           f"(Ctrl-C to stop)", flush=True)
     try:
         changed.set()  # render once at start
