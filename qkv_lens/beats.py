@@ -1,27 +1,82 @@
-"""``<Scene>.beats.json``: a clip's beats as played, read back as untrusted input.
+"""``<Scene>.beats.json``: a clip's beats as played, the one record of them.
 
-The file (written by ``scenes.kit.scene.LessonScene``) is
-``{"scene", "language", "voice", "beats": [...]}``; each beat has an ``id``,
-its text ``key``, ``start`` and ``end`` (seconds), the length of its
-``voice`` and its ``cues`` (``start``, ``end``, ``text``).  ``parse`` checks
-all of it before the page, an export or a script uses a beat: numbers
-finite and in order inside the clip, texts of bounded length, counts
-bounded.  A fault is a ``BeatsError`` naming the file.
+A beat is one narration step: its ``id`` (the text key without ``_say``,
+numbered when repeated), its text ``key``, its sentence ``say``, its
+``start`` and ``end`` in seconds, its subtitle ``cues`` (start, end, text),
+the length of its ``voice`` (0 without) and its ``focus``: the box
+(left, bottom, right, top, in scene units) of what the beat's sentence
+names, when the scene says so.
+
+The scene writes the file (``Beats.to_json``, from
+``scenes.kit.scene.LessonScene``); the page, the exports, the recording
+script and the tests read it (``parse``, ``read``), and nothing rebuilds a
+sentence from its cue lines.  Read back, the file is untrusted input:
+``parse`` checks every field (numbers finite and in order inside the clip,
+texts of bounded length, counts bounded) and a fault is a ``BeatsError``
+naming the file.
 """
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from qkv_lens.store import Unsafe, read_inside, shown
 
+SUFFIX = ".beats.json"
 MAX_BYTES = 4 << 20      # a long scene's beats are a few KiB
 MAX_BEATS = 400
 MAX_CUES = 64            # in one beat
-MAX_TEXT = 4000          # characters of one cue
+MAX_TEXT = 4000          # characters of a cue or a sentence
 MAX_ID = 120
 SLACK = 1.0              # seconds a beat may end after the clip (frames are whole)
+FAR = 1000.0             # scene units: a focus box further out than this is not a box on screen
+
+
+class Cue(NamedTuple):
+    start: float
+    end: float
+    text: str
+
+
+@dataclass(frozen=True)
+class Beat:
+    id: str
+    key: str
+    start: float
+    end: float
+    say: str
+    cues: tuple[Cue, ...]
+    voice: float = 0.0
+    focus: tuple[float, float, float, float] | None = None
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "key": self.key, "start": round(self.start, 3), "end": round(self.end, 3),
+                "say": self.say, "voice": round(self.voice, 3),
+                "focus": None if self.focus is None else [round(v, 3) for v in self.focus],
+                "cues": [{"start": round(c.start, 3), "end": round(c.end, 3), "text": c.text} for c in self.cues]}
+
+
+@dataclass(frozen=True)
+class Beats:
+    """A clip's beats: its scene, language and voice mode, and the beats in order."""
+    scene: str
+    language: str
+    voice: str
+    beats: tuple[Beat, ...]
+
+    def to_json(self) -> str:
+        doc = {"scene": self.scene, "language": self.language, "voice": self.voice,
+               "beats": [b.as_dict() for b in self.beats]}
+        return json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+
+    def __iter__(self):
+        return iter(self.beats)
+
+    def __len__(self) -> int:
+        return len(self.beats)
 
 
 class BeatsError(ValueError):
@@ -36,60 +91,74 @@ def _time(value: object, lo: float, hi: float) -> float:
     return float(value)
 
 
-def _text(value: object, most: int) -> str:
+def _text(value: object, most: int, what: str = "a text") -> str:
     if not isinstance(value, str) or len(value) > most:
-        raise ValueError(f"a text of at most {most} characters expected")
+        raise ValueError(f"{what} of at most {most} characters expected")
     return value
+
+
+def _focus(value: object) -> tuple[float, float, float, float] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 4:
+        raise ValueError("a focus box [left, bottom, right, top] expected")
+    box = tuple(_time(v, -FAR, FAR) for v in value)
+    if not (box[0] <= box[2] and box[1] <= box[3]):
+        raise ValueError("a focus box whose sides are out of order")
+    return box   # type: ignore[return-value]
 
 
 def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def parse(data: bytes, where: str, duration: float | None = None) -> list[dict]:
+def _beat(i: int, b: object, last: float, hi: float) -> Beat:
+    if not isinstance(b, dict):
+        raise ValueError(f"beat {i} is not a table")
+    beat_id = _text(b.get("id"), MAX_ID, f"beat {i}: an id")
+    if not beat_id or not beat_id.isprintable():
+        raise ValueError(f"beat {i}: a printable id expected")
+    start = _time(b.get("start"), last, hi)
+    end = _time(b.get("end"), start, hi)
+    if not start < end:
+        raise ValueError(f"beat {i} ends before it starts")
+    raw = b.get("cues")
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_CUES:
+        raise ValueError(f"beat {i}: a list of 1 to {MAX_CUES} cues expected")
+    cues = []
+    for c in raw:
+        if not isinstance(c, dict):
+            raise ValueError(f"beat {i}: a cue that is not a table")
+        a = _time(c.get("start"), start, end)
+        cues.append(Cue(a, _time(c.get("end"), a, end), _text(c.get("text"), MAX_TEXT, f"beat {i}: a cue")))
+    return Beat(beat_id, _text(b.get("key", ""), MAX_ID, f"beat {i}: a key"), start, end,
+                _text(b.get("say"), MAX_TEXT, f"beat {i}: a sentence (say)"), tuple(cues),
+                _time(b.get("voice", 0.0), 0.0, hi), _focus(b.get("focus")))
+
+
+def parse(data: bytes, where: str, duration: float | None = None) -> Beats:
     """The beats in ``data`` (the bytes of a beats file, named ``where`` in
-    messages), each ``{"id", "key", "start", "end", "voice", "cues"}`` with
-    cues ``{"start", "end", "text"}``; every time lies inside the clip
-    (``duration`` seconds, when known), beats in order, each cue inside its
-    beat.  BeatsError otherwise."""
+    messages): every time inside the clip (``duration`` seconds, when
+    known), beats in order, each cue inside its beat.  BeatsError otherwise."""
     hi = (duration + SLACK) if duration is not None else 6 * 3600.0
     try:
         doc = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
         raw = doc.get("beats") if isinstance(doc, dict) else None
         if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_BEATS:
             raise ValueError(f"a list of 1 to {MAX_BEATS} beats expected")
-        out, last = [], 0.0
+        beats, last = [], 0.0
         for i, b in enumerate(raw):
-            if not isinstance(b, dict):
-                raise ValueError(f"beat {i} is not a table")
-            beat_id = _text(b.get("id"), MAX_ID)
-            if not beat_id or not beat_id.isprintable():
-                raise ValueError(f"beat {i}: a printable id expected")
-            start = _time(b.get("start"), last, hi)
-            end = _time(b.get("end"), start, hi)
-            if not start < end:
-                raise ValueError(f"beat {i} ends before it starts")
-            cues = b.get("cues")
-            if not isinstance(cues, list) or not 1 <= len(cues) <= MAX_CUES:
-                raise ValueError(f"beat {i}: a list of 1 to {MAX_CUES} cues expected")
-            shown_cues = []
-            for c in cues:
-                if not isinstance(c, dict):
-                    raise ValueError(f"beat {i}: a cue that is not a table")
-                a = _time(c.get("start"), start, end)
-                shown_cues.append({"start": a, "end": _time(c.get("end"), a, end),
-                                   "text": _text(c.get("text"), MAX_TEXT)})
-            voice = b.get("voice", 0.0)
-            out.append({"id": beat_id, "key": _text(b.get("key", ""), MAX_ID), "start": start, "end": end,
-                        "voice": _time(voice, 0.0, hi), "cues": shown_cues})
-            last = end
+            beats.append(_beat(i, b, last, hi))
+            last = beats[-1].end
+        return Beats(_text(doc.get("scene", ""), MAX_ID, "a scene"), _text(doc.get("language", ""), 16,
+                                                                            "a language"),
+                     _text(doc.get("voice", "none"), 16, "a voice"), tuple(beats))
     except (ValueError, RecursionError, UnicodeDecodeError) as err:
         message = " ".join(str(err).split())[:200]
         raise BeatsError(f"{where}: damaged beats file ({message}); render it again") from None
-    return out
 
 
-def read(root: Path, name: str, duration: float | None = None) -> list[dict]:
+def read(root: Path, name: str, duration: float | None = None) -> Beats:
     """The checked beats of the file ``name`` inside the folder ``root``
     (``qkv_lens.store.inside``: no path out of it); BeatsError otherwise."""
     where = shown(root / name)

@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from qkv_lens.cues import beat_text
+from qkv_lens.beats import Beats
 from qkv_lens.fonts import FontMissing, font_for
 from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, default_lesson_path, load_lesson
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find
@@ -348,18 +348,18 @@ def cmd_script(args) -> int:
 
 
 def _shown(path: Path) -> str:
-    """``path`` relative to the current folder when it lies inside it."""
+    """``path`` relative to the current folder when it lies inside it (escaped for a message)."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return shown(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
-        return str(path)
+        return shown(path)
 
 
-def script_text(scene: str, lang: str, mode: str, lesson_dir: Path, beats: list[dict]) -> str:
+def script_text(scene: str, lang: str, mode: str, lesson_dir: Path, beats: Beats) -> str:
     """The recording script: a header, then per beat ``[id] seconds s -> path
-    (state)`` and its text."""
+    (state)`` and its sentence."""
     from qkv_lens import voice
-    total = sum(b["end"] - b["start"] for b in beats)
+    total = sum(b.end - b.start for b in beats)
     folder = voice.recordings_dir(lesson_dir, lang, scene)
     out = [f"# Recording script: {scene} ({lang}), {len(beats)} beats, {total:.1f} s of narration "
            f"now (voice: {mode})",
@@ -367,13 +367,12 @@ def script_text(scene: str, lang: str, mode: str, lesson_dir: Path, beats: list[
            "# a beat lasts at least as long as its recording plus a short pause.",
            "# Render with it: qkv-lens render --voice recorded", ""]
     for b in beats:
-        found = voice.recording_path(lesson_dir, lang, scene, b["id"])
+        found = voice.recording_path(lesson_dir, lang, scene, b.id)
         if found is None:
-            state, where = "missing", voice.expected_recording(lesson_dir, lang, scene, b["id"])
+            state, where = "missing", voice.expected_recording(lesson_dir, lang, scene, b.id)
         else:
             state, where = f"recorded, {voice.recorded_clip(found).seconds:.2f} s", found
-        out += [f"[{b['id']}] {b['end'] - b['start']:.2f} s -> {_shown(where)} ({state})",
-                beat_text(b, lang), ""]
+        out += [f"[{b.id}] {b.end - b.start:.2f} s -> {_shown(where)} ({state})", b.say, ""]
     return "\n".join(out)
 
 

@@ -407,26 +407,3 @@ def check_cue(cue: str, lang: str) -> list[str]:
         if sum(map(_content, line)) <= 1:
             problems.append(f"line {n} is an orphan: {line!r}")
     return problems
-
-
-def _latin(c: str) -> bool:
-    return c.isascii() and c.isalnum()
-
-
-def _han(c: str) -> bool:
-    return "\u4e00" <= c <= "\u9fff"
-
-
-def beat_text(beat: dict, lang: str) -> str:
-    """A beat's sentence again (``beat`` as in ``<Scene>.beats.json``), from
-    its cues: their lines joined, with the
-    space a line break dropped put back (English: always; Chinese: next to
-    Latin letters and digits, as the texts write ``第 1 个``)."""
-    lines = [line for cue in beat["cues"] for line in cue["text"].split("\n") if line]
-    out = ""
-    for line in lines:
-        a, b = out[-1:], line[:1]
-        if out and (lang == "en" or (_latin(a) and (_latin(b) or _han(b))) or (_han(a) and _latin(b))):
-            out += " "
-        out += line
-    return out

@@ -129,7 +129,8 @@ def shadow_projection(draw):
     centre = [draw(st.sampled_from([size + 0.5, 2.5, 5, 9.5])), draw(number("space")), draw(number("space"))]
     lean = st.sampled_from([-0.8, -0.3, 0, 0.3, 0.8])
     toward = st.tuples(st.sampled_from([1, 10, 100]), lean, lean).map(lambda t: [-t[0], t[0] * t[1], t[0] * t[2]])
-    return {"cube_center": centre, "cube_size": size, "light": draw(toward), "light_end": draw(toward), "wall_turn_degrees": draw(st.sampled_from([0, 5, 30, 60, -45])),
+    return {"cube_center": centre, "cube_size": size, "light": draw(toward), "light_end": draw(toward),
+            "wall_turn_degrees": draw(st.sampled_from([0, 5, 30, 60, -45])),
             "lamp": [draw(st.sampled_from([6, 8, 10])), draw(number("space")), draw(number("space"))],
             "ray_step": draw(number("ray_step"))}
 

@@ -82,7 +82,7 @@ def make_renders(root: Path, lang: str = "en", clips=CLIPS, fps=(FPS, FPS, FPS),
                                          part))
                 t += step
             beats.append({"id": f"b{j}", "key": "x_say", "start": cues[0]["start"], "end": cues[-1]["end"],
-                          "voice": 0.0, "cues": cues})
+                          "say": sentence, "voice": 0.0, "cues": cues})
         (folder / f"{scene.name}.srt").write_text(srt.compose(subs), encoding="utf-8")
         (folder / f"{scene.name}.vtt").write_text("WEBVTT\n", encoding="utf-8")
         (folder / f"{scene.name}.beats.json").write_text(json.dumps({"scene": scene.name, "beats": beats}),

@@ -30,6 +30,11 @@ LINES = {
     "en": [["Beat {i} of {scene}, where", "the first line ends"], ["and W_Q scales by √d_k."]],
     "zh": [["第 {i} 步 {scene}，这里", "第一行结束"], ["W_Q 除以 √d_k。"]],
 }
+# the sentence each beat says (the beats file holds it whole)
+SAY = {
+    "en": "Beat {i} of {scene}, where the first line ends and W_Q scales by √d_k.",
+    "zh": "第 {i} 步 {scene}，这里第一行结束 W_Q 除以 √d_k。",
+}
 SEEN = {
     "en": "Beat {i} of {scene}, where the first line ends and WQ scales by √dk.",
     "zh": "第 {i} 步 {scene}，这里第一行结束 WQ 除以 √dk。",
@@ -62,7 +67,9 @@ def beats_doc(scene: str, lang: str, ends: list[float]) -> dict:
         mid = (start + end) / 2
         cues = [{"start": start, "end": mid, "text": "\n".join(lines[0])},
                 {"start": mid, "end": end, "text": "\n".join(lines[1])}]
-        beats.append({"id": f"b{i + 1}", "key": "x_say", "start": start, "end": end, "voice": 0.0, "cues": cues})
+        say = SAY[lang].format(i=i + 1, scene=scene)
+        beats.append({"id": f"b{i + 1}", "key": "x_say", "start": start, "end": end, "say": say, "voice": 0.0,
+                      "cues": cues})
         start = end
     return {"scene": scene, "language": lang, "voice": "none", "beats": beats}
 

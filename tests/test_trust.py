@@ -66,7 +66,7 @@ class StandIn:
         write_clip(folder / f"{scene}.mp4", 1.0)
         (folder / f"{scene}.srt").write_text("1\n00:00:00,000 --> 00:00:01,000\nhello\n\n", encoding="utf-8")
         beats = {"scene": scene, "language": env["QKV_LANG"], "voice": "none",
-                 "beats": [{"id": "intro", "key": "intro_say", "start": 0.0, "end": 1.0, "voice": 0.0,
+                 "beats": [{"id": "intro", "key": "intro_say", "start": 0.0, "end": 1.0, "say": "hello", "voice": 0.0,
                             "cues": [{"start": 0.0, "end": 1.0, "text": "hello"}]}]}
         (folder / f"{scene}.beats.json").write_text(json.dumps(beats), encoding="utf-8")
         return 0, ""

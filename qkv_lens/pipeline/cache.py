@@ -24,7 +24,8 @@ from qkv_lens.texts import GLOSSARY, section_texts
 # The parts of qkv_lens that run inside a scene's render.
 SCENE_SIDE = ("lesson", "texts.py", "cues.py", "runs.py", "fonts.py", "picture.py", "registry.py", "voice.py")
 
-PIPELINE_VERSION = "2"  # bump when the way renders are made changes (2: x264 preset veryfast)
+# bump when the way renders are made changes (2: x264 preset veryfast; 3: beats say their sentence)
+PIPELINE_VERSION = "3"
 
 
 def _tree_digest(folder: Path, names: tuple[str, ...] = ("",)) -> str:

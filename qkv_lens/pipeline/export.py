@@ -39,7 +39,6 @@ from typing import Any
 import srt
 
 from qkv_lens import beats as beats_file
-from qkv_lens.cues import beat_text
 from qkv_lens.pipeline import manifest
 from qkv_lens.pipeline.subtitles import cues, srt_to_vtt
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo
@@ -351,7 +350,7 @@ def narration(clip: Clip, lang: str) -> list[str]:
         found = beats_file.read(clip.beats.parent, clip.beats.name, clip.duration or None)
     except beats_file.BeatsError as err:
         raise ExportError(str(err)) from None
-    return [beat_text(b, lang) for b in found]
+    return [b.say for b in found]
 
 
 def chapter_names(lang: str) -> list[str]:

@@ -25,7 +25,6 @@ from importlib import resources
 from pathlib import Path
 
 from qkv_lens import beats as beats_file
-from qkv_lens.cues import beat_text
 from qkv_lens.lesson import LANGUAGES
 from qkv_lens.pipeline import manifest
 from qkv_lens.registry import QUALITIES, SCENES
@@ -34,7 +33,7 @@ from qkv_lens.texts import tr
 
 QUALITY_RANK = {folder: i for i, folder in enumerate(QUALITIES.values())}
 MIME = {"mp4": "video/mp4", "webm": "video/webm"}
-BEATS = ".beats.json"
+BEATS = beats_file.SUFFIX
 # the texts the script needs per language (presenter mode, title, footer, buttons)
 UI_KEYS = ("title", "footer", "present", "step", "ready", "playing", "done", "next", "last", "think", "keys")
 
@@ -118,8 +117,7 @@ def beats(e: dict, lang: str, out_root: Path) -> list[dict]:
         found = beats_file.read(out_root, name, float(e["duration"]))
     except beats_file.BeatsError as err:
         raise PageError(str(err)) from None
-    return [{"id": b["id"], "start": b["start"], "end": b["end"], "say": math_html(beat_text(b, lang))}
-            for b in found]
+    return [{"id": b.id, "start": b.start, "end": b.end, "say": math_html(b.say)} for b in found]
 
 
 def _clip(e: dict, lang: str, out_root: Path) -> str:

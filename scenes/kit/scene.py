@@ -1,19 +1,19 @@
 """LessonScene: the base of every scene (lesson, language, narration, key moments)."""
 from __future__ import annotations
 
-import json
 import os
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from manim import Animation, Group, Indicate, Mobject, Scene, ValueTracker, Wait, config
 
+from qkv_lens.beats import Beat, Beats, Cue
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.fonts import FontMissing, font_for
 from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, load_lesson
 from qkv_lens.registry import SceneInfo, by_class
+from qkv_lens.store import write_atomic
 from qkv_lens.texts import tr
 from qkv_lens.voice import VoiceError, voice_clip, voice_mode
 
@@ -30,18 +30,6 @@ PULSE = 1.0         # seconds: one highlight of the beat's focus
 MIN_FOCUS = 0.6     # scene units (80 px at 1080p): a smaller focus pulses too few pixels to see
 VOICE_PAUSE = 0.4   # seconds of quiet after a beat's voice
 
-
-@dataclass(frozen=True)
-class Beat:
-    """One narration step as played: its id (the text key without ``_say``,
-    numbered when repeated), start and end (s), its cues (start, end, text)
-    and the length of its voice (0 without)."""
-    id: str
-    key: str
-    start: float
-    end: float
-    cues: tuple[tuple[float, float, str], ...]
-    voice: float = 0.0
 
 def beats_path(scene: Scene) -> Path | None:
     """Where the beats file goes: QKV_BEATS_OUT if set (also for a dry run,
@@ -149,6 +137,7 @@ class LessonScene(Scene):
         cues = split_cues(sentence, self.lang)
         weights = [cue_seconds(c, self.lang) for c in cues]   # each cue's reading time
         need = max(sum(weights), clip.seconds + VOICE_PAUSE if clip.path is not None else 0.0)
+        named = [focus] if focus is not None else list(self._focus)   # what the sentence names, if said
         self._fill(need - (self.renderer.time - start), focus)
         end = self.renderer.time
         # the cues share the beat in proportion to their reading time
@@ -159,7 +148,9 @@ class LessonScene(Scene):
             t += length
         for a, b, cue in timed:
             self.add_subcaption(cue, duration=b - a, offset=a - end)
-        self.beats.append(Beat(beat_id, key, start, end, tuple(timed), clip.seconds))
+        box = _box(self._on_screen(named)) if named else None
+        self.beats.append(Beat(beat_id, key, start, end, sentence, tuple(Cue(*c) for c in timed), clip.seconds,
+                               box))
 
     def _beat_id(self, key: str) -> str:
         base = key.removesuffix("_say")
@@ -240,17 +231,11 @@ class LessonScene(Scene):
         super().tear_down()
         path = beats_path(self)
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(self.beats_index(), ensure_ascii=False, indent=1) + "\n",
-                            encoding="utf-8")
+            write_atomic(path, self.beats_record().to_json().encode("utf-8"))
 
-    def beats_index(self) -> dict:
-        """The beats as played: what ``<Scene>.beats.json`` holds (times in s)."""
-        return {"scene": self.info.name, "language": self.lang, "voice": self.voice,
-                "beats": [{"id": b.id, "key": b.key, "start": round(b.start, 3), "end": round(b.end, 3),
-                           "voice": round(b.voice, 3),
-                           "cues": [{"start": round(a, 3), "end": round(e, 3), "text": t} for a, e, t in b.cues]}
-                          for b in self.beats]}
+    def beats_record(self) -> Beats:
+        """The beats as played: what ``<Scene>.beats.json`` holds (``qkv_lens.beats``)."""
+        return Beats(self.info.name, self.lang, self.voice, tuple(self.beats))
 
     def key_moment(self, name: str, **probes) -> None:
         """Record what is on screen now (labels and the scene's probes)."""
@@ -266,6 +251,15 @@ def pick_focus(last: list[Mobject], animated: list[Mobject]) -> list[Mobject]:
         return last
     largest = max(animated, key=lambda m: _extent([m]))
     return [largest] if _extent([largest]) > reach else last
+
+
+def _box(mobjects: list[Mobject]) -> tuple[float, float, float, float] | None:
+    """Left, bottom, right, top of ``mobjects`` together, as drawn (None if none)."""
+    if not mobjects:
+        return None
+    group = Group(*mobjects)
+    (l, b, _), (r, t, _) = group.get_corner([-1, -1, 0]), group.get_corner([1, 1, 0])
+    return (float(l), float(b), float(r), float(t))
 
 
 def _extent(mobjects: list[Mobject]) -> float:
