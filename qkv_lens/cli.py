@@ -24,12 +24,21 @@ import threading
 import time
 from pathlib import Path
 
+from qkv_lens import voice
 from qkv_lens.beats import Beats
+from qkv_lens.beats import parse as parse_beats
 from qkv_lens.fonts import FontMissing, font_for
-from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, default_lesson_path, load_lesson
+from qkv_lens.lesson import LANGUAGES, VOICES, Lesson, LessonError, default_lesson_path, load_lesson
+from qkv_lens.pipeline import cluster, export, manifest, page
+from qkv_lens.pipeline import render as render_mod
+from qkv_lens.pipeline.cache import cache_key, code_digests, manim_version
+from qkv_lens.pipeline.manifest import listed
+from qkv_lens.pipeline.progress import Display
+from qkv_lens.pipeline.render import MEDIA_PREFIX, Job, Options, clean_stale_media, run_jobs, video_format
+from qkv_lens.pipeline.watch import watch
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, shown, write_atomic
-from qkv_lens.voice import VOICES, VoiceError, voice_mode
+from qkv_lens.voice import VoiceError, voice_key, voice_mode
 
 
 class UsageError(Exception):
@@ -118,7 +127,6 @@ def check_voice(mode: str, lesson_path: Path, langs, scenes: list[SceneInfo]) ->
     """Before anything renders: espeak-ng is there for ``espeak``; every
     recording of the requested scenes is audio for ``recorded`` (UsageError:
     one line, exit status 2)."""
-    from qkv_lens import voice
     try:
         if mode == "espeak":
             voice.espeak_version()
@@ -138,12 +146,6 @@ def cmd_list(args) -> int:
 
 def render_lesson(args, quiet: bool = False) -> int:
     """Render what changed; print a summary; rebuild the lesson page."""
-    from qkv_lens.pipeline import manifest, page
-    from qkv_lens.pipeline import render as render_mod
-    from qkv_lens.pipeline.cache import cache_key, code_digests, manim_version
-    from qkv_lens.pipeline.progress import Display
-    from qkv_lens.pipeline.render import Job, Options, clean_stale_media, run_jobs, video_format
-    from qkv_lens.voice import voice_key
 
     t0 = time.monotonic()
     lesson_path, lessons, scenes = resolve(args)
@@ -188,7 +190,6 @@ def render_lesson(args, quiet: bool = False) -> int:
     results = []
     dask = getattr(args, "dask", None)
     if jobs and dask:     # on a Dask cluster (qkv_lens.pipeline.cluster); --jobs does not apply
-        from qkv_lens.pipeline import cluster
         try:
             with cluster.session(dask, jobs, opts) as run, display:
                 results = run(on_start=display.started, on_done=record)
@@ -220,7 +221,6 @@ def render_lesson(args, quiet: bool = False) -> int:
 
 def _listed(out: Path, name: str) -> bool:
     """Whether the file a manifest entry lists is there, inside ``out``."""
-    from qkv_lens.pipeline.manifest import listed
     try:
         listed(out, name)
         return True
@@ -235,7 +235,6 @@ def cmd_render(args) -> int:
 def cmd_lesson(args) -> int:
     """Rebuild the page; a missing or damaged manifest, or a missing file it
     lists, is one error line, exit status 1, and the old page stays."""
-    from qkv_lens.pipeline import manifest, page
     out = Path(args.out)
     if not (out / manifest.NAME).is_file():
         return _error(f"{shown(out / manifest.NAME)}: not found; render first (qkv-lens render --out {shown(out)})",
@@ -253,7 +252,6 @@ def cmd_export(args) -> int:
     """The lesson as lesson.mp4 (chapters), .srt/.vtt, lesson.pptx (and
     --pdf) per language; a missing render is one error line, exit status 1,
     and nothing is written."""
-    from qkv_lens.pipeline import export
     if args.lang == "all":
         langs = list(LANGUAGES)
     elif args.lang:
@@ -305,7 +303,6 @@ def cmd_preview(args) -> int:
 
 
 def cmd_watch(args) -> int:
-    from qkv_lens.pipeline.watch import watch
     resolve(args)  # a bad lesson or --out is refused before watching
     check_out(Path(args.out))
     return watch(args, render_lesson)
@@ -317,8 +314,6 @@ def cmd_script(args) -> int:
     recording goes."""
     import subprocess
 
-    from qkv_lens.beats import parse as parse_beats
-    from qkv_lens.pipeline.render import MEDIA_PREFIX
 
     lesson_path, lessons, scenes = resolve(args)
     scene, (lang, lesson) = scenes[0], next(iter(lessons.items()))
@@ -358,7 +353,6 @@ def _shown(path: Path) -> str:
 def script_text(scene: str, lang: str, mode: str, lesson_dir: Path, beats: Beats) -> str:
     """The recording script: a header, then per beat ``[id] seconds s -> path
     (state)`` and its sentence."""
-    from qkv_lens import voice
     total = sum(b.end - b.start for b in beats)
     folder = voice.recordings_dir(lesson_dir, lang, scene)
     out = [f"# Recording script: {scene} ({lang}), {len(beats)} beats, {total:.1f} s of narration "

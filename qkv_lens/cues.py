@@ -45,6 +45,8 @@ import functools
 import re
 import unicodedata
 
+from qkv_lens.texts import GLOSSARY
+
 LINE_WIDTH = {"zh": 16, "en": 42}
 MAX_LINES = 2
 CPS = {"zh": 7.0, "en": 15.0}
@@ -114,10 +116,6 @@ def _zh_terms() -> tuple[tuple[str, float], ...]:
     The glossary's terms (10 more) and a few common words of the lesson (8 more).
     """
     terms = dict.fromkeys(_ZH_WORDS, 8.0)
-    try:
-        from qkv_lens.texts import GLOSSARY
-    except Exception:  # pragma: no cover - the table is optional here
-        GLOSSARY = {}
     for entry in GLOSSARY.values():
         if len(entry.get("zh", "")) >= 2:
             terms[entry["zh"]] = 10.0

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from qkv_lens.lesson import VOICES
 from qkv_lens.store import Unsafe, cache_dir, inside, regular_file, shown, write_atomic
 
-VOICES = ("none", "espeak", "recorded")
 AUDIO_EXTENSIONS = (".wav", ".mp3", ".m4a")
 ESPEAK = "espeak-ng"
 ESPEAK_VOICES = {"zh": "cmn", "en": "en"}   # espeak-ng voice per lesson language

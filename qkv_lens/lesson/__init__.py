@@ -21,6 +21,7 @@ from pathlib import Path
 from .files import default_lesson, default_lesson_path, defaults, named_files, read_toml
 from .schema import (
     LANGUAGES,
+    VOICES,
     AttentionParams,
     DotProductParams,
     Lens,
@@ -50,7 +51,7 @@ def load_lesson(path: str | os.PathLike | None = None, language: str | None = No
 
 
 __all__ = [
-    "LANGUAGES", "AttentionParams", "DotProductParams", "Lens", "Lesson", "LessonError", "Named",
+    "LANGUAGES", "VOICES", "AttentionParams", "DotProductParams", "Lens", "Lesson", "LessonError", "Named",
     "PhotoFilterParams", "ShadowParams", "SpaceDeformationParams", "ThreeLensesParams",
     "TrainingParams", "UpProjectionParams", "Word", "WorkedExampleParams", "Written", "written_as_fraction",
     "default_lesson", "default_lesson_path", "defaults", "load_lesson", "named_files", "parse_lesson", "read_toml",

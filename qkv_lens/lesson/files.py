@@ -15,6 +15,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from qkv_lens.store import Unsafe, inside
+
 from .bounds import _LONG_KEY, MAX_KEY_PARTS, MAX_LESSON_BYTES
 from .checks import _one_line, _show_path
 from .schema import LessonError
@@ -117,8 +119,6 @@ def named_files(lesson_dir: Path, sections: dict[str, Any], section: str | None 
     ``section``'s when given), by the name written in the lesson, each as
     its real path inside ``lesson_dir`` (a name that leads out, or names no
     file, is left out: the loader refuses it)."""
-    from qkv_lens.store import Unsafe, inside
-
     out = {}
     for name, keys in FILE_KEYS.items():
         table = sections.get(name)

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 LANGUAGES = ("zh", "en")
+# The lesson's `voice`: none (silent clips), espeak (a draft voice) or recorded (qkv_lens.voice).
+VOICES = ("none", "espeak", "recorded")
 
 
 class Written(Fraction):

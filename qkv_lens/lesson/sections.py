@@ -8,9 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from qkv_lens.picture import generated, read_picture
 from qkv_lens.store import Unsafe, inside
-from qkv_lens.voice import VOICES
 from qkv_math import cube_vertices
 
 from .bounds import (
@@ -28,8 +26,10 @@ from .bounds import (
 )
 from .checks import _Checker, _Plain
 from .files import defaults
+from .picture import generated, read_picture
 from .schema import (
     LANGUAGES,
+    VOICES,
     AttentionParams,
     DotProductParams,
     Lens,

@@ -37,8 +37,12 @@ from dataclasses import dataclass
 from importlib import resources
 from importlib.metadata import version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from qkv_lens import voice as voice_mod
+from qkv_lens.lesson import Lesson, load_lesson, named_files
+from qkv_lens.pipeline import manifest
+from qkv_lens.pipeline.cache import _tree_digest, cache_key, code_digests, manim_version
 from qkv_lens.pipeline.render import (
     Children,
     Job,
@@ -50,10 +54,9 @@ from qkv_lens.pipeline.render import (
     out_folder,
     render_staged,
 )
+from qkv_lens.registry import scenes_dir
 from qkv_lens.store import folder_inside, read_regular, relative_name, shown
-
-if TYPE_CHECKING:
-    from qkv_lens.lesson import Lesson
+from qkv_lens.voice import voice_key
 
 CONNECT_TIMEOUT = 5.0      # seconds to reach the scheduler
 WORKERS_TIMEOUT = 10.0     # seconds to wait for a first worker
@@ -90,8 +93,6 @@ def fingerprint() -> dict[str, str]:
     """What must agree between client and worker: the qkv-lens and manim
     versions and digests of the scene modules, ``qkv_math``, the scene side
     of ``qkv_lens`` and the text table."""
-    from qkv_lens.pipeline.cache import _tree_digest, code_digests, manim_version
-    from qkv_lens.registry import scenes_dir
     texts = resources.files("qkv_lens").joinpath("texts.toml").read_bytes()
     return {"qkv-lens": version("qkv-lens"), "manim": manim_version(), **code_digests(),
             "scenes": _tree_digest(scenes_dir()), "texts": hashlib.sha256(texts).hexdigest()}
@@ -128,8 +129,6 @@ def shipped_files(lesson: Lesson, job: Job, voice: str) -> dict[str, bytes]:
     those its lesson section names (a picture, kept inside the folder by the
     loader) and, with ``voice == "recorded"``, the scene's recordings in the
     job's language (each a checked recording inside the folder)."""
-    from qkv_lens import voice as voice_mod
-    from qkv_lens.lesson import named_files
     folder = lesson.path.parent
     paths = named_files(folder, lesson.sections, job.scene.lesson_section)
     if voice == "recorded":
@@ -139,7 +138,6 @@ def shipped_files(lesson: Lesson, job: Job, voice: str) -> dict[str, bytes]:
 
 def make_tasks(jobs: list[Job], opts: Options) -> list[Task]:
     """A Task for every job (the client's side; reads the files it ships)."""
-    from qkv_lens.lesson import load_lesson
     expected = fingerprint()
     data = opts.lesson_path.read_bytes()
     lesson = load_lesson(opts.lesson_path)
@@ -149,9 +147,6 @@ def make_tasks(jobs: list[Job], opts: Options) -> list[Task]:
 
 def _key_of(task: Task, lesson_path: Path) -> str:
     """The cache key of ``task``'s job as this machine computes it."""
-    from qkv_lens.lesson import load_lesson
-    from qkv_lens.pipeline.cache import cache_key
-    from qkv_lens.voice import voice_key
     job, opts = task.job, task.opts
     lesson = load_lesson(lesson_path, job.lang)
     return cache_key(job.scene, lesson, job.lang, opts.quality, opts.fmt, opts.transparent,
@@ -298,7 +293,6 @@ def run_tasks(client: Any, tasks: list[Task],
     A failing job never stops the others; any interrupt cancels the rest."""
     from distributed import as_completed
 
-    from qkv_lens.pipeline import manifest
     order = priorities(tasks, manifest.load(tasks[0].opts.out) if tasks else {})
     futures = {}
     for i, task in enumerate(tasks):

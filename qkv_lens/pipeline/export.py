@@ -39,6 +39,7 @@ from typing import Any
 import srt
 
 from qkv_lens import beats as beats_file
+from qkv_lens.fonts import font_for
 from qkv_lens.pipeline import manifest
 from qkv_lens.pipeline.subtitles import cues, srt_to_vtt
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo
@@ -419,8 +420,6 @@ class Pen:
 
     def __init__(self, lang: str, size: int, bold: bool = False):
         from PIL import ImageFont
-
-        from qkv_lens.fonts import font_for
 
         try:
             family = font_for(lang)

@@ -19,6 +19,7 @@ import os
 import shutil
 from pathlib import Path
 
+from qkv_lens.pipeline.cache import manim_version
 from qkv_lens.store import cache_dir, write_atomic
 
 TEX_SUBDIR = "Tex"   # manim's tex_dir inside a media folder ({media_dir}/Tex)
@@ -27,7 +28,6 @@ TEX_SUBDIR = "Tex"   # manim's tex_dir inside a media folder ({media_dir}/Tex)
 def tex_cache(manim: str | None = None) -> Path:
     """The folder of cached SVGs for this manim version (not created)."""
     if manim is None:
-        from qkv_lens.pipeline.cache import manim_version
         manim = manim_version()
     return cache_dir() / "tex" / f"manim-{manim}"
 

@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from qkv_lens.lesson.bounds import MAX_PICTURE_BYTES, MAX_PICTURE_PIXELS
-from qkv_lens.lesson.checks import _one_line
-from qkv_lens.lesson.files import _read_regular
-from qkv_lens.lesson.schema import LessonError
+from qkv_math import generated_picture
+
+from .bounds import MAX_PICTURE_BYTES, MAX_PICTURE_PIXELS
+from .checks import _one_line
+from .files import _read_regular
+from .schema import LessonError
 
 
 @functools.lru_cache(maxsize=8)
 def generated(h: int, w: int) -> NDArray[np.float64]:
     """qkv_math's generated picture, read-only, made once per size."""
-    from qkv_math import generated_picture
-
     picture = generated_picture(h, w)
     picture.setflags(write=False)
     return picture
