@@ -29,6 +29,7 @@ from qkv_lens.beats import Beats
 from qkv_lens.beats import parse as parse_beats
 from qkv_lens.fonts import FontMissing, font_for
 from qkv_lens.lesson import LANGUAGES, VOICES, Lesson, LessonError, default_lesson_path, load_lesson
+from qkv_lens.lesson.reference import reference
 from qkv_lens.pipeline import cluster, export, manifest, page
 from qkv_lens.pipeline import render as render_mod
 from qkv_lens.pipeline.cache import cache_key, code_digests, manim_version
@@ -136,6 +137,12 @@ def check_voice(mode: str, lesson_path: Path, langs, scenes: list[SceneInfo]) ->
                     voice.check_recordings(lesson_path.parent, lang, scene.name)
     except VoiceError as err:
         raise UsageError(str(err)) from None
+
+
+def cmd_keys(args) -> int:
+    """Every key of a lesson: what it accepts, its shipped value and what it is."""
+    sys.stdout.write(reference())
+    return 0
 
 
 def cmd_list(args) -> int:
@@ -411,6 +418,8 @@ def build_parser() -> argparse.ArgumentParser:
     ini.add_argument("--force", action="store_true", help="write over existing files")
     ini.set_defaults(func=cmd_init)
     sub.add_parser("list", help="list the lesson's scenes").set_defaults(func=cmd_list)
+    sub.add_parser("keys", help="every key of a lesson: what it accepts, its shipped value, what it is"
+                   ).set_defaults(func=cmd_keys)
 
     def common(sp):
         sp.add_argument("--lesson", help="lesson file (default: QKV_LESSON or ./lesson.toml)")

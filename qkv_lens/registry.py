@@ -1,23 +1,16 @@
-"""The lesson's scenes in storyboard order: class name, module, lesson.toml
-section.  This is the one declaration: ``LessonScene`` reads its text prefix
-and lesson section from here by its class name, and the cache hashes the same
-section.  The scene modules are found where the ``scenes`` package is
-installed (a checkout or site-packages), without importing them."""
+"""The lesson's scenes in storyboard order: class name, module, text prefix
+and lesson.toml section, chapter and number.  Each scene declares them in its
+own module (its class's ``chapter``, ``number`` and ``params``); they are read
+from the source where the ``scenes`` package is installed (a checkout or
+site-packages), without importing it (``qkv_lens.lesson.declared``).
+``LessonScene`` finds its entry by its class name, so the cache key and the
+scene always read the same section."""
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
-
-@cache
-def package_dir(name: str) -> Path:
-    """The folder of the installed package ``name`` (found, not imported)."""
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(f"the {name} package of qkv-lens is not installed")
-    return Path(next(iter(spec.submodule_search_locations)))
+from qkv_lens.lesson.declared import discover, package_dir
 
 
 def scenes_dir() -> Path:
@@ -29,7 +22,7 @@ def scenes_dir() -> Path:
 class SceneInfo:
     name: str        # the Scene class
     module: str      # module file name under scenes/ (without .py)
-    section: str     # its lesson.toml section and text-table prefix
+    section: str     # its text-table prefix (its module's name)
     chapter: int
     number: int      # its place in STORYBOARD.md
     params: str = ""  # lesson.toml section, when not ``section`` (scenes may share one)
@@ -43,19 +36,10 @@ class SceneInfo:
         return scenes_dir() / f"{self.module}.py"
 
 
-SCENES: tuple[SceneInfo, ...] = (
-    SceneInfo("SpaceDeformation", "space_deformation", "space_deformation", 1, 1),
-    SceneInfo("ThreeLenses", "three_lenses", "three_lenses", 1, 2),
-    SceneInfo("PhotoFilter", "photo_filter", "photo_filter", 1, 3),
-    SceneInfo("ShadowProjection", "shadow_projection", "shadow_projection", 1, 4),
-    SceneInfo("UpProjection", "up_projection", "up_projection", 1, 5),
-    SceneInfo("WorkedExample", "worked_example", "worked_example", 1, 6),
-    SceneInfo("QKVProjection", "qkv_projection", "qkv_projection", 2, 7, params="attention"),
-    SceneInfo("AttentionMatching", "attention_matching", "attention_matching", 2, 8, params="attention"),
-    SceneInfo("DotProductSoftmax", "dot_product_softmax", "dot_product_softmax", 2, 9),
-    SceneInfo("RolesEmerge", "roles_emerge", "roles_emerge", 2, 10, params="training"),
-    SceneInfo("RoleSwap", "role_swap", "role_swap", 2, 11, params="training"),
-)
+SCENES: tuple[SceneInfo, ...] = tuple(
+    SceneInfo(d.name, d.path.stem, d.path.stem, d.chapter, d.number, params=discover().section_of[d.name])
+    for d in discover().scenes)
+
 
 QUALITIES = {  # -q letter -> manim's folder name
     "l": "480p15",

@@ -13,9 +13,9 @@ import hashlib
 import json
 import pickle
 from pathlib import Path
+from typing import Any
 
 import qkv_math
-from qkv_lens.lesson import TrainingParams
 from qkv_lens.store import cache_dir, write_atomic
 from qkv_math import training
 
@@ -47,7 +47,18 @@ def cached_run(formula: str, args: dict) -> training.Run:
     return run
 
 
-def training_runs(params: TrainingParams) -> dict[str, training.Run]:
-    """Both formulas trained from the same start with the lesson's parameters."""
-    args = params.run_args()
+def run_args(params: Any) -> dict:
+    """Keyword arguments of ``qkv_math.train_matching`` (all but the formula)
+    from the lesson's ``[training]`` section."""
+    return {"seed": params.seed, "steps": params.steps, "n_people": params.people,
+            "n_jobs": len(params.jobs), "batch": params.batch,
+            "learning_rate": float(params.learning_rate), "heldout": params.heldout,
+            "snapshots": params.snapshots}
+
+
+def training_runs(params: Any) -> dict[str, training.Run]:
+    """Both formulas trained from the same start with the lesson's ``[training]``
+    section (``jobs``, ``people``, ``seed``, ``steps``, ``learning_rate``,
+    ``batch``, ``heldout``, ``snapshots``)."""
+    args = run_args(params)
     return {formula: cached_run(formula, args) for formula in training.FORMULAS}

@@ -46,6 +46,7 @@ from scenes.kit.charts import TraitBars
 from scenes.kit.displays import NumberTex, number_tex, text, title
 from scenes.kit.numbers import plain_number, tex_number
 from scenes.kit.scene import LessonScene
+from scenes.kit.sections import AttentionParams
 from scenes.kit.wrap import wrapped_text
 
 FORMULA = (r"\mathrm{softmax}", r"\Big(", r"Q", r"K^{\top}", r"/\sqrt{d_k}", r"\Big)", r"V")
@@ -164,6 +165,9 @@ def widest_number(*grids: np.ndarray) -> float:
 
 
 class AttentionMatching(LessonScene):
+    params: AttentionParams
+    chapter = 2
+    number = 8
     def construct(self):
         p, lang = self.params, self.lang
         Q, K, V = qm.project(*p.arrays())

@@ -10,6 +10,7 @@ vectors, scores, temperatures, dimensions and seed.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from manim import (
@@ -35,6 +36,7 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.lesson.keys import Integer, Integers, Number, Params, Vector
 from scenes.kit import palette
 from scenes.kit.charts import bar_values, baseline
 from scenes.kit.displays import FastDecimal, NumberTex, number_tex, set_shown, text, title
@@ -49,7 +51,26 @@ HIST_BARS = (palette.COLUMNS[2], palette.COLUMNS[3])   # a histogram's bins, alt
 A_COLOR, B_COLOR = palette.INGREDIENTS[0], palette.INGREDIENTS[3]   # the vectors a and b
 
 
+class DotProductParams(Params):
+    """[dot_product_softmax]: the dot product, softmax and temperature, and
+    why scores are divided by the root of d_k."""
+    section = "dot_product_softmax"
+    vector_a: tuple[Fraction, Fraction] = Vector("arrow", 2, nonzero="vector", doc="the fixed vector a")
+    vector_b_length: Fraction = Number("arrow_length", doc="b has this length and turns a full circle")
+    scores: tuple[Fraction, ...] = Vector("score", least=2, most=8, doc="one row of scores for the softmax bars")
+    temperatures: tuple[Fraction, ...] = Vector("temperature", most=4, doc="shown one after another")
+    d_k: tuple[int, ...] = Integers(1, 4096, least=1, most=3, shape="a list of 1 to 3 dimensions",
+                                    doc="dimensions whose random dot products are sampled")
+    samples: int = Integer(100, 200000, doc="samples per histogram")
+    seed: int = Integer(0, 2**32 - 1, doc="the random samples are reproducible")
+    bins: int = Integer(5, 60, doc="histogram bins")
+    saturation_tokens: int = Integer(2, 8, doc="the row whose softmax saturates without the scaling")
+
+
 class DotProductSoftmax(LessonScene):
+    params: DotProductParams
+    chapter = 2
+    number = 9
     def construct(self):
         heading = title(self.tr("title"), self.lang)
         self.dot_product(heading)

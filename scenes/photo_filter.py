@@ -13,6 +13,8 @@ shown where a filter clips.
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from manim import (
@@ -49,6 +51,7 @@ from manim.constants import RESAMPLING_ALGORITHMS
 
 import qkv_math as qm
 from qkv_lens.cues import reading_seconds
+from qkv_lens.lesson.keys import Computed, File, Integer, Integers, Matrix, Number, Params
 from qkv_math.filters import LUMA
 from scenes.kit import palette
 from scenes.kit.displays import NOTE_SIZE, matrix_mob, note, text, title
@@ -176,7 +179,30 @@ class ColourCube(VGroup):
 
 
 
+class PhotoFilterParams(Params):
+    """[photo_filter]: the picture (generated, or a file in the lesson's
+    folder resized to ``size``) and the filters, (3, 3) matrices in the row
+    convention: a pixel [r, g, b] @ M."""
+    section = "photo_filter"
+    image: str = File(doc='the generated picture ("") or a PNG or JPEG in the lesson\'s folder')
+    size: tuple[int, int] = Integers(4, 64, 2, shape="[height, width] in pixels", doc="pixels (rows, columns)")
+    pixel: tuple[int, int] = Integers(0, 63, 2, shape="[row, column] of one pixel", doc="the worked pixel")
+    tint_strength: Fraction = Number("tint", doc="warm tint: red x (1 + s), blue x (1 - s)")
+    darken_factor: Fraction = Number("darken", doc="darkening: every channel x this factor")
+    downsample: int = Integer(1, 64, doc="average blocks of this many pixels a side")
+    query_filter: tuple[tuple[Fraction, ...], ...] = Matrix("colour", 3, 3, why="a colour filter: [r, g, b] @ M",
+                                                            doc="the query filter")
+    key_filter: tuple[tuple[Fraction, ...], ...] = Matrix("colour", 3, 3, why="a colour filter: [r, g, b] @ M",
+                                                          doc="the key filter")
+    value_filter: tuple[tuple[Fraction, ...], ...] = Matrix("colour", 3, 3, why="a colour filter: [r, g, b] @ M",
+                                                            doc="the value filter")
+    picture: Any = Computed(doc="the (h, w, 3) picture in [0, 1], read-only")
+
+
 class PhotoFilter(LessonScene):
+    params: PhotoFilterParams
+    chapter = 1
+    number = 3
     def construct(self):
         p, lang = self.params, self.lang
         img = np.asarray(p.picture, dtype=float)

@@ -35,12 +35,16 @@ from scenes.kit.charts import HeatMap, TraitBars
 from scenes.kit.displays import number_tex, text, title
 from scenes.kit.numbers import tex_number
 from scenes.kit.scene import LessonScene
+from scenes.kit.sections import AttentionParams
 
 HEAT_SIZE = 22      # W's column names (its numbers 4 points larger)
 ROLES = tuple((role.lower(), f"W_{role}", color) for role, color in palette.QKV.items())  # ("q", "W_Q", gold), ...
 
 
 class QKVProjection(LessonScene):
+    params: AttentionParams
+    chapter = 2
+    number = 7
     def construct(self):
         p, lang = self.params, self.lang
         X, *Ws = p.arrays()

@@ -40,6 +40,7 @@ from scenes.kit import palette
 from scenes.kit.displays import crossfade, note, number_tex, text, title
 from scenes.kit.numbers import percent, plain_number, sci_text, tex_number
 from scenes.kit.scene import LessonScene
+from scenes.kit.sections import TrainingParams
 
 NAMES = tuple(palette.W_COLORS)   # "W_Q", "W_K", "W_V"
 TEX = {"standard": (r"\mathrm{softmax}\big(", "Q", "K^{\\top}", r"/\sqrt{d_k}\big)", "V"),
@@ -96,6 +97,9 @@ class Panel(VGroup):
 
 
 class RoleSwap(LessonScene):
+    params: TrainingParams
+    chapter = 2
+    number = 11
     def construct(self):
         p, lang = self.params, self.lang
         runs = training_runs(p)

@@ -39,6 +39,7 @@ from scenes.kit.charts import NumberGrid
 from scenes.kit.displays import Slots, crossfade, text, title
 from scenes.kit.numbers import percent, sci, sci_text, tex_number
 from scenes.kit.scene import LessonScene
+from scenes.kit.sections import TrainingParams
 
 READOUTS = tuple(zip(("asks", "says", "brings"), palette.QKV.values()))   # what Q asks, K says, V brings
 RIGHT_MARK = palette.BASIS_I    # green: a right match
@@ -91,6 +92,9 @@ class LossAxes(Axes):
 
 
 class RolesEmerge(LessonScene):
+    params: TrainingParams
+    chapter = 2
+    number = 10
     def construct(self):
         p, lang = self.params, self.lang
         run = training_runs(p)["standard"]

@@ -17,6 +17,8 @@ arrows are flat, drawn in the z order set below.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from manim import (
     BLACK,
@@ -47,6 +49,7 @@ from manim import (
 
 import qkv_math as qm
 from qkv_lens.cues import cue_seconds, split_cues
+from qkv_lens.lesson.keys import Number, Params, Vector
 from scenes.kit import palette
 from scenes.kit.displays import LiveMatrix, fix_in_frame, matrix_mob, note, title
 from scenes.kit.live import Unchanged, put_segment
@@ -109,7 +112,27 @@ class FlatArrow(VGroup):
         return self
 
 
+class ShadowParams(Params):
+    """[shadow_projection]: a cube (centre, edge) in front of the wall n . x = 0
+    (n starts as [1, 0, 0] and turns about z); parallel light along ``light``
+    tilting to ``light_end``; a point lamp; ``ray_step``: how far up a light
+    ray the second point sits."""
+    section = "shadow_projection"
+    cube_center: tuple[Fraction, Fraction, Fraction] = Vector("space", 3, doc="the cube, in front of the wall")
+    cube_size: Fraction = Number("cube_size", doc="its edge")
+    light: tuple[Fraction, Fraction, Fraction] = Vector("direction", 3, nonzero=True,
+                                                        doc="parallel light: its direction, towards the wall")
+    light_end: tuple[Fraction, Fraction, Fraction] = Vector("direction", 3, nonzero=True,
+                                                            doc="the direction the light tilts to")
+    wall_turn_degrees: Fraction = Number("angle", doc="how far the wall turns about the vertical axis")
+    lamp: tuple[Fraction, Fraction, Fraction] = Vector("space", 3, doc="the point lamp, further from the wall")
+    ray_step: Fraction = Number("ray_step", doc="how far up a light ray the second point sits")
+
+
 class ShadowProjection(LessonScene, ThreeDScene):
+    params: ShadowParams
+    chapter = 1
+    number = 4
 
     def construct(self):
         p, lang = self.params, self.lang

@@ -8,6 +8,8 @@ rotate -> (signed) stretch -> rotate.  Row vectors: a point p goes to p @ M.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from manim import (
     DOWN,
@@ -34,6 +36,7 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.lesson.keys import MAX_WORDS, Items, Matrix, Number, Params, Record, Text, Vector
 from scenes.kit import palette
 from scenes.kit.displays import FastDecimal, LiveMatrix, WordPoint, note, set_shown, text, title
 from scenes.kit.live import Unchanged
@@ -49,7 +52,24 @@ PLANE_UNIT = 0.78                         # scene units per plane unit: the word
 FLOOR = -2.95                             # nothing drawn lower: the subtitle band starts at y = -3.04
 
 
+class SpaceDeformationParams(Params):
+    """[space_deformation]: word points on the plane and the moves that deform it."""
+    section = "space_deformation"
+    words: tuple[Record, ...] = Items({"zh": Text(), "en": Text(), "at": Vector("plane", 2)}, MAX_WORDS,
+                                      noun="words", doc="labelled word points: Chinese and English names, [x, y]")
+    rotation_degrees: Fraction = Number("angle", doc="step 1: rotate by this angle (counter-clockwise)")
+    stretch: tuple[Fraction, Fraction] = Vector("plane_map", 2, doc="step 2: stretch x and y by these factors")
+    shear: Fraction = Number("plane_map", doc="step 3: shear, [x, y] -> [x + shear y, y]")
+    flatten_onto: tuple[Fraction, Fraction] = Vector("direction", 2, nonzero=True,
+                                                     doc="step 4: flatten the plane onto this line (rank 1)")
+    svd_matrix: tuple[tuple[Fraction, ...], ...] = Matrix("plane_map", 2, 2,
+                                                          doc="any 2x2 M, split into rotate, stretch, rotate")
+
+
 class SpaceDeformation(LessonScene):
+    params: SpaceDeformationParams
+    chapter = 1
+    number = 1
     def construct(self):
         p = self.params
         lang = self.lang

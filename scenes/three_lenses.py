@@ -33,6 +33,19 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.lesson.keys import (
+    MAX_LENS_TRAITS,
+    MAX_WORDS,
+    Items,
+    Matrix,
+    Name,
+    Named,
+    Names,
+    Params,
+    Record,
+    Text,
+    Vector,
+)
 from scenes.kit import palette
 from scenes.kit.displays import WordPoint, bounds, matrix_mob, number_tex, text, title
 from scenes.kit.numbers import column_tex, plain_vector, tex_number
@@ -138,12 +151,28 @@ def fit(mob, width: float, height: float):
     return mob.scale(s)
 
 
+class ThreeLensesParams(Params):
+    """[three_lenses]: a word cloud (each word's value on every trait) seen
+    through three lens matrices (one row per trait, two columns)."""
+    section = "three_lenses"
+    traits: tuple[Named, ...] = Names(MAX_LENS_TRAITS, doc="the traits every word is measured on")
+    words: tuple[Record, ...] = Items({"zh": Text(), "en": Text(), "traits": Vector("weight", "traits")},
+                                      MAX_WORDS, noun="words", doc="each word's value on every trait")
+    lenses: tuple[Record, ...] = Items(
+        {"keep": Name(), "drop": Name(), "axes": Names(2, 2),
+         "matrix": Matrix("weight", "traits", 2, why="one row per trait in {rows} ({nrows}), 2 columns")},
+        3, 3, noun="lenses", doc="exactly three lenses: what each keeps and drops, its axes and its matrix")
+
+
 class ThreeLenses(LessonScene):
+    params: ThreeLensesParams
+    chapter = 1
+    number = 2
     def construct(self):
         p, lang = self.params, self.lang
-        traits = [t for _, t in p.words]
+        traits = [w.traits for w in p.words]
         X = np.array(traits, dtype=float)
-        names = [n.name(lang) for n, _ in p.words]
+        names = [w.name(lang) for w in p.words]
         d = len(p.traits)
         heading = title(self.tr("title"), lang)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import contextmanager
+from fractions import Fraction
 
 import numpy as np
 from manim import (
@@ -53,6 +54,7 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.lesson.keys import Matrix, Number, Params, Vector
 from scenes.kit import palette
 from scenes.kit.displays import fix_in_frame, matrix_mob, note, number_tex, text, title
 from scenes.kit.live import Unchanged, put_segment
@@ -72,7 +74,21 @@ def shown_entries(m: Mobject) -> list[list[str]]:
     return [[e.get_tex_string() for e in row] for row in m.get_rows()]
 
 
+class UpProjectionParams(Params):
+    """[up_projection]: the point carried by W (2 x 3) into 3-D; the contrast
+    map is rotation(deg) @ stretch(sx, sy), a 2 x 2 same-dimension map."""
+    section = "up_projection"
+    point: tuple[Fraction, Fraction] = Vector("plane", 2, doc="the 2-D point followed into 3-D")
+    W: tuple[tuple[Fraction, ...], ...] = Matrix("plane_map", 2, 3, why="2 rows: the plane's two axes; 3 "
+                                                 "columns: x, y, z", doc="where the plane's two axes land")
+    contrast_rotation_degrees: Fraction = Number("angle", doc="the same-dimension contrast: rotate by this angle")
+    contrast_stretch: tuple[Fraction, Fraction] = Vector("plane_map", 2, doc="after stretching x and y by these")
+
+
 class UpProjection(LessonScene, ThreeDScene):
+    params: UpProjectionParams
+    chapter = 1
+    number = 5
 
     def construct(self):
         p, lang = self.params, self.lang

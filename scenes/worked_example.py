@@ -9,6 +9,8 @@ proportions of W's column.  Row vectors: x has shape (n,), W (n, m).
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from manim import (
     DOWN,
@@ -30,6 +32,7 @@ from manim import (
 
 import qkv_math as qm
 from qkv_lens.lesson import written_as_fraction
+from qkv_lens.lesson.keys import MAX_ENTRIES, Matrix, Params, Vector
 from scenes.kit import palette
 from scenes.kit.displays import matrix_mob, text, title
 from scenes.kit.numbers import column_tex, plain_vector, tex_number
@@ -40,7 +43,18 @@ BASELINE = -2.4        # bottom of the glasses: their recipes go below, above th
 GLASS_HEIGHT = 2.8     # tallest stack of a glass, in scene units
 
 
+class WorkedExampleParams(Params):
+    """[worked_example]: y = x W written out term by term (row vectors)."""
+    section = "worked_example"
+    x: tuple[Fraction, ...] = Vector("entry", most=MAX_ENTRIES, doc="the input row vector")
+    W: tuple[tuple[Fraction, ...], ...] = Matrix("entry", rows="x", doc="one row per entry of x, one column "
+                                                 "per output")
+
+
 class WorkedExample(LessonScene):
+    params: WorkedExampleParams
+    chapter = 1
+    number = 6
     def construct(self):
         lang = self.lang
         x, W = self.params.x, self.params.W

@@ -10,11 +10,13 @@ from pathlib import Path
 
 from manim import config, tempconfig
 
+from qkv_lens.lesson import default_lesson
 from qkv_lens.pipeline.video import probe
 from qkv_lens.registry import find
 from scenes.kit.moments import Moment
 
 ROOT = Path(__file__).resolve().parents[1]
+LESSON = default_lesson()   # the shipped lesson: every default
 # TeX and Pango caches shared by the dry runs of one test process (one per
 # pytest-xdist worker, so two workers never typeset into the same file at once)
 SHARED_MEDIA = ROOT / "media" / f"tests-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
@@ -44,7 +46,7 @@ def dry_run(scene_name: str, tmp: Path, lesson: Path | None = None, lang: str = 
     info = find(scene_name)
     module = importlib.import_module(f"scenes.{info.module}")
     cls = getattr(module, info.name)
-    with lesson_env(lesson or ROOT / "lesson.toml", lang), tempconfig({
+    with lesson_env(lesson or LESSON, lang), tempconfig({
         "dry_run": True, "quality": "low_quality", "disable_caching": True,
         "progress_bar": "none", "media_dir": str(tmp), "verbosity": "ERROR",
         # typeset TeX and Pango text once for the whole suite, not once per test

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
 from tests.test_attention import reference_attention
 
 
-def reference(lesson_path=ROOT / "lesson.toml"):
-    a = load_lesson(lesson_path).attention
+def reference(lesson_path=LESSON):
+    a = load_lesson(lesson_path).params["attention"]
     X = np.array(a.embeddings, dtype=float)
     Q, K, V = (X @ np.array(getattr(a, n), dtype=float) for n in ("W_Q", "W_K", "W_V"))
     n, d = len(X), Q.shape[1]
@@ -43,7 +43,7 @@ def numbers_of(rows):
 
 
 def test_q_and_k_shown_beside_each_token_are_the_projections(scene):
-    a = load_lesson(ROOT / "lesson.toml").attention
+    a = load_lesson(LESSON).params["attention"]
     E = np.array(a.embeddings, dtype=float)
     probes = scene.moments["vectors"].probes
     for key, W in (("q", a.W_Q), ("k", a.W_K), ("v", a.W_V)):

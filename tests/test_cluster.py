@@ -21,11 +21,11 @@ from qkv_lens.pipeline import cluster
 from qkv_lens.pipeline.cache import cache_key
 from qkv_lens.pipeline.render import Job, Options, Result, process_alive
 from qkv_lens.registry import find
-from tests.helpers import ROOT, probe_video
+from tests.helpers import LESSON, ROOT, probe_video
 
 LANG = "zh"
 SCENES = ("ThreeLenses", "WorkedExample")   # about 28 s and 40 s of video at -ql
-LESSON = ROOT / "lesson.toml"
+LESSON = LESSON
 TIMING = {"render_seconds"}                  # the only manifest field allowed to differ
 
 
@@ -51,8 +51,8 @@ def frozen(tmp_path_factory):
     root = tmp_path_factory.mktemp("frozen")
     for name in ("qkv_lens", "qkv_math", "scenes"):
         shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("lesson.toml", "manim.cfg"):
-        shutil.copy(ROOT / name, root / name)
+    shutil.copy(LESSON, root / "lesson.toml")
+    shutil.copy(ROOT / "manim.cfg", root / "manim.cfg")
     env = dict(os.environ, PYTHONPATH=str(root))
     found = subprocess.run([sys.executable, "-c", "import qkv_lens, qkv_math, scenes; print(qkv_lens.__file__, "
                             "qkv_math.__file__, scenes.__file__)"], capture_output=True, text=True, cwd=root, env=env)

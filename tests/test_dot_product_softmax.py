@@ -6,7 +6,7 @@ import pytest
 
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
 
 
 def test_dot_and_angle_by_hand():
@@ -46,7 +46,7 @@ def scene(request, tmp_path_factory):
 
 
 def test_dot_readouts(scene):
-    p = load_lesson(ROOT / "lesson.toml").dot_product_softmax
+    p = load_lesson(LESSON).params["dot_product_softmax"]
     a = np.array(p.vector_a, dtype=float)
     na, nb = float(np.hypot(*a)), float(p.vector_b_length)
     for name, angle in (("aligned", 0), ("perpendicular", 90), ("opposite", 180)):
@@ -57,7 +57,7 @@ def test_dot_readouts(scene):
 
 
 def test_softmax_bars(scene):
-    p = load_lesson(ROOT / "lesson.toml").dot_product_softmax
+    p = load_lesson(LESSON).params["dot_product_softmax"]
     s = np.array(p.scores, dtype=float)
     e = np.exp(s)
     assert np.allclose(scene.moments["scores"].probes["bars"], s, atol=1e-6)
@@ -71,7 +71,7 @@ def test_softmax_bars(scene):
 
 
 def test_histograms_and_saturation(scene):
-    p = load_lesson(ROOT / "lesson.toml").dot_product_softmax
+    p = load_lesson(LESSON).params["dot_product_softmax"]
     pr = scene.moments["spread"].probes
     for d, std, cap in zip(p.d_k, pr["stds"], pr["captions"]):
         assert std == pytest.approx(math.sqrt(d), rel=0.1)
@@ -111,7 +111,7 @@ def test_angle_and_projection_are_drawn(scene):
 
 
 def test_histogram_squeezes_by_sqrt_dk(scene):
-    p = load_lesson(ROOT / "lesson.toml").dot_product_softmax
+    p = load_lesson(LESSON).params["dot_product_softmax"]
     before, after = scene.moments["spread"].probes, scene.moments["scaled"].probes
     for d, raw, sq, std, cap in zip(p.d_k, before["drawn"], after["drawn"], after["stds"], after["captions"]):
         s = qm.dot_product_samples(d, p.samples, p.seed) / math.sqrt(d)
@@ -138,7 +138,7 @@ def test_text_labels_hold_no_raw_formulas(scene):
 
 
 def test_saturation_captions_typeset_the_root_and_the_drawn_peak(scene):
-    p = load_lesson(ROOT / "lesson.toml").dot_product_softmax
+    p = load_lesson(LESSON).params["dot_product_softmax"]
     sat = scene.moments["saturation"].probes
     d = max(p.d_k)
     for parts, bars in zip(sat["captions"], (sat["hard"], sat["soft"])):

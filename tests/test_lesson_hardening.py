@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 
 from qkv_lens.lesson import LessonError, load_lesson, parse_lesson
-from tests.helpers import ROOT
+from tests.helpers import LESSON, ROOT
 
 try:
     import tomllib
 except ImportError:  # pragma: no cover
     import tomli as tomllib
 
-SHIPPED_TEXT = (ROOT / "lesson.toml").read_text(encoding="utf-8")
+SHIPPED_TEXT = (LESSON).read_text(encoding="utf-8")
 SHIPPED = tomllib.loads(SHIPPED_TEXT)
 FAST = 1.0   # seconds: the most any refusal may take
 
@@ -207,7 +207,7 @@ def test_bounds_by_kind(tmp_path, content, part):
 
 def test_every_shipped_number_is_inside_its_bounds():
     parse_lesson(SHIPPED, Path("t.toml"))
-    load_lesson(ROOT / "lesson.toml")
+    load_lesson(LESSON)
 
 
 # --- 3. lists, names and costly products --------------------------------------
@@ -244,9 +244,9 @@ def test_lists_names_and_products_are_capped(tmp_path, content, where, part):
 
 
 def test_caps_leave_the_shipped_lesson_room():
-    lesson = load_lesson(ROOT / "lesson.toml")
-    assert lesson.dot_product_softmax.samples * sum(lesson.dot_product_softmax.d_k) * 10 < 2_000_000
-    assert lesson.training.steps * lesson.training.batch * 4 < 64_000
+    lesson = load_lesson(LESSON)
+    assert lesson.params["dot_product_softmax"].samples * sum(lesson.params["dot_product_softmax"].d_k) * 10 < 2_000_000
+    assert lesson.params["training"].steps * lesson.params["training"].batch * 4 < 64_000
 
 
 # --- 4. control characters in every text -------------------------------------
@@ -293,7 +293,7 @@ def test_found_values_are_plain_and_escaped(tmp_path, content, part):
 def test_byte_order_mark_is_accepted(tmp_path):
     path = tmp_path / "bom.toml"
     path.write_bytes(b"\xef\xbb\xbf" + SHIPPED_TEXT.encode("utf-8"))
-    assert load_lesson(path).worked_example.x == (3, 4)
+    assert load_lesson(path).params["worked_example"].x == (3, 4)
 
 
 def test_file_not_utf8(tmp_path):
@@ -381,7 +381,7 @@ def test_short_dotted_keys_still_work(tmp_path):
     with pytest.raises(LessonError, match=r"training\.jobs: expected a non-empty list"):
         load_lesson(path)
     path.write_text('attention.temperature = 2\n', encoding="utf-8")
-    assert load_lesson(path).attention.temperature == 2
+    assert load_lesson(path).params["attention"].temperature == 2
 
 
 def test_deep_nesting_is_a_toml_error(tmp_path):
@@ -433,7 +433,7 @@ def test_a_large_legal_picture_loads_quickly_without_warnings(tmp_path):
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        picture = load_lesson(lesson).photo_filter.picture
+        picture = load_lesson(lesson).params["photo_filter"].picture
     assert time.perf_counter() - t0 < 3 * FAST
     assert picture.shape == (8, 8, 3) and picture.max() == 0
 

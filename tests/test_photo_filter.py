@@ -8,7 +8,7 @@ from PIL import Image
 import qkv_math as qm
 from qkv_lens.lesson import LessonError, load_lesson
 from qkv_lens.texts import tr
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -17,7 +17,7 @@ def scene(request, tmp_path_factory):
 
 
 def lesson_params():
-    return load_lesson(ROOT / "lesson.toml").photo_filter
+    return load_lesson(LESSON).params["photo_filter"]
 
 
 def tint_by_hand(s: float) -> np.ndarray:
@@ -135,7 +135,7 @@ def test_grey_collapses_the_colour_cube_onto_its_diagonal(scene):
 
 
 def test_filter_pictures(scene):
-    p = load_lesson(ROOT / "lesson.toml").photo_filter
+    p = load_lesson(LESSON).params["photo_filter"]
     img = qm.generated_picture(*p.size)
     shown = scene.moments["filters"].probes["images"]
     assert np.allclose(shown["darken"], img * float(p.darken_factor))
@@ -168,7 +168,7 @@ def test_user_picture(tmp_path):
     lesson = tmp_path / "l.toml"
     lesson.write_text('[photo_filter]\nimage = "mine.png"\nsize = [8, 8]\npixel = [0, 0]\ndownsample = 2\n',
                       encoding="utf-8")
-    p = load_lesson(lesson).photo_filter
+    p = load_lesson(lesson).params["photo_filter"]
     assert p.picture.shape == (8, 8, 3)
     assert np.allclose(p.picture[0, 0], [1, 0, 0]) and np.allclose(p.picture[0, 7], [0, 0, 1])
     s = dry_run("PhotoFilter", tmp_path, lesson=lesson, lang="en")
@@ -186,7 +186,7 @@ def test_no_clipping_no_count(tmp_path):
     lesson = tmp_path / "l.toml"
     lesson.write_text('[photo_filter]\nimage = "grey.png"\nsize = [8, 8]\npixel = [3, 3]\ndownsample = 2\n',
                       encoding="utf-8")
-    p = load_lesson(lesson).photo_filter
+    p = load_lesson(lesson).params["photo_filter"]
     assert outside(p.picture @ tint_by_hand(float(p.tint_strength))) == 0
     s = dry_run("PhotoFilter", tmp_path, lesson=lesson, lang="zh")
     assert s.moments["whole"].probes["clip_notes"] == []

@@ -15,7 +15,7 @@ from qkv_lens.pipeline import render as render_mod
 from qkv_lens.pipeline.cache import cache_key, code_digests
 from qkv_lens.pipeline.subtitles import cue_times, srt_to_vtt
 from qkv_lens.registry import SCENES, find
-from tests.helpers import ROOT
+from tests.helpers import LESSON, ROOT
 
 ALL = sorted(s.name for s in SCENES)
 
@@ -57,7 +57,7 @@ def tree(tmp_path):
 
 def key_for(tree, scene="WorkedExample", lesson=None, lang="en", quality="l", fmt="mp4",
             transparent=False, manim="0.22.0"):
-    lesson = lesson or load_lesson(ROOT / "lesson.toml", language=lang)
+    lesson = lesson or load_lesson(LESSON, language=lang)
     d = code_digests(tree)
     return cache_key(find(scene), lesson, lang, quality, fmt, transparent, d, manim, tree)
 
@@ -176,14 +176,14 @@ def fake(monkeypatch):
 
 
 def run_cli(tmp_path, *extra, lesson=None):
-    lesson = lesson or (ROOT / "lesson.toml")
+    lesson = lesson or (LESSON)
     return cli.main(["render", "--lang", "en", "--out", str(tmp_path / "out"),
                      "--lesson", str(lesson), *extra])
 
 
 def test_cache_hit_and_one_edit_one_render(tmp_path, fake, capsys):
     lesson = tmp_path / "lesson.toml"
-    shutil.copyfile(ROOT / "lesson.toml", lesson)
+    shutil.copyfile(LESSON, lesson)
     assert run_cli(tmp_path, lesson=lesson) == 0
     assert sorted(fake.calls) == ALL
     fake.calls.clear()
@@ -261,7 +261,7 @@ def test_watch_renders_on_edit_and_not_on_reads(tmp_path, tree):
     from qkv_lens.pipeline.watch import watch
 
     lesson = tmp_path / "lesson.toml"
-    shutil.copyfile(ROOT / "lesson.toml", lesson)
+    shutil.copyfile(LESSON, lesson)
     calls = []
     stop = threading.Event()
     args = SimpleNamespace(lesson=str(lesson))
@@ -475,7 +475,7 @@ def test_zh_and_en_renders_go_to_different_files(tmp_path):
 
     paths = {}
     for lang in ("zh", "en"):
-        with lesson_env(ROOT / "lesson.toml", lang), tempconfig({
+        with lesson_env(LESSON, lang), tempconfig({
                 "media_dir": str(tmp_path), "quality": "low_quality", "verbosity": "ERROR",
                 "input_file": str(ROOT / "scenes" / "worked_example.py")}):
             scene = WorkedExample()
@@ -492,7 +492,7 @@ def test_a_chosen_video_dir_is_left_alone(tmp_path):
     from scenes.worked_example import WorkedExample
     from tests.helpers import lesson_env
 
-    with lesson_env(ROOT / "lesson.toml", "en"), tempconfig({
+    with lesson_env(LESSON, "en"), tempconfig({
             "media_dir": str(tmp_path), "quality": "low_quality", "verbosity": "ERROR",
             "video_dir": str(tmp_path / "mine")}):
         scene = WorkedExample()

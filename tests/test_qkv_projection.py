@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -13,7 +13,7 @@ def scene(request, tmp_path_factory):
 
 
 def expected():
-    a = load_lesson(ROOT / "lesson.toml").attention
+    a = load_lesson(LESSON).params["attention"]
     X = np.array(a.embeddings, dtype=float)
     x = X[a.focus]
     # independent of qkv_math: one dot product per output column
@@ -137,7 +137,7 @@ def test_each_bar_is_fed_while_its_flows_are_on_screen(scene):
 
 def test_narration_names_the_traits_that_feed_a_bar(scene):
     said = dict(scene.said)
-    a = load_lesson(ROOT / "lesson.toml").attention
+    a = load_lesson(LESSON).params["attention"]
     lang = scene.lang
     # the key of 苹果: its food bar is fed by fruit and sweet
     assert a.traits[0].name(lang) in said["k_flow_say"] and a.traits[4].name(lang) in said["k_flow_say"]

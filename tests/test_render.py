@@ -12,7 +12,7 @@ import pytest
 
 from qkv_lens.pipeline.subtitles import cue_times, cues, srt_to_vtt
 from qkv_lens.pipeline.video import longest_hold
-from tests.helpers import ROOT, cue_problems, probe_video
+from tests.helpers import LESSON, ROOT, cue_problems, probe_video
 
 pytestmark = pytest.mark.render
 
@@ -238,7 +238,7 @@ def test_preview_writes_the_last_frame(tmp_path):
 
 def test_save_sections_gives_one_clip_per_beat(tmp_path):
     # the plain manim CLI: every beat is a manim section
-    env = dict(os.environ, QKV_LANG="en", QKV_LESSON=str(ROOT / "lesson.toml"))
+    env = dict(os.environ, QKV_LANG="en", QKV_LESSON=str(LESSON))
     p = subprocess.run([sys.executable, "-m", "manim", "render", "-ql", "--save_sections", "--progress_bar",
                         "none", "--media_dir", str(tmp_path), "scenes/worked_example.py", "WorkedExample"],
                        cwd=ROOT, env=env, capture_output=True, text=True)

@@ -3,12 +3,12 @@ import pytest
 
 from qkv_lens.lesson import load_lesson
 from qkv_lens.runs import training_runs
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run, shown_number
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run, shown_number
 
 
 @pytest.fixture(scope="module")
 def runs():
-    return training_runs(load_lesson(ROOT / "lesson.toml").training)
+    return training_runs(load_lesson(LESSON).params["training"])
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -56,7 +56,7 @@ def test_the_swap_is_claimed_because_it_was_measured(scene):
 def test_no_verdict_from_a_run_that_did_not_learn(tmp_path):
     lesson = tmp_path / "lesson.toml"
     lesson.write_text("[training]\npeople = 6\nseed = 1\n", encoding="utf-8")
-    runs = training_runs(load_lesson(lesson).training)
+    runs = training_runs(load_lesson(lesson).params["training"])
     assert not runs["standard"].learned
     scene = dry_run("RoleSwap", tmp_path, lesson=lesson, lang="zh")
     keys = [k for k, _ in scene.said]

@@ -7,12 +7,12 @@ import pytest
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
 from qkv_lens.runs import training_runs
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run, shown_number
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run, shown_number
 
 
 @pytest.fixture(scope="module")
 def run():
-    return training_runs(load_lesson(ROOT / "lesson.toml").training)["standard"]
+    return training_runs(load_lesson(LESSON).params["training"])["standard"]
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -58,9 +58,9 @@ def test_referee_flags_early_and_not_late(scene, run):
 
 
 def test_readouts_turn_into_meaning(scene, run):
-    lesson = load_lesson(ROOT / "lesson.toml")
+    lesson = load_lesson(LESSON)
     lang = scene.lang
-    jobs = [j.name(lang) for j in lesson.training.jobs]
+    jobs = [j.name(lang) for j in lesson.params["training"].jobs]
     X, _ = run.display_party
     n_jobs = len(jobs)
     profile = [jobs[i] for i in X[:, :n_jobs].argmax(1)]
@@ -109,7 +109,7 @@ def stuck_lesson(tmp_path_factory):
 
 
 def test_a_run_that_did_not_learn_is_not_narrated_as_a_success(stuck_lesson, tmp_path):
-    run = training_runs(load_lesson(stuck_lesson).training)["standard"]
+    run = training_runs(load_lesson(stuck_lesson).params["training"])["standard"]
     assert run.heldout_accuracy < qm.LEARNED_ACCURACY and not run.learned
     scene = dry_run("RolesEmerge", tmp_path, lesson=stuck_lesson, lang="en")
     keys = [k for k, _ in scene.said]

@@ -7,7 +7,7 @@ import pytest
 import qkv_math
 from qkv_lens import runs
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT
+from tests.helpers import LESSON
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def small(tmp_path, monkeypatch):
         return real(formula, **kw)
 
     monkeypatch.setattr(qkv_math, "train_matching", counting)
-    params = dataclasses.replace(load_lesson(ROOT / "lesson.toml").training, steps=30)
+    params = dataclasses.replace(load_lesson(LESSON).params["training"], steps=30)
     return params, calls, tmp_path
 
 
@@ -50,7 +50,7 @@ def test_changed_parameters_train_again(small):
 def test_damaged_file_is_trained_over(small):
     params, calls, _ = small
     runs.training_runs(params)
-    path = runs.run_file("standard", params.run_args())
+    path = runs.run_file("standard", runs.run_args(params))
     path.write_bytes(b"not a pickle")
     run = runs.training_runs(params)["standard"]
     assert calls.count("standard") == 2 and len(run.losses) == 30
@@ -58,8 +58,8 @@ def test_damaged_file_is_trained_over(small):
 
 def test_source_change_moves_the_file(small, tmp_path, monkeypatch):
     params, _, _ = small
-    before = runs.run_file("standard", params.run_args())
+    before = runs.run_file("standard", runs.run_args(params))
     edited = tmp_path / "training.py"
     edited.write_bytes(runs.TRAINING_SOURCE.read_bytes() + b"\n# edited\n")
     monkeypatch.setattr(runs, "TRAINING_SOURCE", edited)
-    assert runs.run_file("standard", params.run_args()) != before
+    assert runs.run_file("standard", runs.run_args(params)) != before

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
 
 MOMENTS = ["parallel", "turned", "tilted"]
 
@@ -16,7 +16,7 @@ def scene(request, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def lesson():
-    return load_lesson(ROOT / "lesson.toml").shadow_projection
+    return load_lesson(LESSON).params["shadow_projection"]
 
 
 def cast(X, d, n):

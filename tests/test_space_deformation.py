@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -13,7 +13,7 @@ def scene(request, tmp_path_factory):
 
 def expected_matrices():
     """Each step's matrix, built here from the lesson's numbers."""
-    p = load_lesson(ROOT / "lesson.toml").space_deformation
+    p = load_lesson(LESSON).params["space_deformation"]
     theta = np.deg2rad(float(p.rotation_degrees))
     c, s = np.cos(theta), np.sin(theta)
     u = np.array(p.flatten_onto, dtype=float)

@@ -9,10 +9,10 @@ import pytest
 
 from qkv_lens.lesson import load_lesson
 from qkv_lens.texts import tr
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
 
-LESSON = load_lesson(ROOT / "lesson.toml").three_lenses
-X = np.array([t for _, t in LESSON.words], dtype=float)
+LESSON = load_lesson(LESSON).params["three_lenses"]
+X = np.array([w.traits for w in LESSON.words], dtype=float)
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -46,7 +46,7 @@ def test_one_word_times_each_lens_matrix_worked_out(scene):
     assert (X[w] != 0).all()
     for k, lens in enumerate(LESSON.lenses):
         probes = scene.moments[f"work{k + 1}"].probes
-        assert probes["word"] == LESSON.words[w][0].name(scene.lang)
+        assert probes["word"] == LESSON.words[w].name(scene.lang)
         M = np.array(lens.matrix, dtype=float)
         assert np.array_equal([[number(e) for e in row] for row in probes["matrix"]], M)
         expected = X[w] @ M

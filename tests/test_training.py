@@ -4,6 +4,7 @@ import pytest
 
 import qkv_math as qm
 from qkv_math import training as tr
+from tests.helpers import LESSON
 
 
 @pytest.mark.parametrize("formula", tr.FORMULAS)
@@ -82,8 +83,8 @@ def test_defaults_are_the_lessons():
     import inspect
 
     from qkv_lens.lesson import load_lesson
-    from tests.helpers import ROOT
-    args = load_lesson(ROOT / "lesson.toml").training.run_args()
+    from qkv_lens.runs import run_args
+    args = run_args(load_lesson(LESSON).params["training"])
     sig = inspect.signature(qm.train_matching).parameters
     assert {k: sig[k].default for k in args} == args
 

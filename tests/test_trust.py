@@ -38,7 +38,7 @@ from qkv_lens.pipeline import manifest, page
 from qkv_lens.pipeline import render as render_mod
 from qkv_lens.registry import find
 from qkv_lens.store import clean_parts, read_inside, temp_beside
-from tests.helpers import ROOT
+from tests.helpers import LESSON, ROOT
 from tests.test_export import make_renders
 from tests.test_page import write_clip
 
@@ -405,7 +405,7 @@ def test_a_recording_that_leads_out_of_the_lesson_folder_is_refused(tmp_path, vo
 
 def test_script_with_a_lying_header_ends_quickly(tmp_path, voice_cache):
     lesson = tmp_path / "lesson.toml"
-    shutil.copyfile(ROOT / "lesson.toml", lesson)
+    shutil.copyfile(LESSON, lesson)
     wav(beat_dir(tmp_path) / "intro.wav", 0.5, claim=149 * 3600 * 8000)
     p = subprocess.run([sys.executable, "-m", "qkv_lens", "script", SCENE, "--lang", "en", "--voice", "recorded",
                         "--lesson", str(lesson)], cwd=ROOT, capture_output=True, text=True, timeout=120,
@@ -454,7 +454,7 @@ def test_a_scene_named_twice_renders_once(tmp_path, stand_in):
 
 def test_a_refused_voice_creates_nothing(tmp_path):
     lesson = tmp_path / "lesson.toml"
-    shutil.copyfile(ROOT / "lesson.toml", lesson)
+    shutil.copyfile(LESSON, lesson)
     bad = beat_dir(tmp_path) / "intro.wav"
     bad.parent.mkdir(parents=True)
     bad.write_bytes(b"not audio")
@@ -475,7 +475,7 @@ def test_watch_reports_errors_on_stderr_and_keeps_watching(tmp_path, capsys):
         rounds.append(1)
         stop.set()
         raise RuntimeError("a bad edit")
-    args = argparse.Namespace(lesson=str(ROOT / "lesson.toml"))
+    args = argparse.Namespace(lesson=str(LESSON))
     assert watch(args, failing, stop=stop, code_dirs=(tmp_path,)) == 0
     out, err = capsys.readouterr()
     assert "qkv-lens: error: a bad edit" in err and "a bad edit" not in out and rounds
@@ -483,7 +483,7 @@ def test_watch_reports_errors_on_stderr_and_keeps_watching(tmp_path, capsys):
 
 def test_watch_stopped_by_ctrl_c_exits_130(tmp_path):
     lesson = tmp_path / "lesson.toml"
-    shutil.copyfile(ROOT / "lesson.toml", lesson)
+    shutil.copyfile(LESSON, lesson)
     proc = subprocess.Popen([sys.executable, "-m", "qkv_lens", "watch", "--lesson", str(lesson), "--lang", "en",
                              "--out", str(tmp_path / "out"), "--jobs", "1"], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -520,7 +520,7 @@ def test_a_picture_inside_a_subfolder_is_accepted(tmp_path):
     lesson = tmp_path / "lesson.toml"
     lesson.write_text('[photo_filter]\nimage = "pictures/p.png"\nsize = [8, 8]\npixel = [0, 0]\ndownsample = 2\n',
                       encoding="utf-8")
-    assert load_lesson(lesson).photo_filter.picture[0, 0, 0] == 1.0
+    assert load_lesson(lesson).params["photo_filter"].picture[0, 0, 0] == 1.0
 
 
 @pytest.mark.parametrize("name, said", [("שלום", "right-to-left letters (U+05E9"), ("مرحبا", "right-to-left"),

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -19,14 +19,14 @@ def test_article_point_lands_on_3_4_2(scene):
 
 
 def test_grid_lies_in_the_span_of_w(scene):
-    W = np.array(load_lesson(ROOT / "lesson.toml").up_projection.W, dtype=float)
+    W = np.array(load_lesson(LESSON).params["up_projection"].W, dtype=float)
     normal = np.cross(W[0], W[1])
     for end in scene.moments["lifted"].probes["grid_ends"]:
         assert abs(end @ normal) < 1e-6
 
 
 def test_contrast_is_a_flat_rotation_and_stretch(scene):
-    p = load_lesson(ROOT / "lesson.toml").up_projection
+    p = load_lesson(LESSON).params["up_projection"]
     th = np.deg2rad(float(p.contrast_rotation_degrees))
     sx, sy = (float(v) for v in p.contrast_stretch)
     x = np.array([3.0, 4.0])
@@ -35,7 +35,7 @@ def test_contrast_is_a_flat_rotation_and_stretch(scene):
 
 
 def lesson():
-    p = load_lesson(ROOT / "lesson.toml").up_projection
+    p = load_lesson(LESSON).params["up_projection"]
     x, W = np.array(p.point, dtype=float), np.array(p.W, dtype=float)
     # by hand, not qkv_math: x W one column at a time
     landed = np.array([sum(x[i] * W[i, j] for i in range(2)) for j in range(3)])
@@ -95,7 +95,7 @@ def test_other_lessons_stay_readable(tmp_path, point, W):
     lesson = tmp_path / "l.toml"
     lesson.write_text("[up_projection]\n" + f"point = {point}\n" + (f"W = {W}\n" if W else ""), encoding="utf-8")
     s = dry_run("UpProjection", tmp_path, lesson=lesson, lang="zh")
-    p = load_lesson(lesson).up_projection
+    p = load_lesson(lesson).params["up_projection"]
     landed = np.array(point, dtype=float) @ np.array(p.W, dtype=float)
     assert np.allclose(s.moments["coords"].probes["dot"], landed)
     assert [k for k, _ in s.moments["coords"].probes["coords"]] == [k for k in range(3) if landed[k] != 0]

@@ -25,6 +25,7 @@ from qkv_lens.pipeline.cache import cache_key
 from qkv_lens.pipeline.render import fit_audio
 from qkv_lens.registry import find
 from qkv_lens.texts import tr
+from tests.helpers import LESSON
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = "WorkedExample"
@@ -66,7 +67,7 @@ def tone(path: Path, seconds: float, rate: int = 22050) -> None:
 
 def lesson_copy(folder: Path) -> Path:
     lesson = folder / "lesson.toml"
-    shutil.copyfile(ROOT / "lesson.toml", lesson)
+    shutil.copyfile(LESSON, lesson)
     return lesson
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, probe_video
+from tests.helpers import LESSON, ROOT, probe_video
 
 pytestmark = pytest.mark.render
 
@@ -67,7 +67,7 @@ def test_version_init_list_render_from_an_empty_folder(installed, tmp_path):
 
     init = run(installed, tmp_path, "init")
     assert init.returncode == 0, init.stderr
-    assert (tmp_path / "lesson.toml").read_bytes() == (ROOT / "lesson.toml").read_bytes()
+    assert (tmp_path / "lesson.toml").read_bytes() == (LESSON).read_bytes()
     assert "disable_caching = True" in (tmp_path / "manim.cfg").read_text()
     again = run(installed, tmp_path, "init")
     assert again.returncode == 2 and "exists" in again.stderr   # never overwrites an edited lesson

@@ -8,7 +8,7 @@ import qkv_math as qm
 from qkv_lens.lesson import load_lesson
 from scenes.kit import palette
 from scenes.kit.numbers import column_tex
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
 
 
 @pytest.fixture(scope="module", params=["zh", "en"])
@@ -38,7 +38,7 @@ def test_every_glass_is_a_real_mix(scene):
     """Each glass holds x_i * W_ij of every ingredient i (a layer in the
     ingredient's colour, its amount written beside it), and the default
     lesson's W mixes two ingredients into every glass."""
-    lesson = load_lesson(ROOT / "lesson.toml").worked_example
+    lesson = load_lesson(LESSON).params["worked_example"]
     x = np.array(lesson.x, dtype=float)
     W = np.array(lesson.W, dtype=float)
     amounts = x[:, None] * W                      # amounts[i, j]: ingredient i in glass j

@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from qkv_lens.lesson import default_lesson
+
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ)
 
@@ -82,7 +84,7 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="qkv-bench-"))
     ENV["QKV_CACHE_DIR"] = str(tmp / "cache")
     lesson = tmp / "lesson.toml"
-    shutil.copyfile(ROOT / "lesson.toml", lesson)
+    shutil.copyfile(default_lesson(), lesson)
     common = [*args.scenes, "--lang", args.lang, "--lesson", str(lesson)]
     both = [*args.scenes, "--lang", "all", "--lesson", str(lesson)]
     cols: dict[str, dict[str, float]] = {}

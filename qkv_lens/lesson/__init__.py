@@ -9,36 +9,23 @@ kept exact: ints and decimal texts become Fractions, and texts such as
 shipped with qkv-lens (``default_lesson()``, package data): no default is
 spelled out in Python.
 
-The parts: ``schema`` (the objects), ``bounds`` (how far each value may go),
-``checks`` (the generic checks and messages), ``files`` (reading files
-safely), ``sections`` (the rules of each section).
+The sections are declared by the scenes that read them, key by key
+(``keys``: the vocabulary; ``declared``: reading the declarations from the
+scene modules without importing them).  The parts: ``schema`` (the
+objects), ``bounds`` (how far each value may go), ``checks`` (the generic
+checks and messages), ``files`` (reading files safely), ``sections``
+(reading a lesson, and the rules that tie a section's keys together),
+``picture`` and ``glyphs``.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from .declared import DeclarationError, discover
 from .files import default_lesson, default_lesson_path, defaults, named_files, read_toml
-from .schema import (
-    LANGUAGES,
-    VOICES,
-    AttentionParams,
-    DotProductParams,
-    Lens,
-    Lesson,
-    LessonError,
-    Named,
-    PhotoFilterParams,
-    ShadowParams,
-    SpaceDeformationParams,
-    ThreeLensesParams,
-    TrainingParams,
-    UpProjectionParams,
-    Word,
-    WorkedExampleParams,
-    Written,
-    written_as_fraction,
-)
+from .keys import Params
+from .schema import LANGUAGES, VOICES, Lesson, LessonError, Named, Written, written_as_fraction
 from .sections import parse_lesson
 
 
@@ -51,8 +38,7 @@ def load_lesson(path: str | os.PathLike | None = None, language: str | None = No
 
 
 __all__ = [
-    "LANGUAGES", "VOICES", "AttentionParams", "DotProductParams", "Lens", "Lesson", "LessonError", "Named",
-    "PhotoFilterParams", "ShadowParams", "SpaceDeformationParams", "ThreeLensesParams",
-    "TrainingParams", "UpProjectionParams", "Word", "WorkedExampleParams", "Written", "written_as_fraction",
-    "default_lesson", "default_lesson_path", "defaults", "load_lesson", "named_files", "parse_lesson", "read_toml",
+    "LANGUAGES", "VOICES", "DeclarationError", "Lesson", "LessonError", "Named", "Params", "Written",
+    "default_lesson", "default_lesson_path", "defaults", "discover", "load_lesson", "named_files", "parse_lesson",
+    "read_toml", "written_as_fraction",
 ]

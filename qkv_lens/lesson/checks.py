@@ -187,9 +187,9 @@ class _Checker:
             raise self.fail(where, f"a list of {want}", value)
         return tuple(self.number(v, f"{where}[{i}]", kind) for i, v in enumerate(value))
 
-    def nonzero(self, vec: tuple[Fraction, ...], where: str) -> tuple[Fraction, ...]:
+    def nonzero(self, vec: tuple[Fraction, ...], where: str, noun: str = "direction") -> tuple[Fraction, ...]:
         if all(v == 0 for v in vec):
-            raise self.fail(where, "a non-zero direction", _Plain("[" + ", ".join("0" for _ in vec) + "]"))
+            raise self.fail(where, f"a non-zero {noun}", _Plain("[" + ", ".join("0" for _ in vec) + "]"))
         return vec
 
     def matrix(self, value: Any, where: str, kind: str, rows: int, cols: int | None = None,

@@ -1,49 +1,26 @@
-"""Per-section rules: each section of lesson.toml checked into its frozen
-object, with the rules that tie its keys together (matrix shapes that follow
-list lengths, a cube in front of the wall, products of counts kept bounded)."""
+"""Reading a lesson: every section the scenes declare (``declared``), read
+key by key (``keys``), then the rules that tie a section's keys together
+beyond their sizes (a cube in front of the wall, W of rank 2, products of
+counts kept bounded, the picture read from its file)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from qkv_lens.store import Unsafe, inside
 from qkv_math import cube_vertices
 
-from .bounds import (
-    MAX_DIMS,
-    MAX_ENTRIES,
-    MAX_JOBS,
-    MAX_LENS_TRAITS,
-    MAX_PARTIES,
-    MAX_PEOPLE,
-    MAX_SAMPLED,
-    MAX_TOKENS,
-    MAX_TRAITS,
-    MAX_WORDS,
-    MIN_PEOPLE,
-)
+from .bounds import MAX_PARTIES, MAX_SAMPLED
 from .checks import _Checker, _Plain
+from .declared import discover
 from .files import defaults
+from .keys import read_section, record_type
 from .picture import generated, read_picture
-from .schema import (
-    LANGUAGES,
-    VOICES,
-    AttentionParams,
-    DotProductParams,
-    Lens,
-    Lesson,
-    Named,
-    PhotoFilterParams,
-    ShadowParams,
-    SpaceDeformationParams,
-    ThreeLensesParams,
-    TrainingParams,
-    UpProjectionParams,
-    Word,
-    WorkedExampleParams,
-)
+from .schema import LANGUAGES, VOICES, Lesson
 
 
 def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
@@ -67,227 +44,98 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
     where = "language (--lang / QKV_LANG)" if override else "language"
     if not isinstance(lang, str) or lang not in LANGUAGES:
         raise c.fail(where, f'one of {", ".join(map(repr, LANGUAGES))}', lang)
-
     voice = merged["voice"]
     if voice not in VOICES:
         raise c.fail("voice", f'one of {", ".join(map(repr, VOICES))}', voice)
 
-    return Lesson(path=path, language=lang, voice=voice,
-                  space_deformation=_space_deformation(c, merged["space_deformation"]),
-                  worked_example=_worked_example(c, merged["worked_example"]),
-                  attention=_attention(c, merged["attention"]),
-                  three_lenses=_three_lenses(c, merged["three_lenses"]),
-                  shadow_projection=_shadow(c, merged["shadow_projection"]),
-                  up_projection=_up_projection(c, merged["up_projection"]),
-                  photo_filter=_photo_filter(c, merged["photo_filter"]),
-                  dot_product_softmax=_dot_product(c, merged["dot_product_softmax"]),
-                  training=_training(c, merged["training"]),
-                  sections=merged)
+    params = {}
+    for name, decl in discover().sections.items():
+        values = read_section(c, name, decl.keys, merged[name])
+        RULES.get(name, _no_rule)(c, values, merged[name])
+        params[name] = record_type(decl.cls, tuple(decl.keys))(**values)
+    return Lesson(path=path, language=lang, voice=voice, params=params, sections=merged)
 
 
-def _space_deformation(c: _Checker, sd: dict) -> SpaceDeformationParams:
-    w = "space_deformation"
-    words_raw = sd["words"]
-    if not isinstance(words_raw, list) or not 1 <= len(words_raw) <= MAX_WORDS:
-        raise c.fail(f"{w}.words", f"a list of 1 to {MAX_WORDS} words", words_raw)
-    words = []
-    for i, item in enumerate(words_raw):
-        where = f"{w}.words[{i}]"
-        c.keys(item, where, ["zh", "en", "at"], required=True)
-        words.append(Word(c.text(item["zh"], f"{where}.zh"), c.text(item["en"], f"{where}.en"),
-                          c.vector(item["at"], f"{where}.at", "plane", 2)))
-    return SpaceDeformationParams(
-        words=tuple(words),
-        rotation_degrees=c.number(sd["rotation_degrees"], f"{w}.rotation_degrees", "angle"),
-        stretch=c.vector(sd["stretch"], f"{w}.stretch", "plane_map", 2),
-        shear=c.number(sd["shear"], f"{w}.shear", "plane_map"),
-        flatten_onto=c.nonzero(c.vector(sd["flatten_onto"], f"{w}.flatten_onto", "direction", 2),
-                               f"{w}.flatten_onto"),
-        svd_matrix=c.matrix(sd["svd_matrix"], f"{w}.svd_matrix", "plane_map", 2, 2))
+def _no_rule(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None:
+    return None
 
 
-def _worked_example(c: _Checker, we: dict) -> WorkedExampleParams:
-    x = c.vector(we["x"], "worked_example.x", "entry", most=MAX_ENTRIES)
-    W = c.matrix(we["W"], "worked_example.W", "entry", rows=len(x),
-                 why=f" (one row per entry of worked_example.x, which has {len(x)})")
-    return WorkedExampleParams(x=x, W=W)
+# -- the rules that tie a section's keys together ------------------------------------
+
+def _up_projection(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None:
+    if np.linalg.matrix_rank(np.array(values["W"], dtype=float)) < 2:   # entries have 6 decimals at most
+        raise c.error("up_projection.W", "expected two rows pointing different ways (rank 2), found rows "
+                      "that are zero or parallel: the plane would be flattened onto a line or a point, not "
+                      "lifted into space")
 
 
-def _up_projection(c: _Checker, up: dict) -> UpProjectionParams:
-    w = "up_projection"
-    W = c.matrix(up["W"], f"{w}.W", "plane_map", 2, 3, why=" (2 rows: the plane's two axes; 3 columns: x, y, z)")
-    if np.linalg.matrix_rank(np.array(W, dtype=float)) < 2:   # exact enough: entries have 6 decimals at most
-        raise c.error(f"{w}.W", "expected two rows pointing different ways (rank 2), found rows that are "
-                      "zero or parallel: the plane would be flattened onto a line or a point, not lifted "
-                      "into space")
-    return UpProjectionParams(
-        point=c.vector(up["point"], f"{w}.point", "plane", 2),
-        W=W,
-        contrast_rotation_degrees=c.number(up["contrast_rotation_degrees"],
-                                           f"{w}.contrast_rotation_degrees", "angle"),
-        contrast_stretch=c.vector(up["contrast_stretch"], f"{w}.contrast_stretch", "plane_map", 2))
-
-
-def _three_lenses(c: _Checker, tl: dict) -> ThreeLensesParams:
-    w = "three_lenses"
-    traits = c.names(tl["traits"], f"{w}.traits", most=MAX_LENS_TRAITS)
-    d = len(traits)
-    if not isinstance(tl["words"], list) or not 1 <= len(tl["words"]) <= MAX_WORDS:
-        raise c.fail(f"{w}.words", f"a list of 1 to {MAX_WORDS} words", tl["words"])
-    words = []
-    for i, item in enumerate(tl["words"]):
-        where = f"{w}.words[{i}]"
-        c.keys(item, where, ["zh", "en", "traits"], required=True)
-        name = Named(c.text(item["zh"], f"{where}.zh"), c.text(item["en"], f"{where}.en"))
-        words.append((name, c.vector(item["traits"], f"{where}.traits", "weight", d)))
-    if not isinstance(tl["lenses"], list) or len(tl["lenses"]) != 3:
-        raise c.fail(f"{w}.lenses", "a list of exactly 3 lenses", tl["lenses"])
-    lenses = []
-    for i, item in enumerate(tl["lenses"]):
-        where = f"{w}.lenses[{i}]"
-        c.keys(item, where, ["keep", "drop", "axes", "matrix"], required=True)
-        axes = c.names(item["axes"], f"{where}.axes", most=2, least=2)
-        lenses.append(Lens(c.name(item["keep"], f"{where}.keep"), c.name(item["drop"], f"{where}.drop"),
-                           (axes[0], axes[1]),
-                           c.matrix(item["matrix"], f"{where}.matrix", "weight", d, 2,
-                                    why=f" (one row per trait in {w}.traits ({d}), 2 columns)")))
-    return ThreeLensesParams(traits, tuple(words), tuple(lenses))
-
-
-def _shadow(c: _Checker, sp: dict) -> ShadowParams:
+def _shadow(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None:
+    """The whole cube stays in front of the wall at every angle the scene
+    shows, and every light reaches the wall at a slant (not grazing it, so
+    shadows stay within about ten times the cube's distance from the wall)."""
     w = "shadow_projection"
-    params = ShadowParams(
-        cube_center=c.vector(sp["cube_center"], f"{w}.cube_center", "space", 3),
-        cube_size=c.number(sp["cube_size"], f"{w}.cube_size", "cube_size"),
-        light=c.nonzero(c.vector(sp["light"], f"{w}.light", "direction", 3), f"{w}.light"),
-        light_end=c.nonzero(c.vector(sp["light_end"], f"{w}.light_end", "direction", 3), f"{w}.light_end"),
-        wall_turn_degrees=c.number(sp["wall_turn_degrees"], f"{w}.wall_turn_degrees", "angle"),
-        lamp=c.vector(sp["lamp"], f"{w}.lamp", "space", 3),
-        ray_step=c.number(sp["ray_step"], f"{w}.ray_step", "ray_step"))
-    # The whole cube must stay in front of the wall at every angle the scene
-    # shows, and every light must reach the wall at a slant (not grazing it, so
-    # shadows stay within about ten times the cube's distance from the wall).
-    corners = cube_vertices(params.cube_center, float(params.cube_size))
-    for deg in np.linspace(0, float(params.wall_turn_degrees), 7):
+    corners = cube_vertices(values["cube_center"], float(values["cube_size"]))
+    turn = float(values["wall_turn_degrees"])
+    for deg in np.linspace(0, turn, 7):
         a = np.deg2rad(deg)
         n = np.array([np.cos(a), np.sin(a), 0.0])
         if (corners @ n).min() <= 0:
             raise c.fail(f"{w}.cube_center", f"a cube wholly in front of the wall at every turn up to "
-                         f"{float(params.wall_turn_degrees):g} degrees", sp["cube_center"])
+                         f"{turn:g} degrees", raw["cube_center"])
         for key in ("light", "light_end"):
-            d = np.array(getattr(params, key), dtype=float)
+            d = np.array(values[key], dtype=float)
             if d @ n / np.linalg.norm(d) > -0.1:
                 raise c.fail(f"{w}.{key}", "a light direction pointing towards the wall (n . d < 0), "
-                             "at least 6 degrees off the wall", sp[key])
-        L = np.array(params.lamp, dtype=float) @ n
-        if L <= (corners @ n).max() / 0.9:
+                             "at least 6 degrees off the wall", raw[key])
+        lamp = np.array(values["lamp"], dtype=float) @ n
+        if lamp <= (corners @ n).max() / 0.9:
             raise c.fail(f"{w}.lamp", "a lamp further from the wall than every corner of the cube "
-                         "(by a tenth of its own distance at least)", sp["lamp"])
-    return params
+                         "(by a tenth of its own distance at least)", raw["lamp"])
 
 
-def _photo_filter(c: _Checker, pf: dict) -> PhotoFilterParams:
+def _photo_filter(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None:
+    """The worked pixel inside the picture, a down-sampling factor that
+    divides both sides, and the picture itself: generated, or read from its
+    file inside the lesson's folder."""
     w = "photo_filter"
-    size = pf["size"]
-    if not isinstance(size, list) or len(size) != 2:
-        raise c.fail(f"{w}.size", "[height, width] in pixels", size)
-    h = c.integer(size[0], f"{w}.size[0]", 4, 64)
-    wd = c.integer(size[1], f"{w}.size[1]", 4, 64)
-    pixel = pf["pixel"]
-    if not isinstance(pixel, list) or len(pixel) != 2:
-        raise c.fail(f"{w}.pixel", "[row, column] of one pixel", pixel)
-    row = c.integer(pixel[0], f"{w}.pixel[0]", 0, h - 1)
-    col = c.integer(pixel[1], f"{w}.pixel[1]", 0, wd - 1)
-    factor = c.integer(pf["downsample"], f"{w}.downsample", 1, min(h, wd))
+    h, wd = values["size"]
+    values["pixel"] = (c.integer(raw["pixel"][0], f"{w}.pixel[0]", 0, h - 1),
+                       c.integer(raw["pixel"][1], f"{w}.pixel[1]", 0, wd - 1))
+    factor = c.integer(raw["downsample"], f"{w}.downsample", 1, min(h, wd))
     if h % factor or wd % factor:
-        raise c.fail(f"{w}.downsample", f"a factor that divides both sides of the picture ({h}x{wd})",
-                     factor)
-    image = pf["image"]
-    if not isinstance(image, str):
-        raise c.fail(f"{w}.image", 'a file name, or "" for the generated picture', image)
-    where = f"{w}.image"
-    picture = generated(h, wd)
+        raise c.fail(f"{w}.downsample", f"a factor that divides both sides of the picture ({h}x{wd})", factor)
+    image, where = values["image"], f"{w}.image"
+    values["picture"] = generated(h, wd)
     if image:
         try:      # inside the lesson's folder: what travels with the lesson (and to a Dask worker)
             real = inside(c.path.parent, image, "picture")
         except Unsafe as err:
             raise c.error(where, f"{err}; put the picture in the lesson's folder (or a folder inside "
                                  "it) and name it relative to the lesson") from None
-        picture = read_picture(real, h, wd, lambda message: c.error(where, message), shown_as=image)
-    return PhotoFilterParams(
-        image=image, size=(h, wd), pixel=(row, col),
-        tint_strength=c.number(pf["tint_strength"], f"{w}.tint_strength", "tint"),
-        darken_factor=c.number(pf["darken_factor"], f"{w}.darken_factor", "darken"),
-        downsample=factor,
-        **{k: c.matrix(pf[k], f"{w}.{k}", "colour", 3, 3, why=" (a colour filter: [r, g, b] @ M)")
-           for k in ("query_filter", "key_filter", "value_filter")},
-        picture=picture)
+        values["picture"] = read_picture(real, h, wd, lambda message: c.error(where, message), shown_as=image)
 
 
-def _dot_product(c: _Checker, dp: dict) -> DotProductParams:
+def _dot_product(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None:
     w = "dot_product_softmax"
-    dims = dp["d_k"]
-    if not isinstance(dims, list) or not 1 <= len(dims) <= 3:
-        raise c.fail(f"{w}.d_k", "a list of 1 to 3 dimensions", dims)
-    d_k = tuple(c.integer(d, f"{w}.d_k[{i}]", 1, 4096) for i, d in enumerate(dims))
-    samples = c.integer(dp["samples"], f"{w}.samples", 100, 200000)
+    samples, d_k = values["samples"], values["d_k"]
     if samples * sum(d_k) > MAX_SAMPLED:
         raise c.fail(f"{w}.samples", f"samples x (sum of d_k) at most {MAX_SAMPLED} (random numbers "
                      "drawn)", _Plain(f"{samples} x {sum(d_k)} = {samples * sum(d_k)}"))
-    vector_a = c.vector(dp["vector_a"], f"{w}.vector_a", "arrow", 2)
-    if all(v == 0 for v in vector_a):
-        raise c.fail(f"{w}.vector_a", "a non-zero vector", _Plain("[0, 0]"))
-    return DotProductParams(
-        vector_a=vector_a,
-        vector_b_length=c.number(dp["vector_b_length"], f"{w}.vector_b_length", "arrow_length"),
-        scores=c.vector(dp["scores"], f"{w}.scores", "score", most=8, least=2),
-        temperatures=c.vector(dp["temperatures"], f"{w}.temperatures", "temperature", most=4),
-        d_k=d_k, samples=samples,
-        seed=c.integer(dp["seed"], f"{w}.seed", 0, 2**32 - 1),
-        bins=c.integer(dp["bins"], f"{w}.bins", 5, 60),
-        saturation_tokens=c.integer(dp["saturation_tokens"], f"{w}.saturation_tokens", 2, 8))
 
 
-def _training(c: _Checker, tp: dict) -> TrainingParams:
+def _training(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None:
     w = "training"
-    jobs = c.names(tp["jobs"], f"{w}.jobs", most=MAX_JOBS)
-    people = c.integer(tp["people"], f"{w}.people", MIN_PEOPLE, MAX_PEOPLE,
-                       why=" (with 2 guests each has one candidate, so there is nothing to match)")
-    if len(jobs) <= people:
+    people = values["people"]
+    if len(values["jobs"]) <= people:
         raise c.fail(f"{w}.jobs", f"more professions than {w}.people ({people}), so no party "
-                     "holds every profession", tp["jobs"])
-    steps = c.integer(tp["steps"], f"{w}.steps", 10, 20000)
-    batch = c.integer(tp["batch"], f"{w}.batch", 1, 512)
+                     "holds every profession", raw["jobs"])
+    steps, batch = values["steps"], values["batch"]
     if steps * batch > MAX_PARTIES:
         raise c.fail(f"{w}.batch", f"{w}.steps x {w}.batch at most {MAX_PARTIES} (parties trained on)",
                      _Plain(f"{steps} x {batch} = {steps * batch}"))
-    return TrainingParams(
-        jobs=jobs, people=people,
-        seed=c.integer(tp["seed"], f"{w}.seed", 0, 2**31 - 1),
-        steps=steps,
-        learning_rate=c.number(tp["learning_rate"], f"{w}.learning_rate", "learning_rate"),
-        batch=batch,
-        heldout=c.integer(tp["heldout"], f"{w}.heldout", 8, 4096),
-        snapshots=c.integer(tp["snapshots"], f"{w}.snapshots", 4, 24))
 
 
-def _attention(c: _Checker, at: dict) -> AttentionParams:
-    tokens = c.names(at["tokens"], "attention.tokens", most=MAX_TOKENS)
-    traits = c.names(at["traits"], "attention.traits", most=MAX_TRAITS)
-    qk = c.names(at["qk_dims"], "attention.qk_dims", most=MAX_DIMS)
-    v = c.names(at["v_dims"], "attention.v_dims", most=MAX_DIMS)
-    n, d = len(tokens), len(traits)
-    X = c.matrix(at["embeddings"], "attention.embeddings", "weight", n, d,
-                 why=f" (one row per token in attention.tokens ({n}), one column per trait "
-                     f"in attention.traits ({d}))")
-    mats = {}
-    for name, dims, dims_key in (("W_Q", qk, "qk_dims"), ("W_K", qk, "qk_dims"), ("W_V", v, "v_dims")):
-        mats[name] = c.matrix(at[name], f"attention.{name}", "weight", d, len(dims),
-                              why=f" (one row per trait in attention.traits ({d}), one column per "
-                                  f"entry of attention.{dims_key} ({len(dims)}))")
-    return AttentionParams(
-        tokens=tokens, traits=traits, embeddings=X, qk_dims=qk, v_dims=v, **mats,
-        focus=c.index(at["focus"], "attention.focus", n, "attention.tokens"),
-        query=c.index(at["query"], "attention.query", n, "attention.tokens"),
-        causal_mask=c.boolean(at["causal_mask"], "attention.causal_mask"),
-        temperature=c.number(at["temperature"], "attention.temperature", "temperature"))
+RULES: dict[str, Callable[[_Checker, dict[str, Any], dict[str, Any]], None]] = {
+    "up_projection": _up_projection, "shadow_projection": _shadow, "photo_filter": _photo_filter,
+    "dot_product_softmax": _dot_product, "training": _training,
+}

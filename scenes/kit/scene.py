@@ -11,7 +11,7 @@ from manim import Animation, Group, Indicate, Mobject, Scene, ValueTracker, Wait
 from qkv_lens.beats import Beat, Beats, Cue
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.fonts import FontMissing, font_for
-from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, load_lesson
+from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, Params, load_lesson
 from qkv_lens.registry import SceneInfo, by_class
 from qkv_lens.store import write_atomic
 from qkv_lens.texts import tr
@@ -82,6 +82,7 @@ class LessonScene(Scene):
     lesson.toml section whose frozen values are ``self.params``."""
 
     info: SceneInfo
+    params: Params            # each scene narrows it: ``params: WorkedExampleParams``
 
     def __init__(self, *args, **kwargs):
         self.info = by_class(type(self).__name__)
@@ -92,7 +93,7 @@ class LessonScene(Scene):
     def setup(self):
         super().setup()
         self.lang = self.lesson.language
-        self.params = getattr(self.lesson, self.info.lesson_section)
+        self.params = self.params_class().of(self.lesson.params[self.info.lesson_section])
         self.moments: dict[str, Moment] = {}
         self.said: list[tuple[str, str]] = []   # (text key, sentence) of every narration, in order
         self.beats: list[Beat] = []
@@ -101,6 +102,16 @@ class LessonScene(Scene):
         self._beat_animated: list[Mobject] = []   # all the current beat has animated
         self._focus: list[Mobject] = []           # set by focus_on
         share_number_glyphs()   # every number's glyphs from one LaTeX run, manim's axis numbers too
+
+    @classmethod
+    def params_class(cls) -> type[Params]:
+        """The ``Params`` class the scene declares (``params: XParams``)."""
+        for klass in cls.__mro__:
+            name = klass.__dict__.get("__annotations__", {}).get("params")
+            if name is not None:
+                found = name if isinstance(name, type) else vars(sys.modules[klass.__module__])[name]
+                return found
+        raise TypeError(f"{cls.__name__} declares no params: XParams")
 
     @property
     def section(self) -> str:

@@ -1,0 +1,105 @@
+"""The house's floors: every module imports on its own in a fresh interpreter,
+no two modules import each other in a loop (counting imports made inside
+functions, so a lazy import cannot hide a cycle), and the arrows point one
+way: ``scenes`` -> ``qkv_lens`` -> ``qkv_math``, with the lesson loader a
+leaf of the application (it imports only ``qkv_lens.store``, ``qkv_math``
+and itself)."""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tests.helpers import ROOT
+
+PACKAGES = ("qkv_math", "qkv_lens", "scenes")
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package modules ``name`` imports anywhere in its file (top level or inside functions)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")
+                up = up[: len(up) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            targets = [base] + [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
+        for t in targets:
+            while t and t not in known:
+                t = t.rpartition(".")[0]
+            if t and t != name:
+                out.add(t)
+    return out
+
+
+def graph() -> dict[str, set[str]]:
+    mods = modules()
+    return {name: imports_of(name, path, set(mods)) for name, path in mods.items()}
+
+
+def test_no_module_imports_itself_back_through_others():
+    g = graph()
+    cycles, state = [], {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        for nxt in sorted(g[node]):
+            if state.get(nxt) == "open":
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = "done"
+
+    for node in sorted(g):
+        if node not in state:
+            visit(node, [node])
+    # a package's __init__ handing on its own modules' names is not a loop
+    real = [c for c in cycles if not any(a.startswith(b + ".") or b.startswith(a + ".") for a, b in zip(c, c[1:]))]
+    assert not real, "import cycles: " + "; ".join(" -> ".join(c) for c in real)
+
+
+def test_arrows_point_one_way():
+    for name, targets in graph().items():
+        floor = name.split(".")[0]
+        for t in targets:
+            above = {"qkv_math": {"qkv_lens", "scenes"}, "qkv_lens": {"scenes"}, "scenes": set()}[floor]
+            assert t.split(".")[0] not in above, f"{name} imports {t}, a floor above it"
+
+
+def test_the_lesson_loader_is_a_leaf():
+    for name, targets in graph().items():
+        if name.startswith("qkv_lens.lesson"):
+            outside = {t for t in targets if t.startswith("qkv_lens") and not t.startswith("qkv_lens.lesson")
+                       and t not in ("qkv_lens", "qkv_lens.store")}
+            assert not outside, f"{name} imports {sorted(outside)} of the application above the loader"
+
+
+def test_every_module_imports_on_its_own_in_a_fresh_interpreter():
+    def alone(name: str) -> tuple[str, int, str]:
+        p = subprocess.run([sys.executable, "-c", f"import {name}"], cwd=ROOT, capture_output=True, text=True,
+                           timeout=120)
+        return name, p.returncode, p.stderr.strip().splitlines()[-1:] and p.stderr.strip().splitlines()[-1]
+
+    names = [n for n in modules() if not n.endswith("__main__")]   # an entry point runs when imported
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        failed = [r for r in pool.map(alone, names) if r[1] != 0]
+    assert not failed, "\n".join(f"{n}: {err}" for n, _, err in failed)
