@@ -10,8 +10,8 @@ from pathlib import Path
 
 from manim import config, tempconfig
 
+from qkv_lens.app.video import probe
 from qkv_lens.lesson import default_lesson
-from qkv_lens.pipeline.video import probe
 from qkv_lens.registry import find
 from scenes.kit.moments import Moment
 

@@ -15,11 +15,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from qkv_lens import cli
+from qkv_lens.app import cli, cluster
+from qkv_lens.app.cache import cache_key
+from qkv_lens.app.render import Job, Options, Result, process_alive
 from qkv_lens.lesson import LessonError, load_lesson
-from qkv_lens.pipeline import cluster
-from qkv_lens.pipeline.cache import cache_key
-from qkv_lens.pipeline.render import Job, Options, Result, process_alive
 from qkv_lens.registry import find
 from tests.helpers import LESSON, ROOT, probe_video
 

@@ -12,8 +12,7 @@ import pytest
 import srt
 from PIL import Image
 
-from qkv_lens import cli
-from qkv_lens.pipeline import export, manifest
+from qkv_lens.app import cli, export, manifest
 from qkv_lens.registry import SCENES
 from qkv_lens.texts import tr
 

@@ -103,3 +103,19 @@ def test_every_module_imports_on_its_own_in_a_fresh_interpreter():
     with ThreadPoolExecutor(max_workers=2) as pool:
         failed = [r for r in pool.map(alone, names) if r[1] != 0]
     assert not failed, "\n".join(f"{n}: {err}" for n, _, err in failed)
+
+
+def test_what_a_scene_runs_of_qkv_lens_is_outside_its_app_folder():
+    """The cache key hashes qkv_lens without qkv_lens/app (``app.cache``): every
+    qkv_lens module a scene imports, directly or through others, must lie
+    outside app/, and app/ must hold the command and the pipeline only."""
+    g = graph()
+    seen, todo = set(), [m for m in g if m.startswith("scenes")]
+    while todo:
+        m = todo.pop()
+        if m in seen:
+            continue
+        seen.add(m)
+        todo.extend(g[m])
+    ran = sorted(m for m in seen if m.startswith("qkv_lens"))
+    assert ran and not [m for m in ran if m.startswith("qkv_lens.app")], ran

@@ -2,7 +2,7 @@
 
 No manim: the fixture writes a renders/ folder by hand (tiny h264 clips made
 with PyAV, posters, subtitles, beats files, a manifest written through
-qkv_lens.pipeline.manifest) for three scenes in zh and en, then builds the
+qkv_lens.app.manifest) for three scenes in zh and en, then builds the
 page and drives it from file:// with the keyboard."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qkv_lens.pipeline import manifest, page
+from qkv_lens.app import manifest, page
 from qkv_lens.texts import tr
 
 FPS = 10

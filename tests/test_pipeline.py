@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from qkv_lens import cli
 from qkv_lens import texts as text_mod
+from qkv_lens.app import cli, manifest
+from qkv_lens.app import render as render_mod
+from qkv_lens.app.cache import cache_key, code_digests
+from qkv_lens.app.subtitles import cue_times, srt_to_vtt
 from qkv_lens.lesson import load_lesson, parse_lesson
-from qkv_lens.pipeline import manifest
-from qkv_lens.pipeline import render as render_mod
-from qkv_lens.pipeline.cache import cache_key, code_digests
-from qkv_lens.pipeline.subtitles import cue_times, srt_to_vtt
 from qkv_lens.registry import SCENES, find
 from tests.helpers import LESSON, ROOT
 
@@ -76,6 +75,10 @@ def test_key_is_stable(tree):
     lambda t: edit(t / "qkv_math" / "linear.py"),
     lambda t: edit(t / "qkv_lens" / "lesson" / "sections.py"),
     lambda t: edit(t / "qkv_lens" / "runs.py"),
+    lambda t: edit(t / "qkv_lens" / "beats.py"),       # every module outside qkv_lens/app, none listed by hand
+    lambda t: edit(t / "qkv_lens" / "store.py"),
+    lambda t: (t / "qkv_lens" / "new_helper.py").write_text("X = 1\n", encoding="utf-8"),
+    lambda t: edit(t / "qkv_lens" / "manim.cfg"),
 ])
 def test_key_changes_with_code(tree, change):
     before = key_for(tree)
@@ -89,7 +92,7 @@ def test_other_scene_module_does_not_change_the_key(tree):
     assert key_for(tree) == before
 
 
-@pytest.mark.parametrize("name", ["cli.py", "pipeline/page.py", "pipeline/render.py"])
+@pytest.mark.parametrize("name", ["app/cli.py", "app/page.py", "app/render.py", "app/export.py"])
 def test_the_command_and_page_do_not_change_the_key(tree, name):
     before = key_for(tree)
     edit(tree / "qkv_lens" / name)
@@ -258,7 +261,7 @@ def test_bad_jobs_value(tmp_path):
 def test_watch_renders_on_edit_and_not_on_reads(tmp_path, tree):
     from types import SimpleNamespace
 
-    from qkv_lens.pipeline.watch import watch
+    from qkv_lens.app.watch import watch
 
     lesson = tmp_path / "lesson.toml"
     shutil.copyfile(LESSON, lesson)
@@ -540,7 +543,7 @@ def test_watch_renders_on_an_edit_of_the_lessons_picture(tmp_path, tree):
     import numpy as np
     from PIL import Image
 
-    from qkv_lens.pipeline.watch import watch
+    from qkv_lens.app.watch import watch
 
     (tmp_path / "pics").mkdir()
     recording = tmp_path / "voice" / "en" / "WorkedExample" / "intro.wav"
@@ -587,7 +590,7 @@ def test_watch_renders_on_an_edit_of_the_lessons_picture(tmp_path, tree):
 
 
 def test_typesetting_cache_seeds_and_publishes_svgs(tmp_path):
-    from qkv_lens.pipeline import texcache
+    from qkv_lens.app import texcache
     cache, media = tmp_path / "cache", tmp_path / "media"
     assert texcache.seed(media, cache) == 0 and not (media / "Tex").exists()   # nothing cached yet
     (media / "Tex").mkdir(parents=True)
@@ -607,7 +610,7 @@ def test_typesetting_cache_seeds_and_publishes_svgs(tmp_path):
 
 
 def test_typesetting_cache_that_cannot_be_written_is_left_alone(tmp_path):
-    from qkv_lens.pipeline import texcache
+    from qkv_lens.app import texcache
     media = tmp_path / "media"
     (media / "Tex").mkdir(parents=True)
     (media / "Tex" / "a1.svg").write_text("<svg>a</svg>")
@@ -618,7 +621,7 @@ def test_typesetting_cache_that_cannot_be_written_is_left_alone(tmp_path):
 
 
 def test_typesetting_cache_lives_in_the_cache_folder_per_manim_version(tmp_path, monkeypatch):
-    from qkv_lens.pipeline import texcache
+    from qkv_lens.app import texcache
     monkeypatch.setenv("QKV_CACHE_DIR", str(tmp_path))
     assert texcache.tex_cache("0.22.0") == tmp_path / "tex" / "manim-0.22.0"
     assert texcache.tex_cache("0.23.0") != texcache.tex_cache("0.22.0")

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from qkv_lens.pipeline.subtitles import cue_times, cues, srt_to_vtt
-from qkv_lens.pipeline.video import longest_hold
+from qkv_lens.app.subtitles import cue_times, cues, srt_to_vtt
+from qkv_lens.app.video import longest_hold
 from tests.helpers import LESSON, ROOT, cue_problems, probe_video
 
 pytestmark = pytest.mark.render

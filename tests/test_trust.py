@@ -32,10 +32,10 @@ from pathlib import Path
 
 import pytest
 
-from qkv_lens import cli, voice
+from qkv_lens import voice
+from qkv_lens.app import cli, manifest, page
+from qkv_lens.app import render as render_mod
 from qkv_lens.lesson import LessonError, load_lesson
-from qkv_lens.pipeline import manifest, page
-from qkv_lens.pipeline import render as render_mod
 from qkv_lens.registry import find
 from qkv_lens.store import clean_parts, read_inside, temp_beside
 from tests.helpers import LESSON, ROOT
@@ -132,7 +132,7 @@ def test_every_output_is_renamed_from_a_fresh_random_temporary_file(tmp_path, st
     out = tmp_path / "out"
     for _ in range(2):
         assert render(out, "--force") == 0
-    monkeypatch.setattr("qkv_lens.pipeline.export.SCENES", (find(SCENE),))
+    monkeypatch.setattr("qkv_lens.app.export.SCENES", (find(SCENE),))
     assert cli.main(["export", "--lang", "en", "--out", str(out)]) == 0
     landed = [(s, d) for s, d in renamed if Path(d).is_relative_to(out)]
     names = {Path(d).name for _, d in landed}
@@ -238,7 +238,7 @@ def test_a_listed_path_that_is_absolute_or_climbs_out_is_refused(site, tmp_path,
 
 def test_export_refuses_outside_files(site, tmp_path, monkeypatch, capsys):
     target = victim(tmp_path)
-    monkeypatch.setattr("qkv_lens.pipeline.export.SCENES", (find(SCENE),))
+    monkeypatch.setattr("qkv_lens.app.export.SCENES", (find(SCENE),))
     srt = site / "en" / "480p15" / f"{SCENE}.srt"
     srt.unlink()
     srt.symlink_to(target)
@@ -297,7 +297,7 @@ def test_the_page_data_is_always_valid_json(site):
 
 
 def test_a_damaged_poster_is_named_by_its_file(site, monkeypatch, capsys):
-    monkeypatch.setattr("qkv_lens.pipeline.export.SCENES", (find(SCENE),))
+    monkeypatch.setattr("qkv_lens.app.export.SCENES", (find(SCENE),))
     poster = site / "en" / "480p15" / f"{SCENE}.png"
     poster.write_bytes(b"\x89PNG\r\n\x1a\n not really")
     assert cli.main(["export", "--lang", "en", "--out", str(site)]) == 1
@@ -468,7 +468,7 @@ def test_watch_reports_errors_on_stderr_and_keeps_watching(tmp_path, capsys):
     import argparse
     import threading
 
-    from qkv_lens.pipeline.watch import watch
+    from qkv_lens.app.watch import watch
     stop, rounds = threading.Event(), []
 
     def failing(args):

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from qkv_lens import voice
+from qkv_lens.app.cache import cache_key
+from qkv_lens.app.render import fit_audio
 from qkv_lens.lesson import load_lesson
-from qkv_lens.pipeline.cache import cache_key
-from qkv_lens.pipeline.render import fit_audio
 from qkv_lens.registry import find
 from qkv_lens.texts import tr
 from tests.helpers import LESSON

@@ -66,7 +66,7 @@ def step(what: str) -> None:
 def dask_render(common: list[str], out: Path, tmp: Path) -> float:
     """Seconds to render ``common`` on a loopback cluster (a scheduler and
     two single-threaded workers on this machine)."""
-    from qkv_lens.pipeline.cluster import loopback_cluster
+    from qkv_lens.app.cluster import loopback_cluster
     with loopback_cluster(tmp, 2, cwd=ROOT, env=ENV) as address:
         took, _ = qkv("render", *common, "--out", str(out), "--dask", address)
     return took

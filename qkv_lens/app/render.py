@@ -37,9 +37,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from qkv_lens.pipeline import texcache
-from qkv_lens.pipeline.subtitles import srt_to_vtt
-from qkv_lens.pipeline.video import probe
+from qkv_lens.app import texcache
+from qkv_lens.app.subtitles import srt_to_vtt
+from qkv_lens.app.video import probe
 from qkv_lens.registry import QUALITIES, SceneInfo, package_dir
 from qkv_lens.store import Unsafe, folder_inside, process_alive, relative_name, shown, temp_beside
 
@@ -217,7 +217,7 @@ def render_staged(job: Job, opts: Options, media: Path,
     files yet) and its outputs by file name (video, .srt, .vtt, .beats.json,
     .png), all inside ``media``.  Nothing is written outside ``media`` but
     the formulas it typeset, into the shared typesetting cache
-    (``qkv_lens.pipeline.texcache``).  ``children``: who runs (and can stop) the manim process (default CHILDREN)."""
+    (``qkv_lens.app.texcache``).  ``children``: who runs (and can stop) the manim process (default CHILDREN)."""
     start = time.monotonic()
     env = dict(os.environ, QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path), QKV_VOICE=opts.voice)
     env.pop("QKV_BEATS_OUT", None)   # the beats file goes beside the video

@@ -19,7 +19,7 @@ import os
 import shutil
 from pathlib import Path
 
-from qkv_lens.pipeline.cache import manim_version
+from qkv_lens.app.cache import manim_version
 from qkv_lens.store import cache_dir, write_atomic
 
 TEX_SUBDIR = "Tex"   # manim's tex_dir inside a media folder ({media_dir}/Tex)

@@ -40,10 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from qkv_lens import voice as voice_mod
-from qkv_lens.lesson import Lesson, load_lesson, named_files
-from qkv_lens.pipeline import manifest
-from qkv_lens.pipeline.cache import _tree_digest, cache_key, code_digests, manim_version
-from qkv_lens.pipeline.render import (
+from qkv_lens.app import manifest
+from qkv_lens.app.cache import _tree_digest, cache_key, code_digests, manim_version
+from qkv_lens.app.render import (
     Children,
     Job,
     Options,
@@ -54,6 +53,7 @@ from qkv_lens.pipeline.render import (
     out_folder,
     render_staged,
 )
+from qkv_lens.lesson import Lesson, load_lesson, named_files
 from qkv_lens.registry import scenes_dir
 from qkv_lens.store import folder_inside, read_regular, relative_name, shown
 from qkv_lens.voice import voice_key

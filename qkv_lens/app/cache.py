@@ -1,15 +1,17 @@
 """Cache keys: a render is redone only when its key changes.
 
 The key of (scene, language, quality, format) hashes: the scene's own
-module, every ``.py`` file of ``scenes/kit`` and ``qkv_math``, the parts of
-``qkv_lens`` a scene runs (the lesson loader, texts, training runs, fonts,
-picture, registry), the scene's section of lesson.toml (after defaults) and
+module, every ``.py`` file of ``scenes/kit`` and ``qkv_math``, the scene
+side of ``qkv_lens`` (every module but this application, ``qkv_lens/app``:
+the lesson loader, registry, texts and cues, fonts, voice, training runs,
+beats, store) and the manim settings it renders with (``manim.cfg``), the
+scene's section of lesson.toml (after defaults) and
 the contents of any file it names (a picture), its texts and the glossary in
 that language, the quality, the format, transparency and the manim version,
 and with a voice (``qkv_lens.voice.voice_key``) the voice mode and the
 espeak-ng version or the digest of the scene's recordings in that language.
-The command, pipeline and page are not part of it: editing them re-renders
-nothing.
+The application (the command, render pipeline, page, exports: ``qkv_lens/app``)
+is not part of it: editing it re-renders nothing.
 """
 from __future__ import annotations
 
@@ -21,23 +23,21 @@ from qkv_lens.lesson import Lesson, named_files
 from qkv_lens.registry import SceneInfo, package_dir, scenes_dir
 from qkv_lens.texts import GLOSSARY, section_texts
 
-# The parts of qkv_lens that run inside a scene's render.
-SCENE_SIDE = ("lesson", "texts.py", "cues.py", "runs.py", "fonts.py", "picture.py", "registry.py", "voice.py")
+APP = "app"   # the folder of qkv_lens that runs scenes (never inside one): outside the key
 
 # bump when the way renders are made changes (2: x264 preset veryfast; 3: beats say their sentence)
 PIPELINE_VERSION = "3"
 
 
-def _tree_digest(folder: Path, names: tuple[str, ...] = ("",)) -> str:
-    """One digest of the .py files under ``folder`` (or under its entries
-    ``names``: files or sub-folders), with their relative paths."""
+def _tree_digest(folder: Path, skip: str | None = None) -> str:
+    """One digest of the .py files under ``folder`` (but those under its
+    sub-folder ``skip``), with their relative paths."""
     h = hashlib.sha256()
-    paths = []
-    for name in names:
-        top = folder / name
-        paths += [top] if top.is_file() else sorted(top.rglob("*.py"))
-    for path in paths:
-        h.update(str(path.relative_to(folder)).encode())
+    for path in sorted(folder.rglob("*.py")):
+        rel = path.relative_to(folder)
+        if skip is not None and rel.parts[0] == skip:
+            continue
+        h.update(str(rel).encode())
         h.update(b"\0")
         h.update(path.read_bytes())
         h.update(b"\0")
@@ -50,9 +50,10 @@ def code_digests(root: Path | None = None) -> dict[str, str]:
     ``qkv_lens`` (default: where they are installed)."""
     scenes = root / "scenes" if root else scenes_dir()
     math = root / "qkv_math" if root else package_dir("qkv_math")
-    app = root / "qkv_lens" if root else package_dir("qkv_lens")
+    lens = root / "qkv_lens" if root else package_dir("qkv_lens")
     return {"kit": _tree_digest(scenes / "kit"), "qkv_math": _tree_digest(math),
-            "qkv_lens": _tree_digest(app, SCENE_SIDE)}
+            "qkv_lens": _tree_digest(lens, skip=APP),
+            "manim.cfg": hashlib.sha256((lens / "manim.cfg").read_bytes()).hexdigest()}
 
 
 def _named_files(lesson: Lesson, section: str) -> dict[str, str]:

@@ -39,9 +39,9 @@ from typing import Any
 import srt
 
 from qkv_lens import beats as beats_file
+from qkv_lens.app import manifest
+from qkv_lens.app.subtitles import cues, srt_to_vtt
 from qkv_lens.fonts import font_for
-from qkv_lens.pipeline import manifest
-from qkv_lens.pipeline.subtitles import cues, srt_to_vtt
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, shown, temp_beside
 from qkv_lens.texts import tr

@@ -25,18 +25,18 @@ import time
 from pathlib import Path
 
 from qkv_lens import voice
+from qkv_lens.app import cluster, export, manifest, page
+from qkv_lens.app import render as render_mod
+from qkv_lens.app.cache import cache_key, code_digests, manim_version
+from qkv_lens.app.manifest import listed
+from qkv_lens.app.progress import Display
+from qkv_lens.app.render import MEDIA_PREFIX, Job, Options, clean_stale_media, run_jobs, video_format
+from qkv_lens.app.watch import watch
 from qkv_lens.beats import Beats
 from qkv_lens.beats import parse as parse_beats
 from qkv_lens.fonts import FontMissing, font_for
 from qkv_lens.lesson import LANGUAGES, VOICES, Lesson, LessonError, default_lesson_path, load_lesson
 from qkv_lens.lesson.reference import reference
-from qkv_lens.pipeline import cluster, export, manifest, page
-from qkv_lens.pipeline import render as render_mod
-from qkv_lens.pipeline.cache import cache_key, code_digests, manim_version
-from qkv_lens.pipeline.manifest import listed
-from qkv_lens.pipeline.progress import Display
-from qkv_lens.pipeline.render import MEDIA_PREFIX, Job, Options, clean_stale_media, run_jobs, video_format
-from qkv_lens.pipeline.watch import watch
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, shown, write_atomic
 from qkv_lens.voice import VoiceError, voice_key, voice_mode
@@ -196,7 +196,7 @@ def render_lesson(args, quiet: bool = False) -> int:
 
     results = []
     dask = getattr(args, "dask", None)
-    if jobs and dask:     # on a Dask cluster (qkv_lens.pipeline.cluster); --jobs does not apply
+    if jobs and dask:     # on a Dask cluster (qkv_lens.app.cluster); --jobs does not apply
         try:
             with cluster.session(dask, jobs, opts) as run, display:
                 results = run(on_start=display.started, on_done=record)

@@ -25,8 +25,8 @@ from importlib import resources
 from pathlib import Path
 
 from qkv_lens import beats as beats_file
+from qkv_lens.app import manifest
 from qkv_lens.lesson import LANGUAGES
-from qkv_lens.pipeline import manifest
 from qkv_lens.registry import QUALITIES, SCENES
 from qkv_lens.store import Unsafe, read_inside, shown, write_atomic
 from qkv_lens.texts import tr
@@ -43,7 +43,7 @@ class PageError(Exception):
 
 
 def _asset(name: str) -> str:
-    return resources.files("qkv_lens.pipeline").joinpath(name).read_text(encoding="utf-8")
+    return resources.files("qkv_lens.app").joinpath(name).read_text(encoding="utf-8")
 
 
 _SUB = re.compile(r"(?<=[A-Za-z0-9)])_(?:\{([^}]*)\}|([A-Za-z0-9]+))")
