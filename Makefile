@@ -12,7 +12,7 @@ render: bootstrap
 	$(VENV)/bin/qkv-lens render --lang all -q $(QUALITY)
 
 test: bootstrap lint
-	$(PY) -m pytest -q -n 2 --dist loadfile  # two workers, one test file each at a time
+	$(PY) -m pytest -q -n 2 --dist loadgroup  # two workers; a scene's tests (its dry runs) on one of them
 
 lint: bootstrap
 	$(VENV)/bin/ruff check .

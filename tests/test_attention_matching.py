@@ -2,11 +2,12 @@
 import math
 
 import numpy as np
-import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON, assert_clean_layout, dry_run
 from tests.test_attention import reference_attention
+
+SCENE = "AttentionMatching"
 
 
 def reference(lesson_path=LESSON):
@@ -22,11 +23,6 @@ def reference(lesson_path=LESSON):
 
 def as_text(M):
     return [[r"-\infty" if v == -math.inf else f"{v:.2f}".replace("-0.00", "0.00") for v in row] for row in M]
-
-
-@pytest.fixture(scope="module", params=["zh", "en"])
-def scene(request, tmp_path_factory):
-    return dry_run("AttentionMatching", tmp_path_factory.mktemp("am"), lang=request.param)
 
 
 def test_every_cell_at_every_step(scene):
@@ -95,14 +91,6 @@ def test_eat_finds_apple(scene):
     # the article's story: the query of 吃 matches the key of 苹果
     best = scene.moments["output"].probes["best"]
     assert best in ("苹果", "apples")
-
-
-def test_layout(scene):
-    assert_clean_layout(scene)
-
-
-def test_beats_are_readable(scene):
-    assert_readable_beats(scene)
 
 
 def test_six_tokens_causal_mask_and_temperature(tmp_path):

@@ -7,12 +7,8 @@ import pytest
 
 from qkv_lens.beats import BeatsError, parse
 from qkv_lens.texts import tr
-from tests.helpers import dry_run
 
-
-@pytest.fixture(scope="module", params=["zh", "en"])
-def scene(request, tmp_path_factory):
-    return dry_run("WorkedExample", tmp_path_factory.mktemp("beats"), lang=request.param)
+SCENE = "WorkedExample"
 
 
 def squeeze(text: str) -> str:

@@ -4,14 +4,11 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON
+
+SCENE = "ShadowProjection"
 
 MOMENTS = ["parallel", "turned", "tilted"]
-
-
-@pytest.fixture(scope="module", params=["zh", "en"])
-def scene(request, tmp_path_factory):
-    return dry_run("ShadowProjection", tmp_path_factory.mktemp("sp"), lang=request.param)
 
 
 @pytest.fixture(scope="module")
@@ -154,9 +151,3 @@ def test_the_picture_keeps_clear_of_the_text(scene, moment):
             assert not _boxes_meet((x - r, y - r, x + r, y + r), lab.box), lab.content
 
 
-def test_layout(scene):
-    assert_clean_layout(scene)
-
-
-def test_beats_are_readable(scene):
-    assert_readable_beats(scene)

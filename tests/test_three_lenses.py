@@ -9,15 +9,12 @@ import pytest
 
 from qkv_lens.lesson import load_lesson
 from qkv_lens.texts import tr
-from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON
+
+SCENE = "ThreeLenses"
 
 LESSON = load_lesson(LESSON).params["three_lenses"]
 X = np.array([w.traits for w in LESSON.words], dtype=float)
-
-
-@pytest.fixture(scope="module", params=["zh", "en"])
-def scene(request, tmp_path_factory):
-    return dry_run("ThreeLenses", tmp_path_factory.mktemp("tl"), lang=request.param)
 
 
 def number(tex: str) -> float:
@@ -97,9 +94,3 @@ def test_the_whole_frame_is_used(scene):
     assert sum(lab.kind == "Matrix" for lab in scene.moments["end"].labels) == 3
 
 
-def test_layout(scene):
-    assert_clean_layout(scene)
-
-
-def test_beats_are_readable(scene):
-    assert_readable_beats(scene)

@@ -1,0 +1,44 @@
+"""Shared fixtures: every scene dry-run once per language and test process.
+
+A scene's test module names its scene (``SCENE = "WorkedExample"``) and asks
+for ``scene``: the dry-run scene in each language (``zh``, ``en``), made once
+per process and shared with ``test_scenes.py``.  Each scene's tests (its own
+module and its rows of ``test_scenes.py``) carry an ``xdist_group`` mark of
+the scene's name, so under ``pytest -n 2 --dist loadgroup`` they run on one
+worker and the dry runs are made once."""
+from __future__ import annotations
+
+import pytest
+
+from qkv_lens.registry import SCENES
+from tests.helpers import dry_run
+
+LANGS = ("zh", "en")
+_DRY: dict[tuple[str, str], object] = {}
+
+
+@pytest.fixture(scope="session")
+def dry(tmp_path_factory):
+    """``dry(scene, lang)``: the scene dry-run with the shipped lesson, made once a process."""
+    def get(name: str, lang: str):
+        if (name, lang) not in _DRY:
+            _DRY[name, lang] = dry_run(name, tmp_path_factory.mktemp(f"{name}-{lang}"), lang=lang)
+        return _DRY[name, lang]
+    return get
+
+
+@pytest.fixture(params=LANGS)
+def scene(request, dry):
+    """The requesting module's scene (``SCENE``), dry-run, in each language."""
+    return dry(request.module.SCENE, request.param)
+
+
+def pytest_collection_modifyitems(items):
+    by_module = {f"test_{s.module}": s.name for s in SCENES}
+    for item in items:
+        name = by_module.get(item.module.__name__.rpartition(".")[2])
+        if name is None and hasattr(item, "callspec"):
+            info = item.callspec.params.get("info")
+            name = getattr(info, "name", None)
+        if name is not None:
+            item.add_marker(pytest.mark.xdist_group(name))

@@ -1,0 +1,34 @@
+"""What every scene owes a learner, checked on each scene in each language
+(the shipped lesson, dry-run): a clean layout at every key moment (inside
+the frame, above the subtitle band, legible, outlined, no overlap), readable
+cues, and formulas typeset, never shown as TeX-like source in plain text."""
+from __future__ import annotations
+
+import pytest
+
+from qkv_lens.registry import SCENES
+from tests.conftest import LANGS
+from tests.helpers import assert_clean_layout, assert_readable_beats
+
+# an unset subscript, a root written out, a float's exponent: source a reader should not see
+RAW_FORMULA = ("_", "√d", "e-0")
+CASES = [(info, lang) for info in SCENES for lang in LANGS]
+IDS = [f"{info.name}-{lang}" for info, lang in CASES]
+
+
+@pytest.mark.parametrize("info, lang", CASES, ids=IDS)
+def test_layout(info, lang, dry):
+    assert_clean_layout(dry(info.name, lang))
+
+
+@pytest.mark.parametrize("info, lang", CASES, ids=IDS)
+def test_beats_are_readable(info, lang, dry):
+    assert_readable_beats(dry(info.name, lang))
+
+
+@pytest.mark.parametrize("info, lang", CASES, ids=IDS)
+def test_text_labels_hold_no_raw_formulas(info, lang, dry):
+    scene = dry(info.name, lang)
+    raw = [(m.name, lab.content) for m in scene.moments.values() for lab in m.labels
+           if lab.kind in ("Text", "MarkupText") and any(s in lab.content for s in RAW_FORMULA)]
+    assert not raw, raw
