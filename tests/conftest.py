@@ -8,10 +8,13 @@ the scene's name, so under ``pytest -n 2 --dist loadgroup`` they run on one
 worker and the dry runs are made once."""
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
+from qkv_lens.app import render as render_mod
 from qkv_lens.registry import SCENES
-from tests.helpers import dry_run
+from tests.helpers import ROOT, FakeRenderer, dry_run
 
 LANGS = ("zh", "en")
 _DRY: dict[tuple[str, str], object] = {}
@@ -42,3 +45,19 @@ def pytest_collection_modifyitems(items):
             name = getattr(info, "name", None)
         if name is not None:
             item.add_marker(pytest.mark.xdist_group(name))
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A copy of the code tree whose files the test may edit."""
+    shutil.copytree(ROOT / "scenes", tmp_path / "scenes", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "qkv_math", tmp_path / "qkv_math", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "qkv_lens", tmp_path / "qkv_lens", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    f = FakeRenderer()
+    monkeypatch.setattr(render_mod, "render_job", f)
+    return f

@@ -5,11 +5,16 @@ import dataclasses
 import importlib
 import os
 import re
+import struct
+import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
 from manim import config, tempconfig
 
+from qkv_lens.app import cli
+from qkv_lens.app import render as render_mod
 from qkv_lens.app.video import probe
 from qkv_lens.lesson import default_lesson
 from qkv_lens.registry import find
@@ -174,3 +179,68 @@ def toml_text(doc: dict) -> str:
             out.append(f"[{name}]")
             out += [f"{toml_value(k)} = {toml_value(v)}" for k, v in table.items()]
     return "\n".join(out) + "\n"
+
+
+class FakeRenderer:
+    """Writes small stand-in outputs; fails for the scenes in ``fail``."""
+
+    def __init__(self, delay=0.0):
+        self.calls = []
+        self.fail = set()
+        self.delay = delay
+        self.active = 0
+        self.max_active = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, job, opts):
+        with self.lock:
+            self.calls.append(job.scene.name)
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+        try:
+            time.sleep(self.delay)
+            if job.scene.name in self.fail:
+                return render_mod.Result(job, False, 0.1, error="boom")
+            d = render_mod.out_dir(opts, job.lang)
+            d.mkdir(parents=True, exist_ok=True)
+            files = []
+            for ext in ("mp4", "srt", "vtt", "png"):
+                f = d / f"{job.scene.name}.{ext}"
+                f.write_text(job.key, encoding="utf-8")
+                files.append(f)
+            return render_mod.Result(job, True, 0.1, files, 30.0, 854, 480)
+        finally:
+            with self.lock:
+                self.active -= 1
+
+
+def run_cli(tmp_path, *extra, lesson=None):
+    lesson = lesson or (LESSON)
+    return cli.main(["render", "--lang", "en", "--out", str(tmp_path / "out"),
+                     "--lesson", str(lesson), *extra])
+
+
+def one_error_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("qkv-lens: error: "), err
+    return lines[0]
+
+
+def mp4_boxes(path: Path) -> list[str]:
+    """The types of an MP4 file's top-level boxes, in file order."""
+    data = path.read_bytes()
+    boxes, i = [], 0
+    while i + 8 <= len(data):
+        size, kind = struct.unpack(">I4s", data[i:i + 8])
+        if size == 1:
+            size = struct.unpack(">Q", data[i + 8:i + 16])[0]
+        elif size == 0:
+            size = len(data) - i
+        assert size >= 8, f"bad box at {i}"
+        boxes.append(kind.decode("latin-1"))
+        i += size
+    return boxes
+
+
+def edit(path: Path):
+    path.write_text(path.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")

@@ -147,7 +147,6 @@ def test_matrix_entries_round_to_digits():
     assert [e.get_tex_string() for e in m.get_entries()] == ["0.88", r"\tfrac{1}{3}", "2", "0"]
 
 
-
 def typeset_log(monkeypatch) -> list[str]:
     """What each LaTeX source manim typesets from now on holds (manim's group
     markers and whitespace taken out), in order."""

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, probe_video
-from tests.test_pipeline import mp4_boxes
+from tests.helpers import ROOT, mp4_boxes, probe_video
 
 pytestmark = pytest.mark.render
 
