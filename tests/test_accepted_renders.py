@@ -54,6 +54,10 @@ EDGES = {
     "UpProjection": [{"point": [3, 4], "W": [[0, 0, 0], [0, 0, 0]]},     # W = 0
                      {"point": [0, 0], "W": [[1, 2, 0], [2, 4, 0]]},      # rank 1
                      {"point": [-5, 5], "W": [[4, -4, 4], [-4, 4, 4]]}],
+    # b's name under its tip in the subtitle band; eight numbers wider than their bars
+    "DotProductSoftmax": [{"vector_a": [-3, -3], "vector_b_length": 3, "scores": [10] * 8},
+                          # a's name on the angle's, b's on both
+                          {"vector_a": [0.34, -1], "vector_b_length": 3, "scores": [-2.81, "5/2", -5.0]}],
 }
 
 
@@ -73,7 +77,7 @@ def _case(info):
 
 
 # The scenes whose layout holds every accepted lesson (the others are being fitted, one by one).
-READY = {"RoleSwap"}
+READY = {"RoleSwap", "DotProductSoftmax"}
 
 
 @pytest.mark.parametrize("info", [s for s in SCENES if s.name in READY], ids=lambda s: s.name)
