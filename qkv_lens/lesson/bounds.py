@@ -73,6 +73,11 @@ MAX_ENTRIES = 6          # worked_example: entries of x and columns of W
 MAX_PEOPLE = 6           # rows of the RolesEmerge table
 MIN_PEOPLE = 3           # with 2 guests each has one candidate: nothing to learn
 MAX_JOBS = 12
+# How wide (in letters, ``widths.letters_wide``: a Chinese character counts as 2)
+# a profession's name may be, by the number of guests: a row of RolesEmerge's
+# party table holds five names beside its row of the attention grid, and the
+# grid's columns carry the names too (on two levels when they are wider).
+JOB_LETTERS = {3: 12, 4: 11, 5: 11, 6: 10}
 # Products that cost time or memory (defaults: 2000 x 68 and 800 x 16).
 MAX_SAMPLED = 2_000_000  # dot_product_softmax.samples x sum(d_k): 2 arrays of that many floats
 MAX_PARTIES = 64_000     # training.steps x training.batch: about 4 s per formula

@@ -14,6 +14,7 @@ from qkv_lens.voice import VOICES
 from qkv_math import cube_vertices
 
 from .bounds import (
+    JOB_LETTERS,
     MAX_DIMS,
     MAX_ENTRIES,
     MAX_JOBS,
@@ -256,6 +257,8 @@ def _training(c: _Checker, tp: dict) -> TrainingParams:
     if len(jobs) <= people:
         raise c.fail(f"{w}.jobs", f"more professions than {w}.people ({people}), so no party "
                      "holds every profession", tp["jobs"])
+    c.narrow(jobs, f"{w}.jobs", JOB_LETTERS[people],
+             f"with {people} guests ({w}.people), to fit a row of the party table")
     steps = c.integer(tp["steps"], f"{w}.steps", 10, 20000)
     batch = c.integer(tp["batch"], f"{w}.batch", 1, 512)
     if steps * batch > MAX_PARTIES:

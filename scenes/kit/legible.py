@@ -61,6 +61,20 @@ def least_scale(mob: Mobject) -> float:
     return 0.0 if glyph == float("inf") else floor_height() / glyph
 
 
+def floor_width(mob: Mobject) -> float:
+    """How wide ``mob`` is drawn at the floor (its narrowest legible width)."""
+    return mob.width * least_scale(mob)
+
+
+def legible(mob: Mobject) -> Mobject:
+    """``mob``, scaled up to the floor if its smallest glyph is under it (a
+    name of small letters only, such as "mmm", at a small font size)."""
+    factor = least_scale(mob)
+    if factor > 1.0:
+        mob.scale(factor)
+    return mob
+
+
 def shrink_to_fit(mob: Mobject, width: float | None = None, height: float | None = None,
                   about: np.ndarray | None = None) -> float:
     """Scale ``mob`` down to at most ``width`` wide and ``height`` tall, never
