@@ -6,12 +6,15 @@ is about one (i and l less, m and W nearly two), a Chinese character two.
 A scene typesets a name of font size ``s`` about ``letters * s / 144``
 scene units wide (an em is s / 72 units), so a limit in letters is a
 limit on the room a name takes.  The fonts are found with fontconfig and
-measured with Pillow (both there whenever manim is); without them, every
-character counts as two letters (the widest a font draws one)."""
+measured with Pillow (both there whenever manim is: Pango draws with
+fontconfig's fonts); without them a name is counted as the generic check
+counts it (a Chinese character 2, any other character 1), and a character
+no font at hand has counts 2."""
 from __future__ import annotations
 
 import shutil
 import subprocess
+import unicodedata
 from functools import cache
 from typing import Any
 
@@ -75,10 +78,12 @@ def _font_of(ch: str, lang: str) -> Any:
 def letters_wide(text: str, lang: str) -> float:
     """How wide ``text`` is drawn in ``lang``'s font, in letters (half the
     width of a Chinese character; see the module's note)."""
+    if not _fonts(lang):
+        return float(sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text))
     total, run, run_font = 0.0, "", None
     for ch in text:
-        font = _font_of(ch, lang) if _fonts(lang) else None
-        if font is None:                 # a character no font at hand has: as wide as a font goes
+        font = _font_of(ch, lang)
+        if font is None:                 # a character no font at hand has: as wide as a Chinese one
             total += 2.0
             continue
         if font is not run_font and run:
