@@ -67,6 +67,20 @@ _BAD_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 MAX_TOKENS = 6           # the attention grids are laid out (and tested) up to this size
 MAX_TRAITS = 12          # QKVProjection's bars shrink their rows down to this many
 MAX_DIMS = 4             # each of attention.qk_dims and attention.v_dims
+# What the attention scenes write out: every entry of q, k and v (rows of X W_Q,
+# X W_K, X W_V) within +-MAX_PROJECTED (one digit before the point: the q, k and
+# v rows of six tokens and four dimensions stand beside the score grid), and
+# every score q . k within +-MAX_SCORE (two digits: a cell of the grid holds it).
+MAX_PROJECTED = 9.99
+MAX_SCORE = 99.99
+# How wide (in letters, ``widths.letters_wide``) the attention names may be.  A
+# token's name stands beside its row and over its column of AttentionMatching's
+# score grid (the more tokens, the narrower the columns); a trait's name beside
+# its bar in QKVProjection, left of W's heat-map; a dimension's name over a
+# column of the heat-map and beside a bar of q, k or v.
+TOKEN_LETTERS = {1: 14, 2: 14, 3: 14, 4: 12, 5: 10, 6: 9}
+TRAIT_LETTERS = 16
+DIM_LETTERS = 12
 MAX_WORDS = 8            # space_deformation.words, three_lenses.words
 MAX_LENS_TRAITS = 8      # three_lenses.traits (one line of names)
 MAX_ENTRIES = 6          # worked_example: entries of x and columns of W
