@@ -12,19 +12,25 @@ from qkv_lens.store import Unsafe, inside
 from qkv_math import cube_vertices
 
 from .bounds import (
+    DIM_LETTERS,
+    JOB_LETTERS,
     MAX_DIMS,
     MAX_ENTRIES,
     MAX_JOBS,
     MAX_LENS_TRAITS,
     MAX_PARTIES,
     MAX_PEOPLE,
+    MAX_PROJECTED,
     MAX_SAMPLED,
+    MAX_SCORE,
     MAX_TOKENS,
     MAX_TRAITS,
     MAX_WORDS,
     MIN_PEOPLE,
+    TOKEN_LETTERS,
+    TRAIT_LETTERS,
 )
-from .checks import _Checker, _Plain
+from .checks import _Checker, _Plain, _show
 from .files import defaults
 from .picture import generated, read_picture
 from .schema import (
@@ -256,6 +262,8 @@ def _training(c: _Checker, tp: dict) -> TrainingParams:
     if len(jobs) <= people:
         raise c.fail(f"{w}.jobs", f"more professions than {w}.people ({people}), so no party "
                      "holds every profession", tp["jobs"])
+    c.narrow(jobs, f"{w}.jobs", JOB_LETTERS[people],
+             f"with {people} guests ({w}.people), to fit a row of the party table")
     steps = c.integer(tp["steps"], f"{w}.steps", 10, 20000)
     batch = c.integer(tp["batch"], f"{w}.batch", 1, 512)
     if steps * batch > MAX_PARTIES:
@@ -285,9 +293,36 @@ def _attention(c: _Checker, at: dict) -> AttentionParams:
         mats[name] = c.matrix(at[name], f"attention.{name}", "weight", d, len(dims),
                               why=f" (one row per trait in attention.traits ({d}), one column per "
                                   f"entry of attention.{dims_key} ({len(dims)}))")
-    return AttentionParams(
+    params = AttentionParams(
         tokens=tokens, traits=traits, embeddings=X, qk_dims=qk, v_dims=v, **mats,
         focus=c.index(at["focus"], "attention.focus", n, "attention.tokens"),
         query=c.index(at["query"], "attention.query", n, "attention.tokens"),
         causal_mask=c.boolean(at["causal_mask"], "attention.causal_mask"),
         temperature=c.number(at["temperature"], "attention.temperature", "temperature"))
+    c.narrow(tokens, "attention.tokens", TOKEN_LETTERS[n],
+             f"with {n} token{'s' if n > 1 else ''}, to stand over a column of the score grid")
+    c.narrow(traits, "attention.traits", TRAIT_LETTERS, "to stand beside a bar, left of the heat-maps")
+    for key, dims in (("qk_dims", qk), ("v_dims", v)):
+        c.narrow(dims, f"attention.{key}", DIM_LETTERS, "to stand over a column of a heat-map")
+    _attention_numbers(c, params)
+    return params
+
+
+def _attention_numbers(c: _Checker, p: AttentionParams) -> None:
+    """q, k, v and the scores small enough to be written where the scenes write them."""
+    X, W_Q, W_K, W_V = p.arrays()
+    projected = {}
+    for name, W, role, dims in (("W_Q", W_Q, "q", p.qk_dims), ("W_K", W_K, "k", p.qk_dims),
+                                ("W_V", W_V, "v", p.v_dims)):
+        M = projected[role] = X @ W
+        i, j = np.unravel_index(np.abs(M).argmax(), M.shape)
+        if abs(M[i, j]) >= MAX_PROJECTED + 0.005:
+            raise c.error(f"attention.{name}", f"expected weights that keep every entry of {role} = x {name} "
+                          f"within ±{MAX_PROJECTED} (one digit before the point, written beside each token), "
+                          f"found {M[i, j]:.2f} ({role} of {_show(p.tokens[i].en)}, {_show(dims[j].en)})")
+    S = projected["q"] @ projected["k"].T
+    i, j = np.unravel_index(np.abs(S).argmax(), S.shape)
+    if abs(S[i, j]) >= MAX_SCORE + 0.005:
+        raise c.error("attention.W_K", f"expected W_Q and W_K that keep every score q · k within ±{MAX_SCORE} "
+                      f"(a cell of the score grid), found {S[i, j]:.2f} (q of {_show(p.tokens[i].en)} · k of "
+                      f"{_show(p.tokens[j].en)})")
