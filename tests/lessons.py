@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from qkv_lens.lesson.bounds import (
     KINDS,
     MAX_DIMS,
-    MAX_ENTRIES,
     MAX_JOBS,
     MAX_LENS_TRAITS,
     MAX_PEOPLE,
@@ -23,6 +22,8 @@ from qkv_lens.lesson.bounds import (
     MAX_WORDS,
     MIN_PEOPLE,
     NAME_WIDTH,
+    WORKED_COLUMNS,
+    WORKED_ROWS,
 )
 
 # Names a teacher might write: short and at the width limit, Latin, accented, Chinese, mixed.
@@ -79,11 +80,20 @@ def space_deformation(draw):
             "svd_matrix": draw(matrix("plane_map", 2, 2))}
 
 
+# What a teacher writes in a worked example: short numbers mostly, and the entry's whole
+# range (its edges, 2-decimal numbers, fractions) and the widest numbers the loader takes.
+WORKED_NUMBER = st.one_of(st.integers(-12, 12), st.integers(-99, 99).map(lambda n: n / 10),
+                          st.sampled_from(["1/2", "-1/3", "2/3", "-3/4", "1/7", "-5/6"]),
+                          number("entry"), st.sampled_from([-99.999999, 12.345678, "-97/99", 0]))
+
+
 @st.composite
 def worked_example(draw):
-    n = draw(st.integers(1, MAX_ENTRIES))
-    m = draw(st.integers(1, MAX_ENTRIES))
-    return {"x": draw(vector("entry", n)), "W": draw(matrix("entry", n, m))}
+    n = draw(st.integers(1, WORKED_ROWS))
+    m = draw(st.integers(1, WORKED_COLUMNS))
+    row = st.lists(WORKED_NUMBER, min_size=m, max_size=m)
+    return {"x": draw(st.lists(WORKED_NUMBER, min_size=n, max_size=n)),
+            "W": draw(st.lists(row, min_size=n, max_size=n))}
 
 
 @st.composite
@@ -129,7 +139,8 @@ def shadow_projection(draw):
     centre = [draw(st.sampled_from([size + 0.5, 2.5, 5, 9.5])), draw(number("space")), draw(number("space"))]
     lean = st.sampled_from([-0.8, -0.3, 0, 0.3, 0.8])
     toward = st.tuples(st.sampled_from([1, 10, 100]), lean, lean).map(lambda t: [-t[0], t[0] * t[1], t[0] * t[2]])
-    return {"cube_center": centre, "cube_size": size, "light": draw(toward), "light_end": draw(toward), "wall_turn_degrees": draw(st.sampled_from([0, 5, 30, 60, -45])),
+    return {"cube_center": centre, "cube_size": size, "light": draw(toward), "light_end": draw(toward),
+            "wall_turn_degrees": draw(st.sampled_from([0, 5, 30, 60, -45])),
             "lamp": [draw(st.sampled_from([6, 8, 10])), draw(number("space")), draw(number("space"))],
             "ray_step": draw(number("ray_step"))}
 

@@ -117,13 +117,19 @@ def fix_in_frame(scene: ThreeDScene, *mobjects: Mobject) -> Mobject | tuple[Mobj
 
 def matrix_mob(rows: Sequence[Sequence[Number]], row_colors: Sequence[ParsableManimColor] | None = None,
                col_colors: Sequence[ParsableManimColor] | None = None, font_size: float = 36,
-               digits: int = 3, fractions: bool = False) -> Matrix:
+               digits: int = 3, fractions: bool = False, gap: float | None = None) -> Matrix:
     """A bracketed matrix of exact numbers (each entry a ``number_tex``;
-    floats rounded to ``digits`` decimals, see ``numbers.tex_number``)."""
+    floats rounded to ``digits`` decimals, see ``numbers.tex_number``).
+    Columns are spaced for their number of characters; with ``gap``, for
+    the widest entry as typeset, ``gap`` apart (at font size 48): a compact
+    matrix for a row that must fit the frame."""
     entries = [[tex_number(v, digits, fractions=fractions) for v in row] for row in rows]
     widest = max(len(re.sub(r"\\tfrac|[{}()]", "", e)) for row in entries for e in row)
+    h_buff = max(1.1, 0.6 + 0.25 * widest)
+    if gap is not None:
+        h_buff = min(h_buff, max(number_tex(e).width for row in entries for e in row) + gap)
     m = Matrix(entries, element_to_mobject=number_tex, element_alignment_corner=np.zeros(3),
-               h_buff=max(1.1, 0.6 + 0.25 * widest), v_buff=0.75, bracket_h_buff=0.15)
+               h_buff=h_buff, v_buff=0.75, bracket_h_buff=0.15)
     m.scale(font_size / 48)
     for i, row in enumerate(m.get_rows()):
         for j, entry in enumerate(row):
