@@ -77,7 +77,7 @@ def _case(info):
 
 
 # The scenes whose layout holds every accepted lesson (the others are being fitted, one by one).
-READY = {"PhotoFilter", "RoleSwap", "SpaceDeformation", "UpProjection", "WorkedExample"}
+READY = {"PhotoFilter", "RoleSwap", "ShadowProjection", "SpaceDeformation", "UpProjection", "WorkedExample"}
 
 
 @pytest.mark.parametrize("info", [s for s in SCENES if s.name in READY], ids=lambda s: s.name)
