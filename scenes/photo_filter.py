@@ -424,8 +424,11 @@ class PhotoFilter(LessonScene):
             label = text(self.tr(f"{key}_filter"), lang, size=26, color=colour)
             frame = SurroundingRectangle(pic, color=colour, buff=0.04)
             parts = [label, Group(pic, frame)]
-            if res.clipped:   # said only where a filter clips
-                parts.append(note(self.tr("clipped", n=res.clipped), lang, color=palette.ALERT))
+            if res.clipped:   # said only where a filter clips: on lines no wider than a picture may be
+                clip = note(self.tr("clipped", n=res.clipped), lang, color=palette.ALERT)
+                if clip.width > 3.9:
+                    clip = note(self.tr("clipped", n=res.clipped), lang, color=palette.ALERT, width=3.9)
+                parts.append(clip)
             trio.add(Group(*parts).arrange(DOWN, buff=0.2))
         trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).move_to([0, -0.1, 0])
         with self.beat("qkv_say", focus=trio[-1][0]) as sentence:

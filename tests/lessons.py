@@ -17,7 +17,6 @@ from qkv_lens.lesson.bounds import (
     JOB_LETTERS,
     KINDS,
     MAX_DIMS,
-    MAX_ENTRIES,
     MAX_JOBS,
     MAX_LENS_TRAITS,
     MAX_PEOPLE,
@@ -29,6 +28,8 @@ from qkv_lens.lesson.bounds import (
     NAME_WIDTH,
     TOKEN_LETTERS,
     TRAIT_LETTERS,
+    WORKED_COLUMNS,
+    WORKED_ROWS,
 )
 from qkv_lens.lesson.widths import letters_wide
 
@@ -101,11 +102,20 @@ def space_deformation(draw):
             "svd_matrix": draw(matrix("plane_map", 2, 2))}
 
 
+# What a teacher writes in a worked example: short numbers mostly, and the entry's whole
+# range (its edges, 2-decimal numbers, fractions) and the widest numbers the loader takes.
+WORKED_NUMBER = st.one_of(st.integers(-12, 12), st.integers(-99, 99).map(lambda n: n / 10),
+                          st.sampled_from(["1/2", "-1/3", "2/3", "-3/4", "1/7", "-5/6"]),
+                          number("entry"), st.sampled_from([-99.999999, 12.345678, "-97/99", 0]))
+
+
 @st.composite
 def worked_example(draw):
-    n = draw(st.integers(1, MAX_ENTRIES))
-    m = draw(st.integers(1, MAX_ENTRIES))
-    return {"x": draw(vector("entry", n)), "W": draw(matrix("entry", n, m))}
+    n = draw(st.integers(1, WORKED_ROWS))
+    m = draw(st.integers(1, WORKED_COLUMNS))
+    row = st.lists(WORKED_NUMBER, min_size=m, max_size=m)
+    return {"x": draw(st.lists(WORKED_NUMBER, min_size=n, max_size=n)),
+            "W": draw(st.lists(row, min_size=n, max_size=n))}
 
 
 @st.composite

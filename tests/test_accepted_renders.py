@@ -50,7 +50,11 @@ EDGES = {
     "WorkedExample": [{"x": [3, 4], "W": [[1, 0, 2], [0, 0, -1]]},       # an empty glass
                       {"x": [3, 4], "W": [[0, 0, 0], [0, 0, 0]]},        # W = 0
                       {"x": [0, 0], "W": [[1, 0, 2], [0, 1, -1]]},       # x = 0
-                      {"x": [-100, 100, "1/7", 0, 100, -100], "W": [[100] * 6] * 6}],
+                      {"x": [-100, 100, "1/7", 0, 100, -100], "W": [[100] * 6] * 6},   # refused: 6 rows
+                     # the widest numbers taken: long recipes, amounts beside neighbouring glasses
+                     {"x": [-1, 1, -1, 1], "W": [[-99.999999] * 4] * 2 + [[99.999999] * 4] * 2},
+                     # fractions: the lines do not fit together, each output's line in turn
+                     {"x": ["-97/99", "-95/99", "97/99", "95/99"], "W": [["-98/99"] * 4] * 4}],
     "UpProjection": [{"point": [3, 4], "W": [[0, 0, 0], [0, 0, 0]]},     # W = 0
                      {"point": [0, 0], "W": [[1, 2, 0], [2, 4, 0]]},      # rank 1
                      {"point": [-5, 5], "W": [[4, -4, 4], [-4, 4, 4]]}],
@@ -98,7 +102,8 @@ def _case(info):
 
 
 # The scenes whose layout holds every accepted lesson (the others are being fitted, one by one).
-READY = {"RoleSwap", "DotProductSoftmax", "RolesEmerge", "QKVProjection", "AttentionMatching"}
+READY = {"AttentionMatching", "DotProductSoftmax", "PhotoFilter", "QKVProjection", "RolesEmerge", "RoleSwap",
+         "ShadowProjection", "SpaceDeformation", "UpProjection", "WorkedExample"}
 
 
 @pytest.mark.parametrize("info", [s for s in SCENES if s.name in READY], ids=lambda s: s.name)

@@ -429,6 +429,26 @@ def test_fast_decimal_set_value_draws_what_manims_decimal_number_draws(monkeypat
             assert (x.stroke_width, x.background_stroke_width) == (y.stroke_width, y.background_stroke_width)
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_labels_kept_in_the_free_frame_are_hidden_rather_than_outside_or_piled_up(lang):
+    from scenes.kit.displays import WordPoint, _overlap, _within, bounds, place_labels
+    inside = (-2.0, -2.0, 2.0, 2.0)
+    crowd = [WordPoint(("非" * 12 if lang == "zh" else "m" * 24)[:k + 3], (0, 0), lang) for k in range(8)]
+    edge = WordPoint("苹果" if lang == "zh" else "apple", (0, 0), lang)
+    gone = WordPoint("香蕉" if lang == "zh" else "banana", (0, 0), lang)
+    for p, at in [(p, (0.0, 1.2)) for p in crowd] + [(edge, (1.9, 1.9)), (gone, (5.0, 0.0))]:
+        p.dot.move_to([*at, 0.0])
+    place_labels([*crowd, edge, gone], inside=inside)
+    shown = [p for p in (*crowd, edge) if p.label.get_fill_opacity() > 0]
+    assert gone.label.get_fill_opacity() == 0 and edge in shown and len(shown) >= 6
+    boxes = [bounds(p.label) for p in shown]
+    assert all(_within(b, inside) for b in boxes)
+    assert not any(_overlap(a, b, pad=0) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    gone.dot.move_to([0.0, -1.5, 0.0])      # back in the frame: shown again
+    place_labels([gone], inside=inside)
+    assert gone.label.get_fill_opacity() == 1 and _within(bounds(gone.label), inside)
+
+
 def test_the_deformable_grid_is_one_path_of_every_line_moved_by_the_matrix():
     from manim import NumberPlane, VMobject
 

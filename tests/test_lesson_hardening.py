@@ -107,6 +107,7 @@ def test_every_path_of_the_shipped_lesson_with_every_wrong_value():
     control characters are refused at exactly their key path."""
     problems = []
     cases = 0
+    parse_lesson(SHIPPED, Path("t.toml"))    # once untimed: the first measures the fonts' widths
     for path in _paths(SHIPPED):
         for value in WRONG:
             cases += 1
@@ -229,7 +230,7 @@ def _names(n: int, width: int = 1) -> str:
     ("[worked_example]\nx = [" + ", ".join(["1"] * 100) + "]\n", "worked_example.x",
      "found a list of 100 numbers"),
     ("[worked_example]\nx = [1]\nW = [[" + ", ".join(["1"] * 100) + "]]\n", "worked_example.W[0]",
-     "a row of 1 to 6 numbers"),
+     "a row of 1 to 4 numbers"),
     ('[attention]\ntokens = [{zh = "' + "字" * 200 + '", en = "a"}]\n', "attention.tokens[0].zh",
      "a name of 1 to 24 letters"),
     ('[training]\njobs = [{zh = "甲", en = "' + "a" * 250 + '"}]\n', "training.jobs[0].en",
@@ -241,6 +242,29 @@ def test_lists_names_and_products_are_capped(tmp_path, content, where, part):
     message = refused(tmp_path, content)
     assert message.startswith(f"{tmp_path / 'bad.toml'}: {where}: expected ")
     assert part in message
+
+
+# What a frame can draw at a readable size: refused in one line naming the key and why.
+DRAWABLE = [
+    ("[worked_example]\nx = [1, 2, 3, 4, 5]\nW = [[1], [1], [1], [1], [1]]\n", "worked_example.x",
+     "at most 4 entries: a frame holds the 4 rows of W"),
+    ("[worked_example]\nx = [1]\nW = [[1, 2, 3, 4, 5]]\n", "worked_example.W[0]",
+     "a row of 1 to 4 numbers: a frame holds the arithmetic of 4 outputs"),
+    ('[worked_example]\nx = ["1/3", 0.123457]\nW = [[1], [1]]\n', "worked_example.x[1]",
+     "a number of at most 8 digits: the worked example writes every number out in full, found 123457/1000000"),
+    ("[worked_example]\nx = [0.12345]\nW = [[0.12345]]\n", "worked_example.W[0][0]",
+     "a product x[0] × W[0][0] of at most 8 digits"),
+    ("[worked_example]\nx = [99.99, 99.99]\nW = [[99.99], [99.99]]\n", "worked_example.W",
+     "an output (y[0] = x times column 0 of W) of at most 8 digits"),
+    ("[worked_example]\nx = [1, 0, 0, 0]\nW = [" + ", ".join(["[-99.999999, -99.999999, -99.999999, -99.999999]"] * 4)
+     + "]\n", "worked_example.W", "x W = y to fit across the frame at a readable size: at most 80 characters"),
+]
+
+
+@pytest.mark.parametrize("content, where, part", DRAWABLE, ids=[w + ":" + p[:20] for _, w, p in DRAWABLE])
+def test_what_a_frame_cannot_draw_is_refused_naming_the_key(tmp_path, content, where, part):
+    message = refused(tmp_path, content)
+    assert message.startswith(f"{tmp_path / 'bad.toml'}: {where}: expected ") and part in message, message
 
 
 def test_caps_leave_the_shipped_lesson_room():

@@ -83,7 +83,15 @@ TRAIT_LETTERS = 16
 DIM_LETTERS = 12
 MAX_WORDS = 8            # space_deformation.words, three_lenses.words
 MAX_LENS_TRAITS = 8      # three_lenses.traits (one line of names)
-MAX_ENTRIES = 6          # worked_example: entries of x and columns of W
+MAX_ENTRIES = 6          # the most columns a matrix of numbers may have (unless a section says fewer)
+# worked_example: the frame holds the 4 rows of W above the arithmetic of 4 outputs at a
+# readable size, every number written out in full (its digits are not rounded away)
+WORKED_ROWS = 4           # entries of x (rows of W)
+WORKED_COLUMNS = 4        # columns of W (outputs)
+WORKED_DIGITS = 8         # digits of every number written: entries, products x_i W_ij, outputs
+# ... and the row x W = y across the frame: each matrix's widest number, once per column
+# (a fraction's characters count for its width), at most this many characters in all
+WORKED_ROW_CHARACTERS = 80
 MAX_PEOPLE = 6           # rows of the RolesEmerge table
 MIN_PEOPLE = 3           # with 2 guests each has one candidate: nothing to learn
 MAX_JOBS = 12

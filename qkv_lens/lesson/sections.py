@@ -9,13 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from qkv_lens.store import Unsafe, inside
-from qkv_math import cube_vertices
+from qkv_math import cube_vertices, worked_product
 
 from .bounds import (
     DIM_LETTERS,
     JOB_LETTERS,
     MAX_DIMS,
-    MAX_ENTRIES,
     MAX_JOBS,
     MAX_LENS_TRAITS,
     MAX_PARTIES,
@@ -29,6 +28,10 @@ from .bounds import (
     MIN_PEOPLE,
     TOKEN_LETTERS,
     TRAIT_LETTERS,
+    WORKED_COLUMNS,
+    WORKED_DIGITS,
+    WORKED_ROW_CHARACTERS,
+    WORKED_ROWS,
 )
 from .checks import _Checker, _Plain, _show
 from .files import defaults
@@ -49,6 +52,7 @@ from .schema import (
     UpProjectionParams,
     Word,
     WorkedExampleParams,
+    written_as_fraction,
 )
 
 
@@ -113,10 +117,59 @@ def _space_deformation(c: _Checker, sd: dict) -> SpaceDeformationParams:
 
 
 def _worked_example(c: _Checker, we: dict) -> WorkedExampleParams:
-    x = c.vector(we["x"], "worked_example.x", "entry", most=MAX_ENTRIES)
-    W = c.matrix(we["W"], "worked_example.W", "entry", rows=len(x),
-                 why=f" (one row per entry of worked_example.x, which has {len(x)})")
+    w = "worked_example"
+    if isinstance(we["x"], list) and len(we["x"]) > WORKED_ROWS:
+        raise c.fail(f"{w}.x", f"at most {WORKED_ROWS} entries: a frame holds the {WORKED_ROWS} rows of W above "
+                     "the arithmetic at a readable size", we["x"])
+    x = c.vector(we["x"], f"{w}.x", "entry", most=WORKED_ROWS)
+    rows = we["W"]
+    if isinstance(rows, list) and rows and isinstance(rows[0], list) and len(rows[0]) > WORKED_COLUMNS:
+        raise c.fail(f"{w}.W[0]", f"a row of 1 to {WORKED_COLUMNS} numbers: a frame holds the arithmetic of "
+                     f"{WORKED_COLUMNS} outputs at a readable size", rows[0])
+    W = c.matrix(rows, f"{w}.W", "entry", rows=len(x), most_cols=WORKED_COLUMNS,
+                 why=f" (one row per entry of {w}.x, which has {len(x)})")
+    _worked_numbers(c, x, W)
     return WorkedExampleParams(x=x, W=W)
+
+
+def _worked_numbers(c: _Checker, x, W) -> None:
+    """The worked example writes every number out in full, exactly (the
+    entries, each product x_i W_ij and each output), and x W = y across the
+    frame: refuse what cannot be read there."""
+    from scenes.kit.numbers import plain_number  # the one place that writes numbers (no manim)
+
+    w = "worked_example"
+    frac = written_as_fraction((x, W))
+    work = worked_product(x, W)
+
+    def shown(v) -> str:
+        return plain_number(v, fractions=frac)
+
+    def check(v, where: str, what: str) -> None:
+        text = shown(v)
+        digits = sum(ch.isdigit() for ch in text)
+        if digits > WORKED_DIGITS:
+            raise c.error(where, f"expected {what} of at most {WORKED_DIGITS} digits: the worked example writes "
+                                 f"every number out in full, found {text} ({digits} digits)")
+
+    for i, v in enumerate(x):
+        check(v, f"{w}.x[{i}]", "a number")
+    for i, row in enumerate(W):
+        for j, v in enumerate(row):
+            check(v, f"{w}.W[{i}][{j}]", "a number")
+    for j, col in enumerate(work.columns):
+        for i, t in enumerate(col.terms):
+            check(t.product, f"{w}.W[{i}][{j}]", f"a product x[{i}] × W[{i}][{j}]")
+    for j, col in enumerate(work.columns):
+        check(col.total, f"{w}.W", f"an output (y[{j}] = x times column {j} of W)")
+    widest = [max((shown(v) for v in vec), key=len) for vec in (x, [v for r in W for v in r], work.result)]
+    counts = (len(x), len(W[0]), len(W[0]))
+    total = sum(n * len(t) for n, t in zip(counts, widest))
+    if total > WORKED_ROW_CHARACTERS:
+        parts = " + ".join(f"{n} × {t}" for n, t in zip(counts, widest))
+        raise c.error(f"{w}.W", f"expected x W = y to fit across the frame at a readable size: at most "
+                                f"{WORKED_ROW_CHARACTERS} characters, each matrix's widest number once per column "
+                                f"(x, W, y), found {parts} = {total}: write shorter numbers or fewer of them")
 
 
 def _up_projection(c: _Checker, up: dict) -> UpProjectionParams:

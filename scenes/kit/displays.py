@@ -117,13 +117,19 @@ def fix_in_frame(scene: ThreeDScene, *mobjects: Mobject) -> Mobject | tuple[Mobj
 
 def matrix_mob(rows: Sequence[Sequence[Number]], row_colors: Sequence[ParsableManimColor] | None = None,
                col_colors: Sequence[ParsableManimColor] | None = None, font_size: float = 36,
-               digits: int = 3, fractions: bool = False) -> Matrix:
+               digits: int = 3, fractions: bool = False, gap: float | None = None) -> Matrix:
     """A bracketed matrix of exact numbers (each entry a ``number_tex``;
-    floats rounded to ``digits`` decimals, see ``numbers.tex_number``)."""
+    floats rounded to ``digits`` decimals, see ``numbers.tex_number``).
+    Columns are spaced for their number of characters; with ``gap``, for
+    the widest entry as typeset, ``gap`` apart (at font size 48): a compact
+    matrix for a row that must fit the frame."""
     entries = [[tex_number(v, digits, fractions=fractions) for v in row] for row in rows]
     widest = max(len(re.sub(r"\\tfrac|[{}()]", "", e)) for row in entries for e in row)
+    h_buff = max(1.1, 0.6 + 0.25 * widest)
+    if gap is not None:
+        h_buff = min(h_buff, max(number_tex(e).width for row in entries for e in row) + gap)
     m = Matrix(entries, element_to_mobject=number_tex, element_alignment_corner=np.zeros(3),
-               h_buff=max(1.1, 0.6 + 0.25 * widest), v_buff=0.75, bracket_h_buff=0.15)
+               h_buff=h_buff, v_buff=0.75, bracket_h_buff=0.15)
     m.scale(font_size / 48)
     for i, row in enumerate(m.get_rows()):
         for j, entry in enumerate(row):
@@ -209,26 +215,57 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...], pad: float = 0.04) -> b
     return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad
 
 
-def place_labels(points: Sequence[WordPoint], avoid: Sequence[Mobject] = ()) -> None:
+def place_labels(points: Sequence[WordPoint], avoid: Sequence[Mobject] = (),
+                 inside: tuple[float, float, float, float] | None = None) -> None:
     """Put each label next to its dot on the first side (its previous side
     first) where it overlaps no earlier label and nothing in ``avoid``;
     if every side is taken, try again further from the dot.  Points sharing
-    a spot so get their labels stacked apart."""
+    a spot so get their labels stacked apart.
+
+    With ``inside`` (left, bottom, right, top: the free part of the frame),
+    a label also stays inside it, stacked further above and below its dot
+    when the sides are taken; a label whose dot is outside it, or that finds
+    no free spot, is hidden (``show_label``) until it finds one again."""
     taken = [bounds(m) for m in avoid]
     for p in points:
         order = (p.side,) + tuple(s for s in _SIDES if s is not p.side)
         dot, label = bounds(p.dot), bounds(p.label)
+        if inside is not None and not _within(((dot[0] + dot[2]) / 2,) * 2 + ((dot[1] + dot[3]) / 2,) * 2, inside):
+            show_label(p, False)       # its dot has left the free frame
+            continue
         # nearest first; only when every side is taken, move further out
-        tries = [(side, buff) for buff in (0.08, 0.4, 0.75) for side in order]
-        for side, buff in tries:
-            shift = _beside(dot, label, side, buff)
-            if not any(_overlap(_shifted(label, shift), t) for t in taken):
-                p.side = side
+        tries = [_beside(dot, label, side, buff) for buff in (0.08, 0.4, 0.75) for side in order]
+        sides = [side for _ in (0.08, 0.4, 0.75) for side in order]
+        if inside is not None:    # then stacked above and below, on either side of the dot
+            step = label[3] - label[1] + 0.08
+            tries += [_beside(dot, label, side, 0.08) + np.array([0.0, k * step])
+                      for k in (1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6, 7, -7)
+                      for side in (RIGHT, LEFT, UP if k > 0 else DOWN)]
+        for i, shift in enumerate(tries):
+            box = _shifted(label, shift)
+            if not any(_overlap(box, t) for t in taken) and (inside is None or _within(box, inside)):
+                if i < len(sides):
+                    p.side = sides[i]
                 break
         else:
+            if inside is not None:
+                show_label(p, False)   # no free spot: hidden rather than on top of another label
+                continue
             shift = _beside(dot, label, p.side, 0.08)
+        show_label(p, True)
         p.label.shift([shift[0], shift[1], 0.0])
         taken.append(_shifted(label, shift))
+
+
+def _within(box: tuple[float, ...], inside: tuple[float, ...]) -> bool:
+    return inside[0] <= box[0] and box[2] <= inside[2] and inside[1] <= box[1] and box[3] <= inside[3]
+
+
+def show_label(point: WordPoint, shown: bool) -> None:
+    """Show or hide a word point's label (its text and outline), once per change."""
+    if getattr(point, "label_shown", True) != shown:
+        point.label.set_opacity(1.0 if shown else 0.0)
+        point.label_shown = shown
 
 
 def _light_copy(mob: VMobject) -> VMobject:

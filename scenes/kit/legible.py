@@ -54,11 +54,18 @@ def smallest_glyph(mob: Mobject) -> float:
     return min((_glyph_height(t, None) for t in _texts(mob)), default=float("inf"))
 
 
-def least_scale(mob: Mobject) -> float:
-    """The smallest factor ``mob`` may be scaled by and stay legible (above
-    1 when it is drawn under the floor already)."""
+def glyph_px(mob: Mobject) -> float:
+    """The smallest text of ``mob`` (its tallest glyph) in pixels at 1080p; inf without text."""
+    return smallest_glyph(mob) * 1080 / config.frame_height
+
+
+def least_scale(mob: Mobject, px: float | None = None) -> float:
+    """The smallest factor ``mob`` may be scaled by and stay legible, every
+    glyph at least ``px`` tall (default: the floor); above 1 when it is drawn
+    under that already, 0 when it holds no text."""
     glyph = smallest_glyph(mob)
-    return 0.0 if glyph == float("inf") else floor_height() / glyph
+    least = floor_height() if px is None else px * config.frame_height / 1080
+    return 0.0 if glyph == float("inf") else least / glyph
 
 
 def floor_width(mob: Mobject) -> float:
