@@ -16,9 +16,12 @@ from qkv_lens.lesson.bounds import (
     DIM_LETTERS,
     JOB_LETTERS,
     KINDS,
+    LENS_NAME_WIDTH,
+    LENS_TRAIT_WIDTH,
     MAX_DIMS,
     MAX_JOBS,
     MAX_LENS_TRAITS,
+    MAX_LENS_WORDS,
     MAX_PEOPLE,
     MAX_PROJECTED,
     MAX_TOKENS,
@@ -125,15 +128,43 @@ def up_projection(draw):
             "contrast_stretch": draw(vector("plane_map", 2))}
 
 
+def _columns(text: str) -> int:
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def narrow_name(width: int):
+    """Names of at most ``width`` columns in both languages: the widest, Latin, accented, Chinese."""
+    widest = ["m" * width, "W" * width, "非" * (width // 2)]
+    drawn = st.text(NAME_CHARS, min_size=1, max_size=width).filter(lambda t: _fits(t) and _columns(t) <= width)
+    text = st.one_of(st.sampled_from([n for n in LATIN + CHINESE if _columns(n) <= width] + widest), drawn)
+    return st.fixed_dictionaries({"zh": text, "en": text})
+
+
+# What a lens keeps or drops: a phrase its panel's heading wraps, words of at most LENS_NAME_WIDTH letters.
+PHRASE = st.one_of(narrow_name(LENS_NAME_WIDTH), st.fixed_dictionaries({
+    "zh": st.sampled_from(["能不能吃、科技", "颜色与形状", "非" * (NAME_WIDTH // 2)]),
+    "en": st.sampled_from(["colour and shape", "everything else", "m" * LENS_NAME_WIDTH + " " + "W" * 11])}))
+# The lenses' numbers: short decimals (LENS_DIGITS significant digits), the weight's edges, or any weight.
+_SHORT = st.one_of(st.integers(-4, 4), st.integers(-40, 40).map(lambda n: n / 10),
+                   st.sampled_from([0.25, -0.75, 0.05, -3.5, 1.5, "1/2", "-1/4", 0]))
+# one lesson in five takes any weight at all (most such lessons are refused)
+LENS_NUMBERS = st.sampled_from([_SHORT] * 4 + [st.one_of(_SHORT, number("weight"))])
+
+
 @st.composite
 def three_lenses(draw):
     d = draw(st.integers(1, MAX_LENS_TRAITS))
-    lens = st.fixed_dictionaries({"keep": name, "drop": name, "axes": names(2, 2),
-                                  "matrix": matrix("weight", d, 2)})
-    return {"traits": draw(names(d, d)),
-            "words": draw(st.lists(st.fixed_dictionaries({"zh": st.sampled_from(CHINESE), "en": names_text,
-                                                          "traits": vector("weight", d)}),
-                                   min_size=1, max_size=MAX_WORDS)),
+    LENS_NUMBER = draw(LENS_NUMBERS)
+    lens = st.fixed_dictionaries({"keep": PHRASE, "drop": PHRASE,
+                                  "axes": st.lists(narrow_name(LENS_NAME_WIDTH), min_size=2, max_size=2),
+                                  "matrix": st.lists(st.lists(LENS_NUMBER, min_size=2, max_size=2),
+                                                     min_size=d, max_size=d)})
+    word = narrow_name(LENS_NAME_WIDTH).flatmap(lambda n: st.fixed_dictionaries(
+        {"zh": st.just(n["zh"]), "en": st.just(n["en"]),
+         "traits": st.lists(LENS_NUMBER, min_size=d, max_size=d)}))
+    return {"traits": draw(st.lists(narrow_name(LENS_TRAIT_WIDTH), min_size=d, max_size=d)),
+            "words": draw(st.lists(word, min_size=1, max_size=MAX_LENS_WORDS)),
             "lenses": draw(st.lists(lens, min_size=3, max_size=3))}
 
 

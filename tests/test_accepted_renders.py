@@ -103,7 +103,7 @@ def _case(info):
 
 # The scenes whose layout holds every accepted lesson (the others are being fitted, one by one).
 READY = {"AttentionMatching", "DotProductSoftmax", "PhotoFilter", "QKVProjection", "RolesEmerge", "RoleSwap",
-         "ShadowProjection", "SpaceDeformation", "UpProjection", "WorkedExample"}
+         "ShadowProjection", "SpaceDeformation", "ThreeLenses", "UpProjection", "WorkedExample"}
 
 
 @pytest.mark.parametrize("info", [s for s in SCENES if s.name in READY], ids=lambda s: s.name)

@@ -258,6 +258,22 @@ DRAWABLE = [
      "an output (y[0] = x times column 0 of W) of at most 8 digits"),
     ("[worked_example]\nx = [1, 0, 0, 0]\nW = [" + ", ".join(["[-99.999999, -99.999999, -99.999999, -99.999999]"] * 4)
      + "]\n", "worked_example.W", "x W = y to fit across the frame at a readable size: at most 80 characters"),
+    (f"[three_lenses]\ntraits = {_names(5)}\n", "three_lenses.traits", "at most 4 traits: each lens matrix has a row"),
+    ("[three_lenses]\nwords = [" + ", ".join(['{zh = "甲", en = "a", traits = [1, 0, 0, 0]}'] * 7) + "]\n",
+     "three_lenses.words", "a list of 1 to 6 words: the table shows a row per word"),
+    ('[three_lenses]\ntraits = [{zh = "甲", en = "sweetness"}, {zh = "乙", en = "b"}, {zh = "丙", en = "c"}, '
+     '{zh = "丁", en = "d"}]\n', "three_lenses.traits[0].en", "a name of at most 8 letters"),
+    ('[three_lenses]\nwords = [{zh = "甲", en = "extraordinarily", traits = [1, 0, 0, 0]}]\n',
+     "three_lenses.words[0].en", "a name of at most 12 letters (a Chinese character counts as 2): each lens panel"),
+    ('[[three_lenses.lenses]]\nkeep = {zh = "甲", en = "a"}\ndrop = {zh = "乙", en = "incomprehensibly vast"}\n'
+     'axes = [{zh = "丙", en = "x"}, {zh = "丁", en = "y"}]\nmatrix = [[1, 0], [0, 1], [0, 0], [0, 0]]\n'
+     + '[[three_lenses.lenses]]\nkeep = {zh = "甲", en = "a"}\ndrop = {zh = "乙", en = "b"}\n'
+     'axes = [{zh = "丙", en = "x"}, {zh = "丁", en = "y"}]\nmatrix = [[1, 0], [0, 1], [0, 0], [0, 0]]\n' * 2,
+     "three_lenses.lenses[0].drop.en", "words of at most 12 letters"),
+    ('[three_lenses]\nwords = [{zh = "甲", en = "a", traits = [1, 0.125, 0, 0]}]\n', "three_lenses.words[0].traits[1]",
+     "a number of at most 2 significant digits (like 0.5, -1.5, 0.25 or 3): the scene writes every product"),
+    ('[three_lenses]\nwords = [{zh = "甲", en = "a", traits = [1, "1/3", 0, 0]}]\n', "three_lenses.words[0].traits[1]",
+     "found 1/3"),
 ]
 
 

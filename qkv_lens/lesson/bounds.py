@@ -81,8 +81,14 @@ MAX_SCORE = 99.99
 TOKEN_LETTERS = {1: 14, 2: 14, 3: 14, 4: 12, 5: 10, 6: 9}
 TRAIT_LETTERS = 16
 DIM_LETTERS = 12
-MAX_WORDS = 8            # space_deformation.words, three_lenses.words
-MAX_LENS_TRAITS = 8      # three_lenses.traits (one line of names)
+MAX_WORDS = 8            # space_deformation.words
+# three_lenses: its upper band (2.65 of the frame's 8 units) holds the table of words and the
+# worked product x M (M has a row per trait) at a readable size; the lens panels are 4.3 wide
+MAX_LENS_TRAITS = 4      # three_lenses.traits: rows of each lens matrix, terms of the worked product
+MAX_LENS_WORDS = 6       # three_lenses.words: rows of the table
+LENS_NAME_WIDTH = 12     # the words, axes and what a lens keeps and drops, beside points and in panels
+LENS_TRAIT_WIDTH = 8     # the traits: the table's four column heads side by side
+LENS_DIGITS = 2          # significant digits of a trait value or a lens matrix entry (like 0.25 or -1.5)
 MAX_ENTRIES = 6          # the most columns a matrix of numbers may have (unless a section says fewer)
 # worked_example: the frame holds the 4 rows of W above the arithmetic of 4 outputs at a
 # readable size, every number written out in full (its digits are not rounded away)

@@ -4,6 +4,8 @@ list lengths, a cube in front of the wall, products of counts kept bounded)."""
 from __future__ import annotations
 
 import os
+import re
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +16,13 @@ from qkv_math import cube_vertices, worked_product
 from .bounds import (
     DIM_LETTERS,
     JOB_LETTERS,
+    LENS_DIGITS,
+    LENS_NAME_WIDTH,
+    LENS_TRAIT_WIDTH,
     MAX_DIMS,
     MAX_JOBS,
     MAX_LENS_TRAITS,
+    MAX_LENS_WORDS,
     MAX_PARTIES,
     MAX_PEOPLE,
     MAX_PROJECTED,
@@ -33,7 +39,7 @@ from .bounds import (
     WORKED_ROW_CHARACTERS,
     WORKED_ROWS,
 )
-from .checks import _Checker, _Plain, _show
+from .checks import _Checker, _name_width, _Plain, _show
 from .files import defaults
 from .picture import generated, read_picture
 from .schema import (
@@ -189,16 +195,25 @@ def _up_projection(c: _Checker, up: dict) -> UpProjectionParams:
 
 def _three_lenses(c: _Checker, tl: dict) -> ThreeLensesParams:
     w = "three_lenses"
+    if isinstance(tl["traits"], list) and len(tl["traits"]) > MAX_LENS_TRAITS:
+        raise c.fail(f"{w}.traits", f"at most {MAX_LENS_TRAITS} traits: each lens matrix has a row per trait and "
+                     f"its worked product a term per trait, and the frame holds {MAX_LENS_TRAITS} at a readable size",
+                     tl["traits"])
     traits = c.names(tl["traits"], f"{w}.traits", most=MAX_LENS_TRAITS)
+    for i, t in enumerate(traits):
+        _lens_name(c, t, f"{w}.traits[{i}]", LENS_TRAIT_WIDTH, "the table heads a column with each trait")
     d = len(traits)
-    if not isinstance(tl["words"], list) or not 1 <= len(tl["words"]) <= MAX_WORDS:
-        raise c.fail(f"{w}.words", f"a list of 1 to {MAX_WORDS} words", tl["words"])
+    if not isinstance(tl["words"], list) or not 1 <= len(tl["words"]) <= MAX_LENS_WORDS:
+        raise c.fail(f"{w}.words", f"a list of 1 to {MAX_LENS_WORDS} words: the table shows a row per word above "
+                     "the lenses at a readable size", tl["words"])
     words = []
     for i, item in enumerate(tl["words"]):
         where = f"{w}.words[{i}]"
         c.keys(item, where, ["zh", "en", "traits"], required=True)
         name = Named(c.text(item["zh"], f"{where}.zh"), c.text(item["en"], f"{where}.en"))
-        words.append((name, c.vector(item["traits"], f"{where}.traits", "weight", d)))
+        _lens_name(c, name, where, LENS_NAME_WIDTH, "each lens panel writes every word beside its point")
+        words.append((name, _lens_numbers(c, c.vector(item["traits"], f"{where}.traits", "weight", d),
+                                          f"{where}.traits")))
     if not isinstance(tl["lenses"], list) or len(tl["lenses"]) != 3:
         raise c.fail(f"{w}.lenses", "a list of exactly 3 lenses", tl["lenses"])
     lenses = []
@@ -206,11 +221,54 @@ def _three_lenses(c: _Checker, tl: dict) -> ThreeLensesParams:
         where = f"{w}.lenses[{i}]"
         c.keys(item, where, ["keep", "drop", "axes", "matrix"], required=True)
         axes = c.names(item["axes"], f"{where}.axes", most=2, least=2)
-        lenses.append(Lens(c.name(item["keep"], f"{where}.keep"), c.name(item["drop"], f"{where}.drop"),
-                           (axes[0], axes[1]),
-                           c.matrix(item["matrix"], f"{where}.matrix", "weight", d, 2,
-                                    why=f" (one row per trait in {w}.traits ({d}), 2 columns)")))
+        keep, drop = c.name(item["keep"], f"{where}.keep"), c.name(item["drop"], f"{where}.drop")
+        for key, name in (("axes[0]", axes[0]), ("axes[1]", axes[1])):
+            _lens_name(c, name, f"{where}.{key}", LENS_NAME_WIDTH, "its panel, a third of the frame wide, names "
+                       "its axes")
+        for key, name in (("keep", keep), ("drop", drop)):    # wrapped in the panel's heading: word by word
+            _lens_name(c, name, f"{where}.{key}", LENS_NAME_WIDTH, "its panel's heading, a third of the frame "
+                       "wide, wraps between words but not inside one", words=True)
+        matrix = c.matrix(item["matrix"], f"{where}.matrix", "weight", d, 2,
+                          why=f" (one row per trait in {w}.traits ({d}), 2 columns)")
+        for r, row in enumerate(matrix):
+            _lens_numbers(c, row, f"{where}.matrix[{r}]")
+        lenses.append(Lens(keep, drop, (axes[0], axes[1]), matrix))
     return ThreeLensesParams(traits, tuple(words), tuple(lenses))
+
+
+def _lens_name(c: _Checker, name: Named, where: str, most: int, why: str, words: bool = False) -> None:
+    """A three_lenses name of at most ``most`` columns in each language (a
+    Chinese character counts as 2); with ``words``, each of its words (a run
+    of letters a line cannot break: no space, no Chinese character in it)."""
+    for lang in ("zh", "en"):
+        text = getattr(name, lang)
+        runs = re.findall(r"[^\s\u2e80-\u9fff\uff00-\uffef\u3000-\u303f]+", text) if words else [text]
+        if any(_name_width(run) > most for run in runs):
+            what = "words" if words else "a name"
+            raise c.fail(f"{where}.{lang}", f"{what} of at most {most} letters (a Chinese character counts as 2): "
+                         f"{why}", text)
+
+
+def _lens_numbers(c: _Checker, values: tuple, where: str) -> tuple:
+    """Numbers the lenses write out term by term: at most LENS_DIGITS significant digits, a finite decimal."""
+    for j, v in enumerate(values):
+        q = Fraction(v)
+        digits = None
+        for places in range(8):        # the shortest decimal that is v, if any
+            if (q * 10 ** places).denominator == 1:
+                digits = len(str(abs(q.numerator * 10 ** places // q.denominator)).strip("0")) if q else 1
+                break
+        if digits is None or digits > LENS_DIGITS:
+            raise c.fail(f"{where}[{j}]", f"a number of at most {LENS_DIGITS} significant digits (like 0.5, -1.5, "
+                         "0.25 or 3): the scene writes every product of the worked example out in full, at a "
+                         "readable size", _Plain(str(v) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+                                                 if digits is None else _decimal(q)))
+    return values
+
+
+def _decimal(q: Fraction) -> str:
+    places = next(p for p in range(8) if (q * 10 ** p).denominator == 1)
+    return f"{float(q):.{places}f}"
 
 
 def _shadow(c: _Checker, sp: dict) -> ShadowParams:

@@ -73,10 +73,11 @@ def floor_width(mob: Mobject) -> float:
     return mob.width * least_scale(mob)
 
 
-def legible(mob: Mobject) -> Mobject:
-    """``mob``, scaled up to the floor if its smallest glyph is under it (a
-    name of small letters only, such as "mmm", at a small font size)."""
-    factor = least_scale(mob)
+def legible(mob: Mobject, px: float | None = None) -> Mobject:
+    """``mob``, scaled up so its smallest glyph is ``px`` tall at 1080p
+    (default: the floor) if it is drawn smaller: a name of small letters only
+    ("mmm", "ace") at a size chosen for capitals."""
+    factor = least_scale(mob, px)
     if factor > 1.0:
         mob.scale(factor)
     return mob
