@@ -238,12 +238,19 @@ def _breaks(text: str, lang: str) -> list[tuple[int, int, float, float]]:
     while last > first and text[last - 1] in _SPACES:
         last -= 1
     hard = bytearray(n + 1)
-    for m in _GROUP.finditer(text):
-        for p in range(m.start() + 1, m.end()):
-            hard[p] = 1
     soft = [0.0] * (n + 1)
     soft_cue = [0.0] * (n + 1)
-    for m in _LONG_GROUP.finditer(text):
+    longer = list(_LONG_GROUP.finditer(text))
+    for m in _GROUP.finditer(text):
+        glued = m.end()      # the closing marks after it stay on its line
+        while glued < n and text[glued] in _CLOSE:
+            glued += 1
+        if glued - m.start() > LINE_WIDTH[lang]:
+            longer.append(m)     # with them it would not fit a line: breakable, as a longer group
+            continue
+        for p in range(m.start() + 1, m.end()):
+            hard[p] = 1
+    for m in longer:
         for p in range(m.start() + 1, m.end()):
             soft[p], soft_cue[p] = 2.0, 8.0
     if lang == "zh":

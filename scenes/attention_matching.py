@@ -41,13 +41,15 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.numbers import plain_number, tex_number
 from scenes.kit import palette
 from scenes.kit.charts import TraitBars
-from scenes.kit.displays import NumberTex, number_tex, text, title
-from scenes.kit.numbers import plain_number, tex_number
+from scenes.kit.glyphs import NumberTex, number_tex
+from scenes.kit.layout import bounds, overlaps
+from scenes.kit.legible import floor_width, least_scale, shrink_to_fit
 from scenes.kit.scene import LessonScene
 from scenes.kit.sections import AttentionParams
-from scenes.kit.wrap import wrapped_text
+from scenes.kit.text import text, title, wrapped_text
 
 FORMULA = (r"\mathrm{softmax}", r"\Big(", r"Q", r"K^{\top}", r"/\sqrt{d_k}", r"\Big)", r"V")
 MAX_LINE = 14.0      # stroke width of a line of weight 1
@@ -62,6 +64,7 @@ RESERVE = 3.35      # room right of the grid: the row sums, then the worked cell
 BAR_ROW = 0.42       # row pitch of the output bars
 OUTPUT_BOTTOM = -2.95   # the output's bars stay above the subtitles
 MIN_NAME = 23.5      # smallest size a key name over a column may shrink to
+FLOOR = -2.95        # just above the subtitle band (y >= -3.04)
 
 
 class VectorRows(VGroup):
@@ -127,6 +130,7 @@ class ScoreGrid(VGroup):
         stagger = fit < MIN_NAME / NAME_SIZE
         room = (2 * w if stagger else w) - 0.1
         factor = min([1.0] + [room / lab.width for lab in labels])
+        factor = min(1.0, max([factor] + [least_scale(lab) for lab in labels]))   # never under the floor
         high = max(lab.height for lab in labels) * factor + 0.08
         for j, lab in enumerate(labels):
             lab.scale(factor).next_to(self.cells[j], UP, buff=0.12)
@@ -149,7 +153,7 @@ class ScoreGrid(VGroup):
     def number(self, v: float, i: int, j: int) -> NumberTex | MathTex:
         t = number_tex(tex_number(v, 2, pad=True), font_size=GRID_FONT)
         if t.width > self.w * 0.92:   # only for numbers far beyond the lesson's usual range
-            t.scale_to_fit_width(self.w * 0.92)
+            shrink_to_fit(t, width=self.w * 0.92)
         return t.move_to(self.cell_at(i, j))
 
     def shown(self) -> list[list[str]]:
@@ -186,30 +190,41 @@ class AttentionMatching(LessonScene):
             formula[part].set_color(palette.QKV[role])
 
         # --- the table: token | q | k (| v), one row per token -------------
-        h = min(1.15, 4.6 / n)
-        ys = [GRID_TOP - (i + 0.5) * h for i in range(n)]
-        token_labels = VGroup(*[text(nm, lang, size=NAME_SIZE) for nm in names])
-        name_right = left_edge + max(t.width for t in token_labels)
-        for t, y in zip(token_labels, ys):
-            t.move_to([name_right, y, 0], aligned_edge=RIGHT)
         heads = {role: MathTex(f"{role.lower()} = x\\,W_{role}", font_size=32, color=palette.QKV[role])
                  for role in ("Q", "K", "V")}
         need_w = max(0.8, widest_number(steps.scores, steps.scaled, steps.masked, steps.weights) + 0.15)
-        # q and k side by side when the grid still fits beside them, else q over k in each row
-        stacked = False
-        for stacked in (False, True):
-            q_rows, k_rows, v_rows = self._table(Q, K, V, name_right, ys, h, heads, stacked)
-            if (right_edge - RESERVE - (k_rows.get_right()[0] + 0.45)) / n >= need_w:
+        # columns at least half as wide as the widest key name at the floor (they stand on two levels)
+        need_w = max(need_w, (max(floor_width(text(nm, lang, size=NAME_SIZE)) for nm in names) + 0.15) / 2)
+        h = min(1.15, 4.6 / n)
+        for _ in range(2):     # a second time with lower rows when the key names pushed the grid into the subtitles
+            ys = [GRID_TOP - (i + 0.5) * h for i in range(n)]
+            token_labels = VGroup(*[text(nm, lang, size=NAME_SIZE) for nm in names])
+            name_right = left_edge + max(t.width for t in token_labels)
+            for t, y in zip(token_labels, ys):
+                t.move_to([name_right, y, 0], aligned_edge=RIGHT)
+            # q and k side by side when the grid still fits beside them, else q over k in each row
+            stacked = False
+            for stacked in (False, True):
+                q_rows, k_rows, v_rows = self._table(Q, K, V, name_right, ys, h, heads, stacked)
+                if (right_edge - RESERVE - (k_rows.get_right()[0] + 0.45)) / n >= need_w \
+                        and VGroup(v_rows, heads["V"]).get_right()[0] <= right_edge:
+                    break
+            # --- the grid takes the place of the v column -------------------
+            grid_left = k_rows.get_right()[0] + 0.45
+            w = min(max(0.9, need_w + 0.05), (right_edge - RESERVE - grid_left) / n)
+            grid = ScoreGrid(names, lang, w, h)
+            grid.shift(np.array([grid_left, GRID_TOP, 0]) - grid.cells.get_corner(UP + LEFT))
+            # the first key's name, wider than its column, kept clear of the q and k headings
+            reach = max(heads[role].get_right()[0] for role in ("Q", "K")) + 0.15 - grid.col_labels[0].get_left()[0]
+            if reach > 0:
+                grid.shift(RIGHT * reach)
+            # key names staggered on two levels: everything on the left moves down clear of the formula
+            drop = max(0.0, grid.col_labels.get_top()[1] - (formula.get_bottom()[1] - 0.12))
+            VGroup(token_labels, q_rows, k_rows, v_rows, *heads.values(), grid).shift(DOWN * drop)
+            top = GRID_TOP - drop
+            if grid.cells.get_bottom()[1] >= FLOOR:
                 break
-        # --- the grid takes the place of the v column -----------------------
-        grid_left = k_rows.get_right()[0] + 0.45
-        w = min(max(0.9, need_w + 0.05), (right_edge - RESERVE - grid_left) / n)
-        grid = ScoreGrid(names, lang, w, h)
-        grid.shift(np.array([grid_left, GRID_TOP, 0]) - grid.cells.get_corner(UP + LEFT))
-        # key names staggered on two levels: everything on the left moves down clear of the formula
-        drop = max(0.0, grid.col_labels.get_top()[1] - (formula.get_bottom()[1] - 0.12))
-        VGroup(token_labels, q_rows, k_rows, v_rows, *heads.values(), grid).shift(DOWN * drop)
-        top = GRID_TOP - drop
+            h = (top - FLOOR) / n
 
         # the region right of the grid: captions, the worked cell, the output
         region_left = grid.cells.get_right()[0] + 0.9   # clear of the row sums
@@ -253,6 +268,8 @@ class AttentionMatching(LessonScene):
         head = VGroup(text(names[qi], lang, size=NAME_SIZE, color=palette.Q_GOLD),
                       MathTex(r"\cdot", font_size=WORK_FONT),
                       text(names[best], lang, size=NAME_SIZE, color=palette.K_TEAL)).arrange(RIGHT, buff=0.15)
+        if head.width > right_edge - work_left:   # long names: the key's name under the query's
+            head[2].next_to(head[:2], DOWN, buff=0.12).align_to(head[0], LEFT)
         term_rows = VGroup()
         for t in work.terms:
             row = MathTex(tex_number(t.x, 2), r"\times", tex_number(t.w, 2, paren_negative=True), "=",
@@ -289,8 +306,13 @@ class AttentionMatching(LessonScene):
                 worked.shift(DOWN * (worked.get_top()[1] - self.step_label.get_bottom()[1] + 0.25))
             scaled_cell.next_to(worked, DOWN, buff=0.35).align_to(worked, LEFT)
             fit = (right_edge - work_left) / max(worked.width, scaled_cell.width)
-            if fit < 1:   # long numbers: the worked cell shrinks to fit, never below 28 pt
-                VGroup(worked, scaled_cell).scale(max(fit, 28 / WORK_FONT), about_edge=UP + LEFT)
+            if fit < 1:   # long numbers: the worked cell shrinks to fit, never below 28 pt (nor the floor)
+                both = VGroup(worked, scaled_cell)
+                both.scale(max(fit, 28 / WORK_FONT, least_scale(both)), about_edge=UP + LEFT)
+            both = VGroup(worked, scaled_cell)
+            if both.get_bottom()[1] < FLOOR:   # many dimensions: shorter too, as far as it stays legible
+                both.scale(max((both.get_top()[1] - FLOOR) / both.height, 28 / WORK_FONT, least_scale(both)),
+                           about_edge=UP + LEFT)
             self.play(FadeIn(q_box), FadeIn(k_box), FadeIn(head), run_time=0.6)
             for c, row in enumerate(term_rows):
                 self.play(TransformFromCopy(q_rows.entry(qi, c), row[0]),
@@ -362,6 +384,9 @@ class AttentionMatching(LessonScene):
                             color=palette.MUTED)
                 sums.add(s.next_to(grid.cell_at(i, n - 1), RIGHT, buff=0.2))
             sum_head.set_x(sums.get_x())
+            if any(overlaps(bounds(sum_head), bounds(lab)) for lab in grid.col_labels):
+                # the key names reach over the sums: the sign goes under them
+                sum_head.next_to(sums, DOWN, buff=0.2)
             self.play(*shades, FadeIn(sums), FadeIn(sum_head), run_time=1.2)
         self.key_moment("weights", shown=grid.shown(), values=grid.values.copy(),
                         sums=[s.get_tex_string() for s in sums])
@@ -405,9 +430,16 @@ class AttentionMatching(LessonScene):
         for i in range(2):
             pair_tags[i].move_to([pair_names.get_left()[0] - 0.25, pair_vecs.rows[i].get_y(), 0], aligned_edge=RIGHT)
         pair = VGroup(pair_tags, pair_names, pair_vecs)
+        shrink_to_fit(pair, width=right_edge - region_left)   # long names, many entries: smaller, still legible
         pair.move_to([(region_left + right_edge) / 2, grid.cells.get_y() + 0.6, 0])
+        # a short grid: the pair stays under the formula
+        pair.shift(DOWN * max(0.0, pair.get_top()[1] - (formula.get_bottom()[1] - 0.3)))
         picks = VGroup(*[SurroundingRectangle(pair_vecs.entry(i, c), color=palette.AREA, buff=0.1) for i in range(2)])
-        dim_label = text(dim, lang, size=32, color=palette.AREA).next_to(picks, DOWN, buff=0.25)
+        dim_label = text(dim, lang, size=32, color=palette.AREA)
+        shrink_to_fit(dim_label, width=right_edge - region_left)
+        dim_label.next_to(picks, DOWN, buff=0.25)
+        dim_label.shift(RIGHT * (min(0.0, right_edge - dim_label.get_right()[0])
+                                 + max(0.0, region_left - dim_label.get_left()[0])))
         with self.beat("outro_say", focus=VGroup(picks, dim_label), word=names[qi], best=names[out_best],
                        dim=dim):
             self.play(FadeOut(box), FadeOut(lines), FadeOut(src), FadeOut(targets), FadeOut(bars),
@@ -428,22 +460,31 @@ class AttentionMatching(LessonScene):
             both = np.empty((2 * len(Q), Q.shape[1]))
             both[0::2], both[1::2] = Q, K
             qk = VectorRows(both, [palette.Q_GOLD, palette.K_TEAL] * len(Q), h / 2, font=28)
-            qk.move_to([x, float(np.mean(ys)), 0], aligned_edge=LEFT)
+            spill = max(0.0, (max(heads["Q"].width, heads["K"].width) - qk.width) / 2)
+            qk.move_to([x + spill, float(np.mean(ys)), 0], aligned_edge=LEFT)
             q_rows, k_rows = qk.every(0, 2), qk.every(1, 2)
             heads["K"].next_to(qk, UP, buff=0.15).set_y(top + 0.25)
             heads["Q"].next_to(heads["K"], UP, buff=0.12)
-            x = qk.get_right()[0] + 0.45
+            x = qk.get_right()[0] + spill + 0.45
         else:
             rows = []
             for role, M in (("Q", Q), ("K", K)):
-                block = VectorRows(M, palette.QKV[role], h).move_to([x, float(np.mean(ys)), 0], aligned_edge=LEFT)
-                heads[role].next_to(block, UP, buff=0.2).set_y(top + 0.32)
+                block = VectorRows(M, palette.QKV[role], h)
+                x = self._column_at(block, heads[role], x, ys, top)
                 rows.append(block)
-                x = block.get_right()[0] + 0.45
             q_rows, k_rows = rows
-        v_rows = VectorRows(V, palette.V_CORAL, h).move_to([x, float(np.mean(ys)), 0], aligned_edge=LEFT)
-        heads["V"].next_to(v_rows, UP, buff=0.2).set_y(top + 0.32)
+        v_rows = VectorRows(V, palette.V_CORAL, h)
+        self._column_at(v_rows, heads["V"], x, ys, top)
         return q_rows, k_rows, v_rows
+
+    @staticmethod
+    def _column_at(block: VectorRows, head: MathTex, x: float, ys: list[float], top: float) -> float:
+        """Put ``block`` (its heading centred over it) from ``x`` on, moved right
+        when its heading is wider than it; return where the next column starts."""
+        spill = max(0.0, (head.width - block.width) / 2)
+        block.move_to([x + spill, float(np.mean(ys)), 0], aligned_edge=LEFT)
+        head.next_to(block, UP, buff=0.2).set_y(top + 0.32)
+        return block.get_right()[0] + spill + 0.45
 
     def _shown_count(self, group: VGroup) -> int:
         """How many members of ``group`` are on screen now."""
@@ -472,6 +513,12 @@ class AttentionMatching(LessonScene):
         for j, t in enumerate(targets):
             t.move_to([right, top_y - gap * j, 0], aligned_edge=RIGHT)
         src.move_to([left, top_y - gap * (n - 1) / 2, 0], aligned_edge=LEFT)
+        room = right - left - 0.8      # the query's name and the tokens' names, with room for the lines
+        if src.width + targets.width > room:   # long names: both shrink alike (never under the floor)
+            factor = max(room / (src.width + targets.width), least_scale(src), least_scale(targets))
+            src.scale(factor, about_edge=LEFT)
+            for t in targets:
+                t.scale(factor, about_edge=RIGHT)
         lines = VGroup(*[Line(src.get_right() + RIGHT * 0.15, t.get_left() + LEFT * 0.15,
                               color=palette.V_CORAL,
                               stroke_width=max(0.5, MAX_LINE * float(steps.weights[qi, j])))
@@ -482,6 +529,11 @@ class AttentionMatching(LessonScene):
         spare = right - left - probe.labels.width - 0.3 - 0.8   # room for the bars and their numbers
         unit = min(1.2, spare / max(float(np.ptp(np.append(out, 0.0))), 1e-9))
         bars = TraitBars(v_dims, out, lang, palette.V_CORAL, unit=unit, row=BAR_ROW, size=24)
+        over = left - bars.labels.get_left()[0] + bars.get_right()[0] - right
+        if over > 0:   # the numbers reach past the edge: shorter bars (a negative bar's number stands
+            span = float(max(0.0, -out.min()) + np.abs(out).max())   # right of the zero line, as far out)
+            unit = max(unit - over / max(span, 1e-9), 1e-3)
+            bars = TraitBars(v_dims, out, lang, palette.V_CORAL, unit=unit, row=BAR_ROW, size=24)
         out_head.next_to(VGroup(src, targets), DOWN, buff=0.25).align_to([left, 0, 0], LEFT)
         bars.next_to(out_head, DOWN, buff=0.15)
         bars.shift(RIGHT * (left - bars.labels.get_left()[0]))

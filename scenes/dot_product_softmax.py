@@ -37,18 +37,21 @@ from manim import (
 
 import qkv_math as qm
 from qkv_lens.lesson.keys import Integer, Integers, Number, Params, Vector
+from qkv_lens.numbers import plain_number, tex_number
 from scenes.kit import palette
 from scenes.kit.charts import bar_values, baseline
-from scenes.kit.displays import FastDecimal, NumberTex, number_tex, set_shown, text, title
+from scenes.kit.glyphs import FastDecimal, NumberTex, number_tex, set_shown
+from scenes.kit.layout import SIDES, bounds, lift_clear, overlaps, place_clear
+from scenes.kit.legible import least_scale
 from scenes.kit.live import Unchanged, aim_arrow
-from scenes.kit.numbers import plain_number, tex_number
 from scenes.kit.scene import LessonScene
-from scenes.kit.wrap import wrapped_text
+from scenes.kit.text import text, title, wrapped_text
 
 AXIS_SIZE = 28                   # the numbers along a chart's axis
 SCORE_BARS = palette.COLUMNS[2]  # scores and weights: not Q, K or V, so none of their colours
 HIST_BARS = (palette.COLUMNS[2], palette.COLUMNS[3])   # a histogram's bins, alternating
 A_COLOR, B_COLOR = palette.INGREDIENTS[0], palette.INGREDIENTS[3]   # the vectors a and b
+THETA_RADII = (0.9, 1.3, 1.7, 2.1)   # the angle's name on its bisector, this far out (the first that is clear)
 
 
 class DotProductParams(Params):
@@ -95,7 +98,10 @@ class DotProductSoftmax(LessonScene):
 
         arrow_a = Arrow(plane.c2p(0, 0), plane.c2p(*a), buff=0, color=A_COLOR, stroke_width=6)
         arrow_b = Arrow(plane.c2p(0, 0), plane.c2p(*b_vec()), buff=0, color=B_COLOR, stroke_width=6)
-        label_a = MathTex("a", color=A_COLOR, font_size=40).next_to(arrow_a.get_end(), UP, buff=0.1)
+        label_a = MathTex("a", color=A_COLOR, font_size=40)
+        a_out = np.array([*(a / np.linalg.norm(a)), 0.0])
+        # over a's tip, or beyond it, or beside it: clear of the title and of the subtitles
+        place_clear(label_a, arrow_a.get_end(), (UP, a_out, *SIDES), avoid=[bounds(heading)])
         label_b = MathTex("b", color=B_COLOR, font_size=40)
         law = MathTex(r"a\cdot b = |a|\,|b|\cos\theta", font_size=44)
         rows = VGroup()
@@ -126,7 +132,6 @@ class DotProductSoftmax(LessonScene):
                 return          # b has not turned since the last frame
             b = b_vec()
             aim_arrow(arrow_b, plane.c2p(0, 0), plane.c2p(*b))
-            label_b.next_to(arrow_b.get_end(), DOWN if b[1] < 0 else UP, buff=0.1)
             dot, na, nb, ang = qm.dot_and_angle(a, b)
             for key, v in (("na", na), ("nb", nb), ("theta", math.degrees(ang)), ("dot", dot)):
                 set_shown(nums[key], v)
@@ -137,7 +142,19 @@ class DotProductSoftmax(LessonScene):
             arc.become(Arc(radius=0.55, start_angle=base, angle=sign * ang, arc_center=origin,
                            color=palette.INK, stroke_width=3))
             mid = base + sign * ang / 2
-            theta_label.move_to(origin + 0.9 * np.array([math.cos(mid), math.sin(mid), 0.0]))
+            way = np.array([math.cos(mid), math.sin(mid), 0.0])
+            # the angle's name on its bisector, further out when a's name is there
+            for radius in THETA_RADII:
+                theta_label.move_to(origin + radius * way)
+                if not overlaps(bounds(theta_label), bounds(label_a)):
+                    break
+            else:
+                theta_label.move_to(origin + THETA_RADII[0] * way)
+            # b's name over (or under) its tip, else beyond it or beside it: clear of the other names
+            b_out = np.array([*(b / np.linalg.norm(b)), 0.0])
+            place_clear(label_b, arrow_b.get_end(), (DOWN if b[1] < 0 else UP, UP if b[1] < 0 else DOWN, b_out,
+                                                     *SIDES), avoid=[bounds(m) for m in (label_a, theta_label,
+                                                                                         heading)])
             # b's projection onto a: its foot on the line of a, |a| times its signed length is a . b
             foot = (dot / na) * a_hat
             drop.become(DashedLine(plane.c2p(*b), plane.c2p(*foot), color=B_COLOR, stroke_width=3,
@@ -204,8 +221,18 @@ class DotProductSoftmax(LessonScene):
                               MathTex(tex, font_size=40, color=palette.AREA)).arrange(DOWN, aligned_edge=LEFT,
                                                                                       buff=0.35)
             new_step.move_to([4.3, 1.2, 0])
-            labels = VGroup(*[number_tex(tex_number(v, 2, pad=True), font_size=28).next_to(
-                chart.c2p(i + 0.5, max(v, 0.0)), UP, buff=0.12) for i, v in enumerate(values)])
+            labels = VGroup(*[number_tex(tex_number(v, 2, pad=True), font_size=28) for v in values])
+            # numbers wider than a bar's pitch shrink (never under the floor), then stand on two levels
+            pitch = chart.c2p(1, 0)[0] - chart.c2p(0, 0)[0]
+            widest = max(lab.width for lab in labels)
+            if widest > pitch - 0.1:   # one size for all: the widest fits, or is at the floor
+                factor = max((pitch - 0.1) / widest, max(least_scale(lab) for lab in labels))
+                for lab in labels:
+                    lab.scale(min(factor, 1.0))
+            for i, (lab, v) in enumerate(zip(labels, values)):
+                lab.next_to(chart.c2p(i + 0.5, max(v, 0.0)), UP, buff=0.12)
+            lift_clear(labels, max(lab.height for lab in labels) + 0.1,
+                       avoid=[bounds(m) for m in chart.y_axis.numbers])
             names = VGroup(*[MathTex(f"s_{{{i + 1}}}", font_size=40, color=palette.MUTED)
                              .next_to(chart.c2p(i + 0.5, min(0.0, float(np.min(values)))), DOWN, buff=0.2)
                              for i in range(n)])

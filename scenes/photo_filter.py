@@ -52,12 +52,12 @@ from manim.constants import RESAMPLING_ALGORITHMS
 import qkv_math as qm
 from qkv_lens.cues import reading_seconds
 from qkv_lens.lesson.keys import Computed, File, Integer, Integers, Matrix, Number, Params
+from qkv_lens.numbers import plain_number
 from qkv_math.filters import LUMA
 from scenes.kit import palette
-from scenes.kit.displays import NOTE_SIZE, matrix_mob, note, text, title
-from scenes.kit.numbers import plain_number
+from scenes.kit.matrices import matrix_mob
 from scenes.kit.scene import LessonScene
-from scenes.kit.wrap import wrap_lines, wrapped_text
+from scenes.kit.text import NOTE_SIZE, note, text, title, wrap_lines, wrapped_text
 
 PIC_H = 2.4          # height of the pictures in the pixel part
 PIC_W = 3.6          # and their widest
@@ -450,8 +450,11 @@ class PhotoFilter(LessonScene):
             label = text(self.tr(f"{key}_filter"), lang, size=26, color=colour)
             frame = SurroundingRectangle(pic, color=colour, buff=0.04)
             parts = [label, Group(pic, frame)]
-            if res.clipped:   # said only where a filter clips
-                parts.append(note(self.tr("clipped", n=res.clipped), lang, color=palette.ALERT))
+            if res.clipped:   # said only where a filter clips: on lines no wider than a picture may be
+                clip = note(self.tr("clipped", n=res.clipped), lang, color=palette.ALERT)
+                if clip.width > 3.9:
+                    clip = note(self.tr("clipped", n=res.clipped), lang, color=palette.ALERT, width=3.9)
+                parts.append(clip)
             trio.add(Group(*parts).arrange(DOWN, buff=0.2))
         trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).move_to([0, -0.1, 0])
         with self.beat("qkv_say", focus=trio[-1][0]) as sentence:

@@ -27,24 +27,42 @@ from manim import (
     SurroundingRectangle,
     VGroup,
     Write,
+    config,
 )
 
 import qkv_math as qm
+from qkv_lens.numbers import tex_number
 from scenes.kit import palette
 from scenes.kit.charts import HeatMap, TraitBars
-from scenes.kit.displays import number_tex, text, title
-from scenes.kit.numbers import tex_number
+from scenes.kit.glyphs import number_tex
+from scenes.kit.legible import floor_width, shrink_to_fit
 from scenes.kit.scene import LessonScene
 from scenes.kit.sections import AttentionParams
+from scenes.kit.text import TITLE_BUFF, text, title, wrapped_text
 
 HEAT_SIZE = 22      # W's column names (its numbers 4 points larger)
+LEFT_X = -config.frame_width / 2 + TITLE_BUFF   # the title's left edge: the x bars align with it
+RIGHT_X = config.frame_width / 2 - 0.3          # the q, k, v column's right edge
+TOP = config.frame_height / 2 - 0.4             # the highest a many-row q, k, v column rises
+FLOOR = -2.95                                   # just above the subtitle band (y >= -3.04)
+LANE = 1.1          # right of the heat-map: the products and the lane their arrows run down
+MIN_SPAN = 1.0      # scene units the bars of a chart span at the least, however large its values
 ROLES = tuple((role.lower(), f"W_{role}", color) for role, color in palette.QKV.items())  # ("q", "W_Q", gold), ...
+
+
+def _span(values: np.ndarray) -> float:
+    """How far a TraitBars of ``values`` reaches at unit 1: its negative bars
+    left of the zero line, and as far right as its longest bar (a negative
+    bar's number stands right of the line, as far out as the bar reaches)."""
+    values = np.asarray(values, dtype=float)
+    return float(max(0.0, -values.min()) + np.abs(values).max()) if values.size else 0.0
 
 
 class QKVProjection(LessonScene):
     params: AttentionParams
     chapter = 2
     number = 7
+
     def construct(self):
         p, lang = self.params, self.lang
         X, *Ws = p.arrays()
@@ -61,37 +79,74 @@ class QKVProjection(LessonScene):
         word_label = VGroup(text(word, lang, size=40, color=palette.EMBED),
                             MathTex(r"x", font_size=44, color=palette.EMBED)).arrange(RIGHT, buff=0.3)
         row = 0.46 if len(traits) <= 8 else 3.7 / len(traits)
-        x_bars = TraitBars(traits, x, lang, palette.EMBED, unit=1.0, row=row, size=24)
+        # rows never closer than the trait names are tall, nor lower than the subtitles
+        row = max(row, max(text(t, lang, size=24).height for t in traits) + 0.03)
+        x_top = heading.get_bottom()[1] - 0.35 - word_label.height - 0.5
+        row = min(row, (x_top - FLOOR) / (len(traits) - 0.1))
+        heads = {name: VGroup(MathTex(rf"{name} = x\,W_{{{name.upper()}}}", font_size=36, color=color),
+                              text(self.tr(f"{name}_role"), lang, size=24, color=color)).arrange(RIGHT, buff=0.3)
+                 for name, _, color in ROLES}
+        cols = max(len(d) for d in dims.values())
+        # W's columns: at least as wide as its numbers, and as its column names at the floor (on two levels)
+        names_floor = max(floor_width(text(d, lang, size=HEAT_SIZE)) for ds in dims.values() for d in ds)
+        heat_numbers = [number_tex(tex_number(float(v), 1, pad=True), font_size=HEAT_SIZE + 4).width
+                        for M in mats.values() for v in np.ravel(M) if v != 0]
+        cell_least = max(0.6, max(heat_numbers, default=0.0) + 0.1,
+                         min(names_floor / 0.92, (names_floor + 0.15) / 2))
+        units = {"x": 1.0, "q": 0.7}
+        span_x = _span(x)
+        span_q = max(_span(v) for v in results.values())
+        total = 0.0
+        for step in ("as drawn", "q under its heads", "x fitted", "q fitted"):
+            if step == "q under its heads":     # q, k and v bars as long as their headings leave room for
+                right, column = self._column(heads, dims, results, 1e-6)
+                room = column.get_right()[0] - max(bars.get_right()[0] for _, bars in right.values())
+                units["q"] = min(units["q"], max(room, MIN_SPAN) / max(span_q, 1e-9))
+            elif step == "x fitted":            # the x bars take what the rest leaves
+                over = total - (RIGHT_X - LEFT_X)
+                units["x"] = max(MIN_SPAN, span_x * units["x"] - over) / max(span_x, 1e-9)
+                units["x"] = min(units["x"], 1.0)
+            elif step == "q fitted":
+                over = total - (RIGHT_X - LEFT_X)
+                units["q"] = max(MIN_SPAN, span_q * units["q"] - over) / max(span_q, 1e-9)
+            x_bars = TraitBars(traits, x, lang, palette.EMBED, unit=units["x"], row=row, size=24)
+            right, column = self._column(heads, dims, results, units["q"])
+            total = x_bars.width + 0.3 + cols * cell_least + LANE + column.width
+            if total <= RIGHT_X - LEFT_X:
+                break
         left = VGroup(word_label, x_bars).arrange(DOWN, aligned_edge=LEFT, buff=0.5)
         left.next_to(heading, DOWN, aligned_edge=LEFT, buff=0.35)
+        column.to_edge(RIGHT, buff=0.3).align_to(word_label, UP)
+        if column.get_bottom()[1] < FLOOR:      # many dimensions: the column rises, then its gaps close
+            column.shift(UP * min(FLOOR - column.get_bottom()[1], TOP - column.get_top()[1]))
+            if column.get_bottom()[1] < FLOOR:
+                right, column = self._column(heads, dims, results, units["q"], buff=0.12)
+                column.to_edge(RIGHT, buff=0.3).align_to([0, TOP, 0], UP)
+
+        # W's columns wide enough for their names at a readable size (as far as the gap allows)
+        # (the products and their lane take the last 1.1 of the gap), the heat-map centred in the rest
+        gap_left, gap_right = x_bars.get_right()[0] + 0.3, column.get_left()[0] - LANE
+        names_w = max(text(d, lang, size=HEAT_SIZE).width for ds in dims.values() for d in ds) / 0.92
+        cell_w = float(np.clip(names_w, 1.0, (gap_right - gap_left) / cols))
+        heat_left = gap_left + (gap_right - gap_left - cols * cell_w) / 2
+        heat_top = x_bars.bars[0].get_center()[1] + row / 2
+        # the word over the x bars: as wide as the room left of the heat-map's names (never under the floor)
+        probe = HeatMap(mats["W_Q"], traits, dims["q"], lang, palette.Q_GOLD, cell=row, cell_width=cell_w,
+                        size=HEAT_SIZE, name="W_{Q}", show_rows=False)
+        probe.shift((heat_left - probe.cells.get_left()[0]) * RIGHT + (heat_top - probe.cells.get_top()[1]) * UP)
+        names_left = VGroup(probe.col_labels, probe.title).get_left()[0]
+        if word_label.get_right()[0] > names_left - 0.3:
+            shrink_to_fit(word_label, width=names_left - 0.3 - word_label.get_left()[0],
+                          about=word_label.get_corner(UP + LEFT))
+            # still too wide: the heat-map moves right, as far as its gap allows
+            heat_left += float(np.clip(word_label.get_right()[0] + 0.3 - names_left, 0.0,
+                                       gap_right - cols * cell_w - heat_left))
 
         with self.beat("intro_say", word=word):
             self.play(Write(heading), run_time=0.8)
             self.play(FadeIn(word_label), FadeIn(x_bars.labels), FadeIn(x_bars.axis), run_time=0.8)
             self.play(*x_bars.grow(), run_time=1.2)
         self.key_moment("embedding", x=x_bars.shown_values())
-
-        # The q, k, v column on the right, laid out whole before anything shows.
-        right = {}
-        for name, _, color in ROLES:
-            bars = TraitBars(dims[name], results[name], lang, color, unit=0.7, row=0.4, size=24)
-            head = VGroup(MathTex(rf"{name} = x\,W_{{{name.upper()}}}", font_size=36, color=color),
-                          text(self.tr(f"{name}_role"), lang, size=24, color=color)).arrange(RIGHT, buff=0.3)
-            bars.next_to(head, DOWN, buff=0.2).align_to(head, LEFT).shift(RIGHT * 0.3)
-            right[name] = (head, bars)
-        # the three zero lines on one vertical, so q, k and v read as one column
-        offset = max(bars.axis.get_x() - head.get_left()[0] for head, bars in right.values())
-        for head, bars in right.values():
-            bars.shift(RIGHT * (offset - (bars.axis.get_x() - head.get_left()[0])))
-        column = VGroup(*[VGroup(*hb) for hb in right.values()]).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
-        column.to_edge(RIGHT, buff=0.3).align_to(word_label, UP)
-        # W's columns wide enough for their names at a readable size (as far as the gap allows)
-        # (the products and their lane take the last 1.1 of the gap), the heat-map centred in the rest
-        gap_left, gap_right = x_bars.get_right()[0] + 0.3, column.get_left()[0] - 1.1
-        names_w = max(text(d, lang, size=HEAT_SIZE).width for ds in dims.values() for d in ds) / 0.92
-        cols = max(len(d) for d in dims.values())
-        cell_w = float(np.clip(names_w, 1.0, (gap_right - gap_left) / cols))
-        heat_left = gap_left + (gap_right - gap_left - cols * cell_w) / 2
 
         right_groups = VGroup()
         shown = {}
@@ -140,9 +195,30 @@ class QKVProjection(LessonScene):
             self.play(FadeOut(heat), run_time=0.6)
             outro = text(self.tr("outro"), lang, size=30, color=palette.AREA)
             outro.next_to(x_bars, DOWN, buff=0.45).align_to(word_label, LEFT)
+            if outro.get_bottom()[1] < FLOOR:   # no room under many traits: where the heat-map was
+                outro = wrapped_text(self.tr("outro"), lang, size=30, color=palette.AREA,
+                                     width=column.get_left()[0] - 0.3 - gap_left)
+                outro.move_to([(gap_left + column.get_left()[0] - 0.3) / 2, heat.cells.get_y(), 0])
             self.play(FadeIn(outro), *[Indicate(g[0], color=c) for g, (_, _, c) in zip(right_groups, ROLES)],
                       run_time=1.5)
         self.key_moment("end", **{f"{k}_bars": b.shown_values() for k, b in shown.items()})
+
+    def _column(self, heads: dict[str, VGroup], dims: dict[str, list[str]], results: dict[str, np.ndarray],
+                unit: float, buff: float = 0.3) -> tuple[dict[str, tuple[VGroup, TraitBars]], VGroup]:
+        """The q, k, v column: each heading over its bars (``unit`` scene
+        units per 1.0), the three zero lines on one vertical, ``buff`` apart."""
+        right = {}
+        for name, _, color in ROLES:
+            bars = TraitBars(dims[name], results[name], self.lang, color, unit=unit, row=0.4, size=24)
+            head = heads[name]
+            bars.next_to(head, DOWN, buff=min(0.2, buff)).align_to(head, LEFT).shift(RIGHT * 0.3)
+            right[name] = (head, bars)
+        # the three zero lines on one vertical, so q, k and v read as one column
+        offset = max(bars.axis.get_x() - head.get_left()[0] for head, bars in right.values())
+        for head, bars in right.values():
+            bars.shift(RIGHT * (offset - (bars.axis.get_x() - head.get_left()[0])))
+        column = VGroup(*[VGroup(*hb) for hb in right.values()]).arrange(DOWN, aligned_edge=LEFT, buff=buff)
+        return right, column
 
     def flow_text(self, name: str, wname: str, feeds: dict[int, list[int]], traits: list[str],
                   dims: list[str]) -> tuple[str, dict[str, str]]:
@@ -170,7 +246,7 @@ class QKVProjection(LessonScene):
         lit += [SurroundingRectangle(VGroup(x_bars.labels[i], x_bars.bars[i], x_bars.numbers[i]),
                                      color=color, buff=0.05, stroke_width=3) for i in feeders]
         lit += [SurroundingRectangle(cell[i], color=color, buff=0.0, stroke_width=5) for i in feeders]
-        products = [number_tex(tex_number(column.terms[i].product, 2, pad=True), font_size=28, color=color)
+        products = [number_tex(tex_number(float(column.terms[i].product), 2, pad=True), font_size=28, color=color)
                     for i in feeders]
         for i, m in zip(feeders, products):   # at the end of its row, just right of the heat-map
             m.move_to([heat.cells.get_right()[0] + 0.12 + m.width / 2, cell[i].get_center()[1], 0])

@@ -35,12 +35,14 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.numbers import percent, plain_number, sci_text, tex_number
 from qkv_lens.runs import training_runs
 from scenes.kit import palette
-from scenes.kit.displays import crossfade, note, number_tex, text, title
-from scenes.kit.numbers import percent, plain_number, sci_text, tex_number
+from scenes.kit.glyphs import number_tex
+from scenes.kit.motion import crossfade
 from scenes.kit.scene import LessonScene
 from scenes.kit.sections import TrainingParams
+from scenes.kit.text import note, text, title
 
 NAMES = tuple(palette.W_COLORS)   # "W_Q", "W_K", "W_V"
 TEX = {"standard": (r"\mathrm{softmax}\big(", "Q", "K^{\\top}", r"/\sqrt{d_k}\big)", "V"),

@@ -33,13 +33,16 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.numbers import percent, sci, sci_text, tex_number
 from qkv_lens.runs import training_runs
 from scenes.kit import palette
 from scenes.kit.charts import NumberGrid
-from scenes.kit.displays import Slots, crossfade, text, title
-from scenes.kit.numbers import percent, sci, sci_text, tex_number
+from scenes.kit.glyphs import number_tex
+from scenes.kit.legible import legible
+from scenes.kit.motion import Slots, crossfade
 from scenes.kit.scene import LessonScene
 from scenes.kit.sections import TrainingParams
+from scenes.kit.text import text, title
 
 READOUTS = tuple(zip(("asks", "says", "brings"), palette.QKV.values()))   # what Q asks, K says, V brings
 RIGHT_MARK = palette.BASIS_I    # green: a right match
@@ -110,22 +113,31 @@ class RolesEmerge(LessonScene):
         # from the widths of its words, every label at a readable size
         cell = min(0.66, 2.7 / n)
         size = 24 if n <= 4 else 20
-        who_w = max(text(nm, lang, size=size).width for nm in job)
-        wants_w = max(text(nm, lang, size=NAME_SIZE).width for nm in [*job, self.tr("wants")])
-        names_w = max(text(nm, lang, size=NAME_SIZE).width for nm in job)
-        read_w = [max(names_w, text(self.tr(f"{key}_head"), lang, size=HEAD_SIZE).width) for key, _ in READOUTS]
+        number_size = 28 if n <= 4 else 26
+
+        def width(content: str, size: float) -> float:
+            return legible(text(content, lang, size=size)).width
+
+        who_w = max([width(nm, size) for nm in job] + [width(self.tr("who"), HEAD_SIZE)])
+        wants_w = max(width(nm, NAME_SIZE) for nm in [*job, self.tr("wants")])
+        names_w = max(width(nm, NAME_SIZE) for nm in job)
+        read_w = [max(names_w, width(self.tr(f"{key}_head"), HEAD_SIZE)) for key, _ in READOUTS]
         col_x, right = [], EDGE
         for w in reversed(read_w):      # the read-out columns from the right edge, each as wide as it needs
             col_x.insert(0, right - w / 2)
             right -= w + 0.3
         wants_x = -EDGE + who_w + 0.3 + wants_w / 2
         grid_left, grid_right = wants_x + wants_w / 2 + 0.35, right - 0.05
-        cell_w = float(np.clip(who_w / 0.92, cell, (grid_right - grid_left) / n))
-        grid = NumberGrid(names, names, lang, cell=cell, size=size, cell_width=cell_w,
-                          number_size=28 if n <= 4 else 26)
+        # columns as wide as the names over them (two levels of names when narrower), at least as wide
+        # as the grid's numbers and, together, as its heading; as the room allows
+        least = max(number_tex("0.00", font_size=number_size).width / 0.9, width(self.tr("keys"), HEAD_SIZE) / n)
+        cell_w = float(np.clip(max(who_w / 0.92, least), cell, (grid_right - grid_left) / n))
+        grid = NumberGrid(names, names, lang, cell=cell, size=size, cell_width=cell_w, number_size=number_size)
         grid.move_to([(grid_left + grid_right) / 2, 0, 0]).align_to([0, 2.65, 0], UP)
         grid.shift(DOWN * grid.col_labels.height)
-        wants = VGroup(*[text(job[wish[i]], lang, size=NAME_SIZE, color=palette.MUTED) for i in range(n)])
+        # the grid stays clear of the read-outs' names (which are centred in their columns)
+        grid.shift(LEFT * max(0.0, grid.cells.get_right()[0] - (col_x[0] - names_w / 2 - 0.15)))
+        wants = VGroup(*[legible(text(job[wish[i]], lang, size=NAME_SIZE, color=palette.MUTED)) for i in range(n)])
         for i, w in enumerate(wants):
             w.move_to([wants_x, grid.cell_at(i, 0).get_y(), 0])
             grid.row_labels[i].shift(RIGHT * (-EDGE + who_w - grid.row_labels[i].get_right()[0]))
@@ -154,7 +166,7 @@ class RolesEmerge(LessonScene):
         def name_text(name: str, color):
             """A profession's name (made once per name and colour, then copied)."""
             if (name, color) not in made:
-                made[name, color] = text(name, lang, size=NAME_SIZE, color=color)
+                made[name, color] = legible(text(name, lang, size=NAME_SIZE, color=color))
             return made[name, color].copy()
 
         slots = Slots()   # numbers, flags, read-outs and info lines, each redrawn only when it changes

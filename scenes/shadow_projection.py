@@ -50,11 +50,13 @@ from manim import (
 import qkv_math as qm
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.lesson.keys import Number, Params, Vector
+from qkv_lens.numbers import tex_number
 from scenes.kit import palette
-from scenes.kit.displays import LiveMatrix, fix_in_frame, matrix_mob, note, title
+from scenes.kit.layout import bounds, fix_in_frame, overlaps
 from scenes.kit.live import Unchanged, put_segment
-from scenes.kit.numbers import tex_number
+from scenes.kit.matrices import LiveMatrix, matrix_mob
 from scenes.kit.scene import LessonScene
+from scenes.kit.text import note, title
 
 PHI, THETA = 64 * DEGREES, 64 * DEGREES   # a three-quarter view: the wall seen at a slant
 # Where the 3-D picture goes on screen (left, bottom, right, top): left of the
@@ -63,6 +65,7 @@ PICTURE = (-6.75, -2.85, 2.45, 2.95)
 COLUMN_X = 2.85          # the text column's left edge ...
 COLUMN_W = 4.05          # ... and width
 LABEL_SIZE = 40          # the letters beside the drawn points and arrows
+DEPTH_SHARE = 0.3        # the picture reaches at most this share of the camera's distance towards it
 LIGHT = palette.AREA     # light: rays, the lamp and the arrow d
 NORMAL = palette.INK     # the wall's normal n
 WALL_FILL = "#2A3340"
@@ -279,17 +282,47 @@ class ShadowProjection(LessonScene, ThreeDScene):
             if side[1] < 0:
                 side = -side
             half = 0.5 * (abs(side[0]) * label.width + abs(side[1]) * label.height)
-            label.move_to(sa + at * (sb - sa) + (gap + half) * side)
+            return label.move_to(sa + at * (sb - sa) + (gap + half) * side)
 
         def past(label: Mobject, a: np.ndarray, b: np.ndarray, gap: float = 0.15):
             """Put ``label`` just past the end b of the drawn segment a-b."""
             sa, sb = screen(a), screen(b)
             u = unit(sb - sa)
             half = 0.5 * (abs(u[0]) * label.width + abs(u[1]) * label.height)
-            label.move_to(sb + (gap + half) * u)
+            return label.move_to(sb + (gap + half) * u)
 
-        d_label.add_updater(lambda m: beside(m, *d_ends(light())))
-        n_label.add_updater(lambda m: past(m, *n_ends(normal())))
+        letters: list[Mobject] = []     # the letters on the picture, kept clear of each other
+
+        def settle(label: Mobject, anchor: np.ndarray, also: tuple = ()) -> Mobject:
+            """Leave ``label`` where it was put if that is inside the free picture
+            and clear of the other letters shown (and of ``also``); else move it
+            round its ``anchor`` (a point on screen) to the nearest spot that is."""
+            others = [bounds(o) for o in (*[o for o in letters if o in self.mobjects], *also) if o is not label]
+            left, bottom = -config.frame_width / 2 + 0.1, -config.frame_height / 2 + 0.12 * config.frame_height + 0.06
+
+            def free(box) -> bool:
+                return (left <= box[0] and box[2] <= COLUMN_X - 0.1 and bottom <= box[1]
+                        and box[3] <= heading.get_bottom()[1] - 0.05
+                        and not any(overlaps(box, o, pad=0.02) for o in others))
+
+            if free(bounds(label)):
+                return label
+            w, h = label.width, label.height
+            for gap in (0.12, 0.35, 0.6, 0.9, 1.3):
+                for k in range(16):
+                    a = np.pi / 2 + k * np.pi / 8
+                    u = np.array([np.cos(a), np.sin(a), 0.0])
+                    c = np.asarray(anchor, dtype=float) + (gap + 0.5 * (abs(u[0]) * w + abs(u[1]) * h)) * u
+                    if free((c[0] - w / 2, c[1] - h / 2, c[0] + w / 2, c[1] + h / 2)):
+                        return label.move_to(c)
+            return label
+
+        def midpoint(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            return (screen(a) + screen(b)) / 2
+
+        d_label.add_updater(lambda m: settle(beside(m, *d_ends(light())), midpoint(*d_ends(light()))))
+        n_label.add_updater(lambda m: settle(past(m, *n_ends(normal())), screen(n_ends(normal())[1])))
+        letters += [n_label, d_label]
         fix_in_frame(self, d_label, n_label)
         outline(d_label, n_label)
 
@@ -364,8 +397,10 @@ class ShadowProjection(LessonScene, ThreeDScene):
         its_shadow.add_updater(lambda m: m.move_to(slide_point() @ proj() + off))
         x_label = MathTex("x", font_size=LABEL_SIZE + 6, color=palette.ALERT)
         s_label = MathTex("x P", font_size=LABEL_SIZE, color=palette.ALERT)
-        x_label.add_updater(lambda m: m.next_to(screen(slide_point()), UL, buff=0.12))
-        s_label.add_updater(lambda m: m.next_to(screen(slide_point() @ proj()), DOWN + LEFT, buff=0.12))
+        x_label.add_updater(lambda m: settle(m.next_to(screen(slide_point()), UL, buff=0.12), screen(slide_point())))
+        s_label.add_updater(lambda m: settle(m.next_to(screen(slide_point() @ proj()), DOWN + LEFT, buff=0.12),
+                                             screen(slide_point() @ proj())))
+        letters += [x_label, s_label]
         fix_in_frame(self, x_label, s_label)
         outline(x_label, s_label)
         pair_note = note(self.tr("same_shadow"), lang, color=palette.ALERT, width=COLUMN_W - 0.1)
@@ -417,10 +452,11 @@ class ShadowProjection(LessonScene, ThreeDScene):
             mob.set_z_index(-24 + 0.1 * z)   # on the wall, over the shadow, under the rays
         axis_labels = VGroup(MathTex(r"b_1", font_size=LABEL_SIZE - 4, color=palette.BASIS_I),
                              MathTex(r"b_2", font_size=LABEL_SIZE - 4, color=palette.BASIS_J))
-        past(axis_labels[0], ORIGIN, B[:, 0])
-        past(axis_labels[1], ORIGIN, B[:, 1])
         s_mark = MathTex("s", font_size=LABEL_SIZE + 6, color=palette.ALERT)
-        s_mark.next_to(screen(s), UL, buff=0.12)
+        settle(past(axis_labels[0], ORIGIN, B[:, 0]), screen(B[:, 0]))
+        settle(past(axis_labels[1], ORIGIN, B[:, 1]), screen(B[:, 1]), also=(axis_labels[0],))
+        settle(s_mark.next_to(screen(s), UL, buff=0.12), screen(s), also=tuple(axis_labels))
+        letters += [*axis_labels, s_mark]
         fix_in_frame(self, *axis_labels, s_mark)
         outline(*axis_labels, s_mark)
         shown_coords = [tex_number(v, 2, pad=True) for v in c]
@@ -462,6 +498,10 @@ class ShadowProjection(LessonScene, ThreeDScene):
         want = np.array([(left + right) / 2, (bottom + top) / 2])
         q = points @ R.T
         span = q.max(axis=0) - q.min(axis=0)
+        # a deep scene (light grazing the wall casts far) is seen from further off: points nearly as far
+        # in front as the camera would be blown up (or behind it), the fit would collapse
+        if span[2] / 2 > DEPTH_SHARE * cam.get_focal_distance():
+            cam.set_focal_distance(span[2] / 2 / DEPTH_SHARE)
         zoom = 0.97 * min((right - left) / span[0], (top - bottom) / span[1])
         middle = (q.max(axis=0) + q.min(axis=0)) / 2
         shift = np.array([want[0] / zoom - middle[0], want[1] / zoom - middle[1], -middle[2]])

@@ -37,13 +37,15 @@ from manim import (
 
 import qkv_math as qm
 from qkv_lens.lesson.keys import MAX_WORDS, Items, Matrix, Number, Params, Record, Text, Vector
+from qkv_lens.numbers import plain_number
 from scenes.kit import palette
-from scenes.kit.displays import FastDecimal, LiveMatrix, WordPoint, note, set_shown, text, title
+from scenes.kit.glyphs import FastDecimal, set_shown
+from scenes.kit.layout import WordPoint, bounds, overlaps, within
 from scenes.kit.live import Unchanged
-from scenes.kit.numbers import plain_number
+from scenes.kit.matrices import LiveMatrix
 from scenes.kit.plane import DeformablePlane
 from scenes.kit.scene import LessonScene
-from scenes.kit.wrap import wrapped_text
+from scenes.kit.text import note, text, title, wrapped_text
 
 SIDEBAR_WIDTH = 4.6                       # the readout column on the left
 TEXT_WIDTH = SIDEBAR_WIDTH - 0.6
@@ -105,7 +107,9 @@ class SpaceDeformation(LessonScene):
         # word labels keep out of the side panel and the subtitle band
         band = Rectangle(width=config.frame_width, height=config.frame_height / 2 + FLOOR)
         band.move_to([0, -config.frame_height / 2, 0], aligned_edge=DOWN)
-        plane = DeformablePlane(words, PLANE_ORIGIN, unit=PLANE_UNIT, avoid=[panel, band])
+        # ... and stay in the free frame (hidden while their dot is out of it)
+        free = (panel.get_right()[0] + 0.05, FLOOR, config.frame_width / 2 - 0.05, config.frame_height / 2 - 0.05)
+        plane = DeformablePlane(words, PLANE_ORIGIN, unit=PLANE_UNIT, avoid=[panel, band], inside=free)
         self.plane = plane
 
         unchanged = Unchanged()
@@ -221,8 +225,15 @@ class SpaceDeformation(LessonScene):
             lost = text(self.tr("info_lost"), lang, size=26, color=palette.ALERT)
             lost.next_to(self.stage, DOWN, aligned_edge=LEFT, buff=0.12)   # the step's caption
             self.play(det_num.animate.set_color(palette.ALERT), FadeIn(lost), run_time=0.8)
-            for g, mark in zip(groups, marks):
-                mark.next_to(VGroup(*[words[i].label for i in g]), UP, buff=0.12)
+            for g, mark, ring in list(zip(groups, marks, rings)):
+                # above the words that met (or their ring), where it covers no other label
+                shown = [words[i].label for i in g if getattr(words[i], "label_shown", True)]
+                taken = [bounds(m) for m in (*[w.label for w in words if getattr(w, "label_shown", True)],
+                                             plane.i_label, plane.j_label, *plane.avoid)
+                         if getattr(m, "label_shown", True)]
+                if not self._place_mark(mark, VGroup(*shown) if shown else ring, taken, free):
+                    marks.remove(mark)     # no room for it: the ring alone marks the spot
+                    continue
                 plane.avoid.append(mark)
                 self.play(FadeIn(mark), run_time=0.5)
             self.wait(1.0)
@@ -257,6 +268,17 @@ class SpaceDeformation(LessonScene):
             self.play(Indicate(readout, color=palette.AREA), run_time=1.2)
             self.wait(0.8)
         self.key_moment("end", **probes(M))
+
+    @staticmethod
+    def _place_mark(mark, near, taken, free) -> bool:
+        """Put ``mark`` beside ``near`` (above it first) where it covers none of
+        the boxes ``taken`` and stays inside ``free``; False when nowhere fits."""
+        for buff in (0.12, 0.4):
+            for side in (UP, DOWN, RIGHT, LEFT, UP + RIGHT, UP + LEFT, DOWN + RIGHT, DOWN + LEFT):
+                box = bounds(mark.next_to(near, side, buff=buff))
+                if within(box, free) and not any(overlaps(box, t) for t in taken):
+                    return True
+        return False
 
 
 def _deg(radians: float) -> str:

@@ -35,7 +35,7 @@ from manim import (
 import qkv_math as qm
 from qkv_lens.lesson.keys import (
     MAX_LENS_TRAITS,
-    MAX_WORDS,
+    MAX_LENS_WORDS,
     Items,
     Matrix,
     Name,
@@ -46,11 +46,15 @@ from qkv_lens.lesson.keys import (
     Text,
     Vector,
 )
+from qkv_lens.numbers import column_parts, column_tex, plain_vector, tex_number
 from scenes.kit import palette
-from scenes.kit.displays import WordPoint, bounds, matrix_mob, number_tex, text, title
-from scenes.kit.numbers import column_tex, plain_vector, tex_number
+from scenes.kit.glyphs import number_tex
+from scenes.kit.layout import WordPoint, bounds, within
+from scenes.kit.legible import glyph_px, least_scale, legible
+from scenes.kit.matrices import matrix_mob
+from scenes.kit.moments import LABEL_TYPES
 from scenes.kit.scene import LessonScene
-from scenes.kit.wrap import wrapped_text
+from scenes.kit.text import text, title, wrapped_text
 
 LENS_COLOURS = tuple(palette.QKV.values())
 FRAME_LEFT, FRAME_RIGHT = -6.95, 6.95   # what the scene uses of the frame's width
@@ -106,6 +110,7 @@ def place_word_labels(points: list[WordPoint], avoid, inside) -> None:
     set further than a short gap from its dot gets a thin leader line to
     it, which crosses no label placed before it."""
     taken = [bounds(m) for m in avoid] + [bounds(pt.dot) for pt in points]
+    texts = [bounds(m) for m in avoid if isinstance(m, LABEL_TYPES)]
     labels: list[tuple[float, float, float, float]] = []     # the labels placed so far
     for pt in sorted(points, key=lambda q: (-q.dot.get_y(), q.dot.get_x())):   # top to bottom
         c = pt.dot.get_center()
@@ -121,28 +126,42 @@ def place_word_labels(points: list[WordPoint], avoid, inside) -> None:
             for sx in (1, -1):
                 spots.append((c[0] + sx * (w / 2 + 0.12), c[1] + dy))
         spots.sort(key=lambda q: max(abs(q[0] - c[0]) - w / 2, 0) ** 2 + max(abs(q[1] - c[1]) - h / 2, 0) ** 2)
-        chosen, line = None, None
-        for strict in (True, False):      # a leader crossing a label only when nothing else is free
-            for x, y in spots:
-                box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-                if not (box[0] >= inside[0] and box[2] <= inside[2] and box[1] >= inside[1]
-                        and box[3] <= inside[3] and all(_clear(box, t) for t in taken)):
-                    continue
-                line = _leader(c, box)
-                if strict and line is not None and any(_hits(line, t) for t in labels):
-                    continue
-                chosen = (x, y)
-                break
-            if chosen is not None:
-                break
-        if chosen is None:   # nowhere free: beside the dot, as usual
-            chosen = (c[0] + w / 2 + 0.1, c[1])
-            line = None
+        chosen, line = _free_spot(c, w, h, spots, taken, labels, inside)
+        if chosen is None:    # beside the dot, as usual, if it covers no text there (only dots or guides)
+            box = (c[0] + 0.1, c[1] - h / 2, c[0] + w + 0.1, c[1] + h / 2)
+            if (box[0] >= inside[0] and box[2] <= inside[2] and box[1] >= inside[1] and box[3] <= inside[3]
+                    and all(_clear(box, t, pad=-0.02) for t in labels + texts)):
+                chosen = (c[0] + w / 2 + 0.1, c[1])
+        if chosen is None:    # crowded: anywhere in the panel, nearest first, with a leader line
+            grid = [(x, y) for x in np.arange(inside[0] + w / 2, inside[2] - w / 2 + 1e-9, 0.12)
+                    for y in np.arange(inside[1] + h / 2, inside[3] - h / 2 + 1e-9, 0.12)]
+            grid.sort(key=lambda q: (q[0] - c[0]) ** 2 + (q[1] - c[1]) ** 2)
+            chosen, line = _free_spot(c, w, h, grid, taken, labels, inside)
+        if chosen is None:   # nowhere free: left out (its dot stays), rather than over another label
+            lab.set_opacity(0)
+            continue
         lab.move_to([chosen[0], chosen[1], 0])
         taken.append(bounds(lab))
         labels.append(bounds(lab))
         if line is not None:
             pt.add(Line(line[0], line[1], color=palette.MUTED, stroke_width=1.5, buff=0.08))
+
+
+def _free_spot(c, w: float, h: float, spots, taken, labels, inside):
+    """The first of ``spots`` (label centres) where a ``w`` x ``h`` label stays
+    inside ``inside`` and clear of ``taken``, its leader line (if it needs
+    one) crossing no label of ``labels`` if possible; (spot, leader) or (None, None)."""
+    for strict in (True, False):      # a leader crossing a label only when nothing else is free
+        for x, y in spots:
+            box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+            if not (box[0] >= inside[0] and box[2] <= inside[2] and box[1] >= inside[1]
+                    and box[3] <= inside[3] and all(_clear(box, t) for t in taken)):
+                continue
+            line = _leader(c, box)
+            if strict and line is not None and any(_hits(line, t) for t in labels):
+                continue
+            return (x, y), line
+    return None, None
 
 
 def fit(mob, width: float, height: float):
@@ -155,9 +174,13 @@ class ThreeLensesParams(Params):
     """[three_lenses]: a word cloud (each word's value on every trait) seen
     through three lens matrices (one row per trait, two columns)."""
     section = "three_lenses"
-    traits: tuple[Named, ...] = Names(MAX_LENS_TRAITS, doc="the traits every word is measured on")
+    traits: tuple[Named, ...] = Names(
+        MAX_LENS_TRAITS, noun="traits", doc="the traits every word is measured on",
+        room=f"each lens matrix has a row per trait and its worked product a term per trait, and the frame "
+             f"holds {MAX_LENS_TRAITS} at a readable size")
     words: tuple[Record, ...] = Items({"zh": Text(), "en": Text(), "traits": Vector("weight", "traits")},
-                                      MAX_WORDS, noun="words", doc="each word's value on every trait")
+                                      MAX_LENS_WORDS, noun="words", doc="each word's value on every trait",
+                                      room="the table shows a row per word above the lenses at a readable size")
     lenses: tuple[Record, ...] = Items(
         {"keep": Name(), "drop": Name(), "axes": Names(2, 2),
          "matrix": Matrix("weight", "traits", 2, why="one row per trait in {rows} ({nrows}), 2 columns")},
@@ -179,7 +202,11 @@ class ThreeLenses(LessonScene):
         # --- the input: every word as a row of numbers, one column per trait
         table = self._table(names, traits, lang)
         # first large, in the middle of the frame
-        table.scale(min(12.0 / table.width, (heading.get_bottom()[1] - 0.5 - PANELS_BOTTOM) / table.height, 1.5))
+        room = heading.get_bottom()[1] - 0.5 - PANELS_BOTTOM
+        big = min(12.0 / table.width, room / table.height, 1.5)
+        if big < least_scale(table):    # a wide table takes the frame's whole width
+            big = min((FRAME_RIGHT - FRAME_LEFT) / table.width, room / table.height, 1.5)
+        table.scale(big)
         table.move_to([0, (heading.get_bottom()[1] + PANELS_BOTTOM) / 2, 0])
         with self.beat("intro_say", n=d):
             self.play(Write(heading), FadeIn(table.header), run_time=1.0)
@@ -187,30 +214,34 @@ class ThreeLenses(LessonScene):
                                     for i in range(len(names))], lag_ratio=0.25), run_time=2.0)
         self.key_moment("intro", table=[[e.get_tex_string() for e in row] for row in table.rows])
 
-        # the table's place from now on: top left, the work to its right
+        # the table's place from now on: top left, the work to its right; when either would be too
+        # small to read there, each takes the whole band above the panels in turn (wide)
         table.generate_target()
+        table_floor = least_scale(table) * table.height
         fit(table.target, 6.0, TOP - UPPER_BOTTOM)
+        wide = table.target.height < table_floor - 1e-9
+        if wide:     # as large as it reads, as wide as it needs
+            table.target.scale(table_floor / table.target.height)
         table.target.align_to([FRAME_LEFT, TOP, 0], UP + LEFT)
         work_left = table.target.get_right()[0] + 0.6
 
         panels = self._panels(names, X, lang)
         w = worked_word(traits)
         row_box = SurroundingRectangle(VGroup(table.target[1][w], table.target[2 + w]), color=palette.AREA, buff=0.08)
-        for k, (lens, panel, colour) in enumerate(zip(p.lenses, panels, LENS_COLOURS)):
-            work = qm.worked_product(traits[w], lens.matrix)
-            vec = matrix_mob([traits[w]], font_size=MATH_SIZE)
-            M = matrix_mob(lens.matrix, font_size=MATH_SIZE)
-            M.set_color(colour)
-            res = matrix_mob([work.result], font_size=MATH_SIZE)
-            res.get_entries().set_color(colour)
-            times, eq = MathTex(r"\times", font_size=MATH_SIZE + 6), MathTex("=", font_size=MATH_SIZE + 6)
-            product = VGroup(vec, times, M, eq, res).arrange(RIGHT, buff=0.25)
-            word_name = text(names[w], lang, size=26, color=palette.EMBED).next_to(vec, LEFT, buff=0.2)
-            lines = VGroup(*[MathTex(column_tex(c), font_size=MATH_SIZE, color=colour) for c in work.columns])
-            lines.arrange(DOWN, aligned_edge=LEFT, buff=0.22).next_to(product, DOWN, buff=0.3)
-            block = VGroup(word_name, product, lines)
-            fit(block, FRAME_RIGHT - work_left, TOP - UPPER_BOTTOM)
-            block.move_to([(work_left + FRAME_RIGHT) / 2, 0, 0]).align_to([0, TOP, 0], UP)
+        blocks = [self._block(traits[w], names[w], lens, colour) for lens, colour in zip(p.lenses, LENS_COLOURS)]
+        if not wide:
+            wide = any(not self._fits(b.block, FRAME_RIGHT - work_left) for b in blocks)
+        left = FRAME_LEFT if wide else work_left
+        # too wide even for the whole band: the name above the row, each line without its products
+        blocks = [b if self._fits(b.block, FRAME_RIGHT - left) else
+                  self._block(traits[w], names[w], lens, colour, compact=True)
+                  for b, lens, colour in zip(blocks, p.lenses, LENS_COLOURS)]
+        for b in blocks:
+            fit(b.block, FRAME_RIGHT - left, TOP - UPPER_BOTTOM)
+            b.block.move_to([(left + FRAME_RIGHT) / 2, 0, 0]).align_to([0, TOP, 0], UP)
+        for k, (lens, panel, colour, b) in enumerate(zip(p.lenses, panels, LENS_COLOURS, blocks)):
+            work, vec, M, res, word_name, lines, block = b.work, b.vec, b.M, b.res, b.word_name, b.lines, b.block
+            times, eq = b.times, b.eq
             res_entries = res.get_entries()
             res_entries.set_opacity(0)
 
@@ -219,8 +250,12 @@ class ThreeLenses(LessonScene):
                 if k == 0:
                     self.play(MoveToTarget(table), run_time=1.0)
                     self.play(Create(row_box), run_time=0.5)
-                self.play(TransformFromCopy(table.rows[w], vec.get_entries()), FadeIn(vec.get_brackets()),
-                          FadeIn(word_name), run_time=1.0)
+                if wide:    # the table steps aside for the work
+                    self.play(FadeOut(table), FadeOut(row_box), run_time=0.6)
+                    self.play(FadeIn(vec), FadeIn(word_name), run_time=1.0)
+                else:
+                    self.play(TransformFromCopy(table.rows[w], vec.get_entries()), FadeIn(vec.get_brackets()),
+                              FadeIn(word_name), run_time=1.0)
                 self.play(FadeIn(times), FadeIn(M), FadeIn(eq), FadeIn(res), run_time=0.8)
                 for j, col_line in enumerate(lines):
                     box = SurroundingRectangle(M.get_columns()[j], color=colour, buff=0.08)
@@ -240,13 +275,17 @@ class ThreeLenses(LessonScene):
             place_word_labels(panel.words, avoid=[panel.x_name, panel.y_name, *coords, *guides],
                               inside=(*panel.axes.get_corner(DOWN + LEFT)[:2], panel.axes.get_right()[0],
                                       panel.heading.get_bottom()[1] - 0.05))
+            others = [pt for i, pt in enumerate(panel.words) if i != w]
             with self.beat(f"lens{k + 1}_say", keep=lens.keep.name(lang), drop=lens.drop.name(lang)):
                 self.play(FadeIn(panel.axes), FadeIn(panel.x_name), FadeIn(panel.y_name),
                           FadeIn(panel.heading), run_time=0.7)
                 self.play(TransformFromCopy(res, panel.words[w]), run_time=1.0)
                 self.play(*[Create(g) for g in guides], FadeIn(coords), run_time=0.7)
-                self.play(*[TransformFromCopy(table.names[i], pt) for i, pt in enumerate(panel.words) if i != w],
-                          run_time=1.4)
+                if wide:    # the work steps aside for the table, whose names fly to their points
+                    self.play(FadeOut(block), FadeIn(table), FadeIn(row_box), run_time=0.6)
+                if others:
+                    self.play(*[TransformFromCopy(table.names[i], pt) for i, pt in enumerate(panel.words) if i != w],
+                              run_time=1.4)
                 groups = qm.collisions(X, panel.M, tol=1e-9)
                 if groups:
                     self.play(*[Indicate(panel.words[i].label, color=palette.ALERT) for g in groups for i in g],
@@ -255,24 +294,62 @@ class ThreeLenses(LessonScene):
                                                             for pt in panel.words]),
                             coords=[c.get_tex_string() for c in coords],
                             collisions=qm.collisions(X, panel.M))
-            self.play(FadeOut(block), FadeOut(guides), FadeOut(coords), run_time=0.5)
+            self.play(*([] if wide else [FadeOut(block)]), FadeOut(guides), FadeOut(coords), run_time=0.5)
 
-        # --- the same input, three matrices, three views
+        # --- the same input, three matrices, three views (beside the table, or in its place)
         mats = VGroup(*[matrix_mob(lens.matrix, font_size=MATH_SIZE).set_color(c)
                         for lens, c in zip(p.lenses, LENS_COLOURS)]).arrange(RIGHT, buff=0.7)
-        fit(mats, FRAME_RIGHT - work_left, TOP - UPPER_BOTTOM)
-        mats.move_to([(work_left + FRAME_RIGHT) / 2, (TOP + UPPER_BOTTOM) / 2, 0])
+        alone = not self._fits(mats, FRAME_RIGHT - work_left)
+        left = FRAME_LEFT if alone else work_left
+        fit(mats, FRAME_RIGHT - left, TOP - UPPER_BOTTOM)
+        mats.move_to([(left + FRAME_RIGHT) / 2, (TOP + UPPER_BOTTOM) / 2, 0])
         with self.beat("outro_say"):
-            self.play(FadeOut(row_box), FadeIn(mats), run_time=0.8)
+            self.play(FadeOut(row_box), *([FadeOut(table)] if alone else []), FadeIn(mats), run_time=0.8)
             self.play(*[Indicate(m, color=c) for m, c in zip(mats, LENS_COLOURS)],
                       *[Indicate(pn.heading[0], color=c) for pn, c in zip(panels, LENS_COLOURS)], run_time=1.2)
         self.key_moment("end")
 
+    def _block(self, x, name: str, lens, colour, compact: bool = False) -> VGroup:
+        """One word's product with a lens matrix, written out: its name, the
+        row x times M = the result, and one line of arithmetic per output
+        (``compact``: the name above the row x, each line without the step of
+        its products)."""
+        work = qm.worked_product(x, lens.matrix)
+        vec = matrix_mob([x], font_size=MATH_SIZE)
+        M = matrix_mob(lens.matrix, font_size=MATH_SIZE)
+        M.set_color(colour)
+        res = matrix_mob([work.result], font_size=MATH_SIZE)
+        res.get_entries().set_color(colour)
+        times, eq = MathTex(r"\times", font_size=MATH_SIZE + 6), MathTex("=", font_size=MATH_SIZE + 6)
+        product = VGroup(vec, times, M, eq, res).arrange(RIGHT, buff=0.25)
+        word_name = legible(text(name, self.lang, size=26, color=palette.EMBED),
+                               glyph_px(number_tex("0", font_size=MATH_SIZE)))     # as tall as the digits
+        word_name.next_to(vec, LEFT, buff=0.2)
+        if compact:
+            word_name.next_to(vec, UP, aligned_edge=LEFT, buff=0.15)
+        texts = [column_tex(c) if not compact else " = ".join(column_parts(c)[::len(column_parts(c)) - 1])
+                 for c in work.columns]
+        lines = VGroup(*[MathTex(t, font_size=MATH_SIZE, color=colour) for t in texts])
+        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.22).next_to(product, DOWN, buff=0.3)
+        block = VGroup(word_name, product, lines)
+        out = VGroup(block)
+        out.block, out.work, out.vec, out.M, out.res = block, work, vec, M, res
+        out.word_name, out.lines, out.times, out.eq = word_name, lines, times, eq
+        return out
+
+    @staticmethod
+    def _fits(mob, width: float) -> bool:
+        """Whether ``mob`` fits ``width`` by the band's height at a readable size."""
+        return min(1.0, width / mob.width, (TOP - UPPER_BOTTOM) / mob.height) >= least_scale(mob) - 1e-9
+
     def _table(self, names, traits, lang) -> VGroup:
         """The words as a table: a header of trait names, then one row per
         word (its name, then one number per trait)."""
-        header = VGroup(*[text(t.name(lang), lang, size=24, color=palette.MUTED) for t in self.params.traits])
-        name_mobs = VGroup(*[text(nm, lang, size=28, color=palette.EMBED) for nm in names])
+        # names of short letters only ("mmm") as tall as the digits: the numbers set how far the table shrinks
+        digit = glyph_px(number_tex("0", font_size=MATH_SIZE))
+        header = VGroup(*[legible(text(t.name(lang), lang, size=24, color=palette.MUTED), digit)
+                          for t in self.params.traits])
+        name_mobs = VGroup(*[legible(text(nm, lang, size=28, color=palette.EMBED), digit) for nm in names])
         rows = [VGroup(*[number_tex(tex_number(v), font_size=MATH_SIZE) for v in row]) for row in traits]
         col_w = [max(header[j].width, *(r[j].width for r in rows)) + 0.3 for j in range(len(header))]
         name_w = max(m.width for m in name_mobs)
@@ -295,10 +372,25 @@ class ThreeLenses(LessonScene):
         at ``X @ M`` (labels placed later, beside the worked point's guides)."""
         p = self.params
         width = (FRAME_RIGHT - FRAME_LEFT - 2 * PANEL_GAP) / 3
+        def wrap(content: str, size: float, colour) -> VGroup:
+            # as wide as the panel, or as its axes (under which it is aligned) if a line would overhang them
+            lines = wrapped_text(content, lang, size=size, width=width, color=colour)
+            most = width - 0.3
+            while True:
+                if lines.width > most:
+                    lines = wrapped_text(content, lang, size=size, width=most, color=colour)
+                heights = [line.height for line in lines]
+                for line in lines:     # a line of short letters only ("mmm"), lifted to a readable size
+                    legible(line)
+                if [line.height for line in lines] != heights:
+                    lines.arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+                if lines.width <= width - 0.3 or most < 2.0:
+                    return lines
+                most *= 0.9
+
         headings = [VGroup(
-            wrapped_text(self.tr("keep", what=lens.keep.name(lang)), lang, size=24, width=width, color=colour),
-            wrapped_text(self.tr("drop", what=lens.drop.name(lang)), lang, size=22, width=width,
-                         color=palette.MUTED),
+            wrap(self.tr("keep", what=lens.keep.name(lang)), 24, colour),
+            wrap(self.tr("drop", what=lens.drop.name(lang)), 22, palette.MUTED),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.08) for lens, colour in zip(p.lenses, LENS_COLOURS)]
         axes_h = PANELS_TOP - max(h.height for h in headings) - 0.2 - PANELS_BOTTOM
         panels = VGroup()
@@ -317,16 +409,56 @@ class ThreeLenses(LessonScene):
             panel.axes.set_x(FRAME_LEFT + width / 2 + k * (width + PANEL_GAP))
         for lens, panel, colour in zip(p.lenses, panels, LENS_COLOURS):
             panel.heading.align_to(panel.axes, LEFT)
-            panel.x_name = text(lens.axes[0].name(lang), lang, size=24, color=colour)
+            panel.x_name = legible(text(lens.axes[0].name(lang), lang, size=24, color=colour))
             panel.x_name.next_to(panel.axes.x_axis.get_right(), UP, buff=0.1).align_to(panel.axes, RIGHT)
-            panel.y_name = text(lens.axes[1].name(lang), lang, size=24, color=colour)
+            panel.y_name = legible(text(lens.axes[1].name(lang), lang, size=24, color=colour))
             panel.y_name.next_to(panel.axes.y_axis.get_top(), RIGHT, buff=0.1)
+            self._name_axes(panel)
             panel.add(panel.x_name, panel.y_name)
             Y = qm.apply(X, panel.M)
             panel.words = [WordPoint(nm, y, lang, color=palette.EMBED, size=22) for nm, y in zip(names, Y)]
             for pt in panel.words:
+                legible(pt.label)
+            for pt in panel.words:
                 pt.dot.move_to(panel.axes.c2p(*pt.coords))
         return panels
+
+    @staticmethod
+    def _name_axes(panel, avoid: tuple = ()) -> bool:
+        """Keep the axes' names (above the x-axis's end, beside the y-axis's top)
+        inside the panel and clear of each other: below the x-axis, or left of
+        the y-axis, when the axes meet near a corner."""
+        x_name, y_name, ax = panel.x_name, panel.y_name, panel.axes
+        room = ThreeLenses._room(panel)
+
+        def fine() -> bool:
+            return (within(bounds(x_name), room) and within(bounds(y_name), room)
+                    and _clear(bounds(x_name), bounds(y_name), pad=-0.02)
+                    and all(_clear(bounds(m), b, pad=-0.01) for m in (x_name, y_name) for b in avoid))
+
+        if fine():
+            return True
+        # further along the x-axis (to the left) and further down beside the y-axis, as far as need be
+        for x_side in (UP, DOWN):
+            for along in range(8):
+                x_name.next_to(ax.x_axis.get_right(), x_side, buff=0.1).align_to(ax, RIGHT)
+                x_name.shift(LEFT * along * 0.3)
+                if not within(bounds(x_name), room):
+                    continue
+                for lower in range(6):
+                    for y_side in (RIGHT, LEFT, None):
+                        y_name.next_to(ax.y_axis.get_top(), y_side if y_side is not None else RIGHT, buff=0.1)
+                        y_name.shift(DOWN * lower * (y_name.height + 0.1))     # down beside the axis's top
+                        if y_side is None:     # too wide for either side: across the axis, inside the panel
+                            b = bounds(y_name)
+                            y_name.shift(LEFT * max(0.0, b[2] - room[2]) + RIGHT * max(0.0, room[0] - b[0]))
+                        if fine():
+                            return True
+        x_name.next_to(ax.x_axis.get_right(), UP, buff=0.1).align_to(ax, RIGHT)
+        y_name.next_to(ax.y_axis.get_top(), RIGHT, buff=0.1)
+        if avoid:     # nowhere clear of ``avoid``: where they go without it
+            ThreeLenses._name_axes(panel)
+        return False
 
     def _guides(self, panel, point: WordPoint, result, colour) -> tuple[VGroup, VGroup]:
         """Dashed lines from the worked word's point to both axes, with its
@@ -339,4 +471,47 @@ class ThreeLenses(LessonScene):
                           for f in (foot_x, foot_y) if off_axes])
         cx = number_tex(tex_number(result[0]), font_size=28, color=colour).next_to(foot_x, DOWN, buff=0.1)
         cy = number_tex(tex_number(result[1]), font_size=28, color=colour).next_to(foot_y, LEFT, buff=0.1)
+        # inside the panel, clear of each other and of the axes' names: above the x-axis, right of
+        # the y-axis, when below and left are taken (a point near the origin, an axis near the edge)
+        room = self._room(panel)
+        names = [bounds(panel.x_name), bounds(panel.y_name)]
+
+        def faults(a, b, names) -> int:
+            """Leaving the panel counts most, then covering a name, then each other."""
+            return sum(10 * (not within(bounds(m), room)) + sum(not _clear(bounds(m), t, pad=-0.01) for t in names)
+                       for m in (a, b)) + (not _clear(bounds(a), bounds(b), pad=-0.01))
+
+        if faults(cx, cy, names):
+            tries = [(sx, nx, sy, ny) for nx in (0, 1, -1, 2, -2) for ny in (0, 1, -1, 2, -2)
+                     for sx, sy in ((DOWN, LEFT), (DOWN, RIGHT), (UP, LEFT), (UP, RIGHT))]
+            best = None
+            for sx, nx, sy, ny in tries:   # each beside its foot, nudged along its axis if need be
+                cx.next_to(foot_x, sx, buff=0.1).shift(RIGHT * nx * (cx.width / 2 + 0.1))
+                cy.next_to(foot_y, sy, buff=0.1).shift(UP * ny * (cy.height / 2 + 0.1))
+                n = faults(cx, cy, names)
+                # in the panel and clear of each other, but on a name: the names step aside if they can
+                if n and not faults(cx, cy, ()) and self._name_axes(panel, avoid=(bounds(cx), bounds(cy))):
+                    names = [bounds(panel.x_name), bounds(panel.y_name)]
+                    n = 0
+                if best is None or n < best[0]:
+                    best = (n, sx, nx, sy, ny)
+                if not n:
+                    break
+            _, sx, nx, sy, ny = best
+            cx.next_to(foot_x, sx, buff=0.1).shift(RIGHT * nx * (cx.width / 2 + 0.1))
+            cy.next_to(foot_y, sy, buff=0.1).shift(UP * ny * (cy.height / 2 + 0.1))
+            # a crowded panel: a coordinate with nowhere to go is left out (its guide still shows it)
+            for m, other in ((cy, cx), (cx, cy)):
+                shown = [bounds(other)] if other.get_fill_opacity() > 0 else []
+                if not within(bounds(m), room) or not all(_clear(bounds(m), t, pad=-0.01) for t in names + shown):
+                    m.set_opacity(0)
         return guides, VGroup(cx, cy)
+
+    @staticmethod
+    def _room(panel) -> tuple[float, float, float, float]:
+        """Where a panel's labels may go: over its axes (and half the gap to the next panel), under
+        its heading, inside the frame."""
+        ax = panel.axes
+        return (max(ax.get_left()[0] - PANEL_GAP / 2 + 0.05, FRAME_LEFT),
+                PANELS_BOTTOM, min(ax.get_right()[0] + PANEL_GAP / 2 - 0.05, FRAME_RIGHT),
+                panel.heading.get_bottom()[1] + 0.01)    # (the check allows 0.02 of overlap)

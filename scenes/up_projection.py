@@ -55,11 +55,14 @@ from manim import (
 
 import qkv_math as qm
 from qkv_lens.lesson.keys import Matrix, Number, Params, Vector
+from qkv_lens.numbers import plain_number, plain_vector, tex_number
 from scenes.kit import palette
-from scenes.kit.displays import fix_in_frame, matrix_mob, note, number_tex, text, title
+from scenes.kit.glyphs import number_tex
+from scenes.kit.layout import fix_in_frame
 from scenes.kit.live import Unchanged, put_segment
-from scenes.kit.numbers import plain_number, plain_vector, tex_number
+from scenes.kit.matrices import matrix_mob
 from scenes.kit.scene import LessonScene
+from scenes.kit.text import note, text, title
 
 SPAN = 4          # the grid covers [-SPAN, SPAN]^2 in plane coordinates
 EMBED = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])   # the plane as z = 0
@@ -134,7 +137,8 @@ class UpProjection(LessonScene, ThreeDScene):
 
         follow(None)
         heading = title(self.tr("title"), lang)
-        w_mat = matrix_mob(p.W, row_colors=ROW_COLORS, font_size=34)
+        # a fraction's digits are smaller: its matrix and coordinates are set larger to stay readable
+        w_mat = matrix_mob(p.W, row_colors=ROW_COLORS, font_size=37 if _fraction(p.W) else 34)
         w_mob = VGroup(MathTex("W =", font_size=36), w_mat).arrange(RIGHT, buff=0.15)
         w_mob.to_corner(UP + RIGHT, buff=0.3)
         x_text = MathTex(rf"x = [{tex_number(p.point[0])},\ {tex_number(p.point[1])}]", font_size=36,
@@ -195,7 +199,8 @@ class UpProjection(LessonScene, ThreeDScene):
         drops = VGroup(*[DashedLine(axes.c2p(*a), axes.c2p(*b), dash_length=0.06)
                          for a, b in ends if np.linalg.norm(b - a) > 1e-9])
         drops.set_stroke(color=POINT, width=2, opacity=0.85)
-        coords = VGroup(*[number_tex(tex_number(work.result[k]), font_size=30, color=POINT) for k in read])
+        coords = VGroup(*[number_tex(tex_number(work.result[k]), font_size=40 if _fraction(work.result[k]) else 30,
+                                     color=POINT) for k in read])
 
         # one close view for both: every label placed where it covers nothing else
         important = np.vstack([np.zeros(3), W, landed, floor, *feet])
@@ -391,8 +396,9 @@ class UpProjection(LessonScene, ThreeDScene):
         return its box as drawn."""
         spot = project(anchor)
         rot = UpProjection._rotation(project, anchor)
+        # nearest first; further out (up to about a label's width) only when the near spots are taken
         tries = [side * np.array([label.width / 2 + gap, label.height / 2 + gap, 0])
-                 for gap in (0.12, 0.35, 0.6) for side in (DOWN, LEFT, RIGHT, UP, DL, DR, UL, UR)]
+                 for gap in (0.12, 0.35, 0.6, 0.9, 1.3, 1.8) for side in (DOWN, LEFT, RIGHT, UP, DL, DR, UL, UR)]
 
         def free(offset):
             box = box_of(label, spot + offset)
@@ -417,6 +423,13 @@ class UpProjection(LessonScene, ThreeDScene):
         moves with the view), not on screen yet: the scene fades them in."""
         self.add_fixed_orientation_mobjects(*mobjects)
         self.remove(*mobjects)
+
+
+def _fraction(values) -> bool:
+    """Whether any of ``values`` (nested) is written as a fraction (``\\tfrac``)."""
+    if isinstance(values, (list, tuple)):
+        return any(_fraction(v) for v in values)
+    return r"\tfrac" in tex_number(values)
 
 
 def flat_shaded(axes: ThreeDAxes) -> None:

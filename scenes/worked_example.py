@@ -23,6 +23,7 @@ from manim import (
     GrowFromEdge,
     Line,
     MathTex,
+    MoveToTarget,
     Rectangle,
     SurroundingRectangle,
     TransformFromCopy,
@@ -32,23 +33,31 @@ from manim import (
 
 import qkv_math as qm
 from qkv_lens.lesson import written_as_fraction
-from qkv_lens.lesson.keys import MAX_ENTRIES, Matrix, Params, Vector
+from qkv_lens.lesson.keys import WORKED_COLUMNS, WORKED_ROWS, Matrix, Params, Vector
+from qkv_lens.numbers import column_parts, column_tex, plain_vector, tex_number
 from scenes.kit import palette
-from scenes.kit.displays import matrix_mob, text, title
-from scenes.kit.numbers import column_tex, plain_vector, tex_number
+from scenes.kit.legible import least_scale
+from scenes.kit.matrices import matrix_mob
 from scenes.kit.scene import LessonScene
+from scenes.kit.text import text, title
 
 LINES_BOTTOM = -2.95   # lowest the block of arithmetic lines may reach (above the subtitles)
 BASELINE = -2.4        # bottom of the glasses: their recipes go below, above the subtitles
 GLASS_HEIGHT = 2.8     # tallest stack of a glass, in scene units
+WIDTH = 13.8           # the widest a row of the example is drawn (the frame is 14.2 wide)
+LINES_GAP = 0.6        # between the row x W = y and the lines under it
+MIN_GLASS_ROOM = 1.6   # the least height the glasses are given (the row x W = y shrinks for it)
 
 
 class WorkedExampleParams(Params):
     """[worked_example]: y = x W written out term by term (row vectors)."""
     section = "worked_example"
-    x: tuple[Fraction, ...] = Vector("entry", most=MAX_ENTRIES, doc="the input row vector")
-    W: tuple[tuple[Fraction, ...], ...] = Matrix("entry", rows="x", doc="one row per entry of x, one column "
-                                                 "per output")
+    x: tuple[Fraction, ...] = Vector(
+        "entry", most=WORKED_ROWS, doc="the input row vector",
+        room=f"a frame holds the {WORKED_ROWS} rows of W above the arithmetic at a readable size")
+    W: tuple[tuple[Fraction, ...], ...] = Matrix(
+        "entry", rows="x", most_cols=WORKED_COLUMNS, doc="one row per entry of x, one column per output",
+        room=f"a frame holds the arithmetic of {WORKED_COLUMNS} outputs at a readable size")
 
 
 class WorkedExample(LessonScene):
@@ -66,19 +75,35 @@ class WorkedExample(LessonScene):
         cols = [palette.COLUMNS[j % len(palette.COLUMNS)] for j in range(m)]
 
         heading = title(self.tr("title"), lang)
-        x_mat = matrix_mob([x], col_colors=ing, font_size=52, fractions=frac)
-        w_mat = matrix_mob(W, font_size=52, fractions=frac)
-        y_mat = matrix_mob([work.result], col_colors=cols, font_size=52, fractions=frac)
+        x_mat, w_mat, y_mat, eq, product = self._product(x, W, work.result, ing, cols, frac)
+        if product.width > WIDTH:     # long numbers: the columns as close as they can read
+            x_mat, w_mat, y_mat, eq, product = self._product(x, W, work.result, ing, cols, frac, gap=0.45)
+        names = VGroup(*[MathTex(s, font_size=40, color=palette.MUTED) for s in "xWy"])
+        top = VGroup(product, names)
+        top_floor = least_scale(product)
+        s_top = self._place_top(product, names, heading, max(top_floor, min(1.0, WIDTH / product.width)))
+        # the lines under it, as large as they fit: each output on one row, else on two (factors, then
+        # sums); closer under the row x W = y, and that row smaller, while they would still be too small;
+        # failing that, one output's line at a time, each in the place of the last
+        natural = s_top
+        one_at_a_time = False
+        for split, gap in ((False, LINES_GAP), (True, LINES_GAP), (True, 0.3)):
+            lines = self._lines(work, cols, frac, split=split)
+            if self._lines_scale(lines, top, gap) >= least_scale(lines):
+                break
+        while self._lines_scale(lines, top, gap) < least_scale(lines) and s_top > top_floor:
+            s_top = self._place_top(product, names, heading, max(top_floor, s_top * 0.95))
+        if self._lines_scale(lines, top, gap) < least_scale(lines):
+            one_at_a_time = True
+            s_top = self._place_top(product, names, heading, natural)
+            lines = self._lines(work, cols, frac, split=False)
+            if WIDTH / max(line.width for line in lines) < least_scale(lines):
+                lines = self._lines(work, cols, frac, split=True)
+            for line in lines[1:]:
+                line.move_to(lines[0], aligned_edge=UP)
+            gap = LINES_GAP
         for entry in y_mat.get_entries():
             entry.set_opacity(0)
-        eq = MathTex("=", font_size=56)
-        product = VGroup(x_mat, w_mat, eq, y_mat).arrange(RIGHT, buff=0.3)
-        names = VGroup(*[MathTex(s, font_size=40, color=palette.MUTED).next_to(mob, DOWN, buff=0.15)
-                         for s, mob in (("x", x_mat), ("W", w_mat), ("y", y_mat))])
-        top = VGroup(product, names)
-        top.next_to(heading, DOWN, buff=0.35).set_x(0)
-        if top.width > 13:
-            top.scale_to_fit_width(13)
 
         with self.beat("intro_say", n=n, m=m):
             self.play(Write(heading), run_time=0.8)
@@ -88,17 +113,14 @@ class WorkedExample(LessonScene):
                         W=[[e.get_tex_string() for e in row] for row in w_mat.get_rows()])
 
         # --- one output column at a time -----------------------------------
-        lines = VGroup()
-        for j, col in enumerate(work.columns):
-            label = text(self.tr("column", j=j + 1), lang, size=32, color=cols[j])
-            line = MathTex(column_tex(col, frac), font_size=52, color=cols[j])
-            lines.add(VGroup(label, line).arrange(RIGHT, buff=0.4))
-        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
-        lines.next_to(top, DOWN, buff=0.6)
+        lines.next_to(top, DOWN, buff=gap)
         room = lines.get_top()[1] - LINES_BOTTOM
-        if lines.height > room or lines.width > 13:
-            lines.scale(min(room / lines.height, 13 / lines.width), about_edge=UP)
+        if lines.height > room or lines.width > WIDTH:
+            lines.scale(max(least_scale(lines), min(room / lines.height, WIDTH / lines.width)), about_edge=UP)
         lines.set_x(0)
+        if one_at_a_time:
+            for line in lines:
+                line.align_to(lines, LEFT)
 
         y_entries = y_mat.get_entries()
         w_cols = w_mat.get_columns()
@@ -108,9 +130,11 @@ class WorkedExample(LessonScene):
             with self.beat("column_say", focus=lines[j], j=j + 1):
                 self.play(FadeIn(box_w), FadeIn(box_x),
                           *[e.animate.set_color(cols[j]) for e in w_cols[j]], run_time=0.6)
+                if one_at_a_time and j:
+                    self.play(FadeOut(lines[j - 1]), run_time=0.4)
                 self.play(Write(lines[j]), run_time=1.6)
                 shown = y_entries[j].copy().set_opacity(1)
-                self.play(TransformFromCopy(lines[j][1][0][-len(shown[0]):], shown), run_time=0.8)
+                self.play(TransformFromCopy(lines[j][1][-1][-len(shown[0]):], shown), run_time=0.8)
                 y_entries[j].set_opacity(1)
                 self.remove(shown)
                 self.play(FadeOut(box_w), FadeOut(box_x), run_time=0.4)
@@ -123,7 +147,19 @@ class WorkedExample(LessonScene):
 
         # --- each output is a glass mixed by W's column --------------------
         self.play(FadeOut(lines), run_time=0.6)
-        glasses, levels, unit = self._glasses(work, ing, cols, ceiling=top.get_bottom()[1] - 0.6, fractions=frac)
+        glasses, levels, unit = self._glasses(work, ing, cols, below=top.get_bottom()[1], fractions=frac,
+                                              taken=tuple(_box(mob) for mob in (*product, *names)))
+        if self.glass_room(top) < MIN_GLASS_ROOM and s_top > top_floor:
+            # a tall W leaves the glasses too little room: the row x W = y shrinks (as far as it reads)
+            top.save_state()
+            while self.glass_room(top) < MIN_GLASS_ROOM and s_top > top_floor:
+                s_top = self._place_top(product, names, heading, max(top_floor, s_top * 0.92))
+            top.generate_target()
+            top.restore()
+            product.shown_scale = s_top
+            self.play(MoveToTarget(top), run_time=0.6)
+            glasses, levels, unit = self._glasses(work, ing, cols, below=top.get_bottom()[1], fractions=frac,
+                                                  taken=tuple(_box(mob) for mob in (*product, *names)))
         heading = text(self.tr("cocktail"), lang, size=32, color=palette.AREA)
         heading.to_corner(UP + RIGHT, buff=0.35)
         # "a negative amount pours some out": the poured-out blocks, if any
@@ -151,22 +187,75 @@ class WorkedExample(LessonScene):
             self.wait(1.0)
         self.key_moment("end")
 
-    def _glasses(self, work: qm.WorkedProduct, ing, cols, ceiling: float, fractions: bool = False):
+    @staticmethod
+    def _product(x, W, result, ing, cols, frac: bool, gap: float | None = None):
+        """x W = y as matrices in a row (y's entries in their columns' colours)."""
+        x_mat = matrix_mob([x], col_colors=ing, font_size=52, fractions=frac, gap=gap)
+        w_mat = matrix_mob(W, font_size=52, fractions=frac, gap=gap)
+        y_mat = matrix_mob([result], col_colors=cols, font_size=52, fractions=frac, gap=gap)
+        eq = MathTex("=", font_size=56)
+        product = VGroup(x_mat, w_mat, eq, y_mat).arrange(RIGHT, buff=0.3)
+        return x_mat, w_mat, y_mat, eq, product
+
+    @staticmethod
+    def _place_top(product, names, heading, scale: float) -> float:
+        """Scale the row x W = y to ``scale`` of its natural size (its names
+        keep theirs, under their matrices) and put it under the title, centred."""
+        by = scale / getattr(product, "shown_scale", 1.0)
+        if by != 1.0:
+            product.scale(by)
+        product.shown_scale = scale
+        for name, mob in zip(names, (product[0], product[1], product[3])):
+            name.next_to(mob, DOWN, buff=0.15)
+        VGroup(product, names).next_to(heading, DOWN, buff=0.35).set_x(0)
+        return scale
+
+    def _lines(self, work: qm.WorkedProduct, cols, frac: bool, split: bool) -> VGroup:
+        """One line per output: its name, then its arithmetic (``split``: the
+        factors on one row, the sums under them)."""
+        lines = VGroup()
+        for j, col in enumerate(work.columns):
+            label = text(self.tr("column", j=j + 1), self.lang, size=32, color=cols[j])
+            if split:
+                parts = column_parts(col, frac)
+                line = MathTex(parts[0], "= " + " = ".join(parts[1:]), font_size=52, color=cols[j])
+                line[1].next_to(line[0], DOWN, aligned_edge=LEFT, buff=0.25).shift(0.5 * RIGHT)
+            else:
+                line = MathTex(column_tex(col, frac), font_size=52, color=cols[j])
+            lines.add(VGroup(label, line).arrange(RIGHT, buff=0.4))
+        return lines.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
+
+    @staticmethod
+    def _lines_scale(lines, top, gap: float) -> float:
+        """The scale the lines are drawn at ``gap`` under ``top``: as large as fits the width and the room below."""
+        room = top.get_bottom()[1] - gap - LINES_BOTTOM
+        return min(1.0, room / lines.height, WIDTH / lines.width)
+
+    def _glasses(self, work: qm.WorkedProduct, ing, cols, below: float, fractions: bool = False,
+                 taken: tuple = ()):
         """One glass per output: positive products stacked up from the
         baseline, negative ones drawn as dashed 'poured out' blocks from the
-        top down; a level line at the sum; beside each layer, its amount.
-        Returns the glasses, the level of each (in value units, read back
-        from the drawing) and the scene units per value unit.  Glass tops
-        stay below ``ceiling``."""
+        top down; a level line at the sum; beside each layer, its amount;
+        above the glass its value, under it its recipe.  Returns the glasses,
+        the level of each (in value units, read back from the drawing) and
+        the scene units per value unit.  The values stay below ``below``;
+        an amount that would cover another label (or one of the boxes
+        ``taken``) is left out: the recipe still names it."""
         m = len(work.columns)
-        pos = [sum(float(t.product) for t in c.terms if t.product > 0) for c in work.columns]
-        low = [min(0.0, float(c.total)) for c in work.columns]
-        span = max(max(pos), 1e-9) - min(low)
-        unit = min(GLASS_HEIGHT, ceiling - 0.15 - BASELINE) / span
-        base = BASELINE - min(low) * unit
         spacing = min(3.2, 12.0 / m)
         width = min(1.3, spacing - 0.6)
         xs = np.linspace(-(m - 1) / 2, (m - 1) / 2, m) * spacing
+        values = [self._value(j, col, cols[j], fractions, spacing - 0.2) for j, col in enumerate(work.columns)]
+        recipes = [self._recipe(col, ing, cols[j], fractions, spacing - 0.25) for j, col in enumerate(work.columns)]
+        # recipes on two rows lift the glasses off their usual baseline
+        baseline = max(BASELINE, LINES_BOTTOM + 0.15 + max(r.height for r in recipes))
+        ceiling = below - max(0.6, max(v.height for v in values) + 0.2)
+        pos = [sum(float(t.product) for t in c.terms if t.product > 0) for c in work.columns]
+        low = [min(0.0, float(c.total)) for c in work.columns]
+        span = max(max(pos), 1e-9) - min(low)
+        unit = min(GLASS_HEIGHT, ceiling - 0.15 - baseline) / span
+        base = baseline - min(low) * unit
+        self._clearance, self._baseline = below - ceiling, baseline
         glasses, levels = [], []
         for j, col in enumerate(work.columns):
             cx = xs[j]
@@ -212,28 +301,84 @@ class WorkedExample(LessonScene):
             glass.set_stroke(palette.INK, 3)
             level = Line([cx - width / 2 - 0.2, level_y, 0], [cx + width / 2 + 0.2, level_y, 0],
                          color=cols[j], stroke_width=5)
-            value = MathTex(f"y_{{{j + 1}}} = {tex_number(col.total, fractions=fractions)}", font_size=40,
-                            color=cols[j])
-            value.next_to(glass, UP, buff=0.12)
-            # the recipe: W's column, each weight before its ingredient in the ingredient's colour
-            parts: list[str] = []
-            for i, t in enumerate(col.terms):
-                parts += [("+ " if i else "") + tex_number(t.w, paren_negative=i > 0, fractions=fractions) + r"\,",
-                          f"x_{{{i + 1}}}"]
-            recipe = MathTex(*parts, font_size=36, color=cols[j])
-            for i in range(len(col.terms)):
-                recipe[2 * i + 1].set_color(ing[i])
-            recipe.next_to([cx, BASELINE, 0], DOWN, buff=0.15)
-            if recipe.width > spacing - 0.25:
-                recipe.scale_to_fit_width(spacing - 0.25)
+            value = values[j].next_to(glass, UP, buff=0.12)
+            recipe = recipes[j].next_to([cx, baseline, 0], DOWN, buff=0.15)
             glasses.append(dict(glass=glass, add=add, remove=remove, level=level,
                                 value=value, recipe=recipe, amounts=amounts))
             levels.append((level.get_center()[1] - base) / unit)
+        # an amount over a neighbouring glass, beside a neighbour's amount, value or recipe, or out of
+        # the frame, is drawn smaller, closer to its glass; if it still does not fit, it is left out
+        boxes = [_box(g[k]) for g in glasses for k in ("value", "recipe")] + list(taken)
+        for g in glasses:
+            others = [_box(h["glass"]) for h in glasses if h is not g]
+            kept = VGroup()
+            for a in g["amounts"]:
+                for _ in range(2):
+                    box = _box(a)
+                    if _inside(box) and not any(_covers(box, b) for b in boxes + others):
+                        kept.add(a)
+                        boxes.append(box)
+                        break
+                    a.scale(least_scale(a)).next_to(a.block, a.side, buff=0.12)
+            g["amounts"] = kept
         return glasses, levels, unit
+
+    def glass_room(self, top) -> float:
+        """How tall the glasses may be drawn under ``top`` (as the last ``_glasses`` laid them out)."""
+        return top.get_bottom()[1] - self._clearance - 0.15 - self._baseline
+
+    @staticmethod
+    def _value(j: int, col, colour, fractions: bool, most: float) -> MathTex:
+        """``y_j = total`` over a glass, no wider than ``most`` (as far as it stays readable)."""
+        value = MathTex(f"y_{{{j + 1}}} = {tex_number(col.total, fractions=fractions)}", font_size=40,
+                        color=colour)
+        if value.width > most:
+            value.scale(max(least_scale(value), most / value.width))
+        return value
+
+    @staticmethod
+    def _recipe(col, ing, colour, fractions: bool, most: float) -> MathTex:
+        """The recipe under a glass: W's column, each weight before its
+        ingredient in the ingredient's colour; no wider than ``most``, on
+        two rows when one would be too small to read."""
+        parts: list[str] = []
+        for i, t in enumerate(col.terms):
+            parts += [("+ " if i else "") + tex_number(t.w, paren_negative=i > 0, fractions=fractions) + r"\,",
+                      f"x_{{{i + 1}}}"]
+        recipe = MathTex(*parts, font_size=36, color=colour)
+        for i in range(len(col.terms)):
+            recipe[2 * i + 1].set_color(ing[i])
+        n, floor = len(col.terms), least_scale(recipe)
+        for k in range(2, n + 1):     # the fewest rows (of terms) that fit
+            if most / recipe.width >= floor:
+                break
+            per = -(-n // k)
+            rows = [VGroup(*recipe[2 * i:2 * min(i + per, n)]) for i in range(0, n, per)]
+            for above, row in zip(rows, rows[1:]):
+                row.next_to(above, DOWN, aligned_edge=LEFT, buff=0.15)
+                row.align_to(rows[0], LEFT).shift(0.3 * RIGHT)
+        if recipe.width > most:
+            recipe.scale(max(least_scale(recipe), most / recipe.width))
+        return recipe
 
     @staticmethod
     def _amount(product, colour, fractions: bool, block, side) -> MathTex:
         """The amount ``product`` written beside ``block`` (on ``side``) in the ingredient's colour."""
         tex = tex_number(product, fractions=fractions)
         size = 40 if r"\tfrac" in tex else 32     # a fraction's digits are smaller
-        return MathTex(tex, font_size=size, color=colour).next_to(block, side, buff=0.3)
+        amount = MathTex(tex, font_size=size, color=colour).next_to(block, side, buff=0.3)
+        amount.block, amount.side = block, side
+        return amount
+
+
+def _box(mob) -> tuple[float, float, float, float]:
+    return (mob.get_left()[0], mob.get_bottom()[1], mob.get_right()[0], mob.get_top()[1])
+
+
+def _covers(a, b, pad: float = 0.03) -> bool:
+    return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad
+
+
+def _inside(box) -> bool:
+    """Inside the frame, above the subtitle band."""
+    return -6.95 < box[0] and box[2] < 6.95 and LINES_BOTTOM < box[1] and box[3] < 3.95

@@ -50,10 +50,39 @@ EDGES = {
     "WorkedExample": [{"x": [3, 4], "W": [[1, 0, 2], [0, 0, -1]]},       # an empty glass
                       {"x": [3, 4], "W": [[0, 0, 0], [0, 0, 0]]},        # W = 0
                       {"x": [0, 0], "W": [[1, 0, 2], [0, 1, -1]]},       # x = 0
-                      {"x": [-100, 100, "1/7", 0, 100, -100], "W": [[100] * 6] * 6}],
+                      {"x": [-100, 100, "1/7", 0, 100, -100], "W": [[100] * 6] * 6},   # refused: 6 rows
+                     # the widest numbers taken: long recipes, amounts beside neighbouring glasses
+                     {"x": [-1, 1, -1, 1], "W": [[-99.999999] * 4] * 2 + [[99.999999] * 4] * 2},
+                     # fractions: the lines do not fit together, each output's line in turn
+                     {"x": ["-97/99", "-95/99", "97/99", "95/99"], "W": [["-98/99"] * 4] * 4}],
     "UpProjection": [{"point": [3, 4], "W": [[0, 0, 0], [0, 0, 0]]},     # W = 0
                      {"point": [0, 0], "W": [[1, 2, 0], [2, 4, 0]]},      # rank 1
                      {"point": [-5, 5], "W": [[4, -4, 4], [-4, 4, 4]]}],
+    # b's name under its tip in the subtitle band; eight numbers wider than their bars
+    "DotProductSoftmax": [{"vector_a": [-3, -3], "vector_b_length": 3, "scores": [10] * 8},
+                          # a's name on the angle's, b's on both
+                          {"vector_a": [0.34, -1], "vector_b_length": 3, "scores": [-2.81, "5/2", -5.0]}],
+    # the widest the loader accepts: six tokens of 4 q/k and 4 v dimensions, names at their limits,
+    # entries of q (-9.99), k (-2.49) and v (-9.99) and scores (99.50) as wide as they are written
+    "AttentionMatching": [{
+        "tokens": [{"zh": "非非非" + c, "en": "mmmm" + c} for c in "abcdef"],
+        "traits": [{"zh": "甲", "en": "a"}], "embeddings": [[2.4975], [-2.4975]] * 3,
+        "qk_dims": [{"zh": "非非非非非" + c, "en": "mmmmm" + c} for c in "abcd"],
+        "v_dims": [{"zh": "非非非非非" + c, "en": "mmmmm" + c} for c in "efgh"],
+        "W_Q": [[-4] * 4], "W_K": [[-0.997] * 4], "W_V": [[-4] * 4], "focus": 0, "query": 0,
+        "causal_mask": True}],
+    # twelve traits and four dimensions at their widest, x at +-4, W at -4
+    "QKVProjection": [{
+        "tokens": [{"zh": "非非非非非非甲", "en": "mmmmmma"}] * 3,
+        "traits": [{"zh": "非非非非非非非" + c, "en": "mmmmmmmm" + c} for c in "acefgijklrst"],
+        "embeddings": [[4, -4] * 5 + [4, "-1/100"]] * 3,
+        "qk_dims": [{"zh": "非非非非非" + c, "en": "mmmmm" + c} for c in "abcd"],
+        "v_dims": [{"zh": "非非非非非" + c, "en": "mmmmm" + c} for c in "efgh"],
+        "W_Q": [[-4] * 4, [-4] * 4, [-1.2] * 4] + [[0] * 4] * 9, "W_K": [[-4] * 4, [-4] * 4] + [[0] * 4] * 10,
+        "W_V": [[-4] * 4, [-4] * 4, [-2.4] * 4] + [[0] * 4] * 9, "focus": 1, "query": 2}],
+    # six guests with names at their widest (a short run)
+    "RolesEmerge": [{"jobs": [{"zh": "非非非非" + c, "en": "mmmm" + c} for c in "abcdefg"], "people": 6,
+                     "steps": 10, "batch": 1, "snapshots": 4, "heldout": 8}],
 }
 
 
@@ -73,7 +102,8 @@ def _case(info):
 
 
 # The scenes whose layout holds every accepted lesson (the others are being fitted, one by one).
-READY = {"RoleSwap"}
+READY = {"AttentionMatching", "DotProductSoftmax", "PhotoFilter", "QKVProjection", "RolesEmerge", "RoleSwap",
+         "ShadowProjection", "SpaceDeformation", "ThreeLenses", "UpProjection", "WorkedExample"}
 
 
 @pytest.mark.parametrize("info", [s for s in SCENES if s.name in READY], ids=lambda s: s.name)

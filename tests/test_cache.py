@@ -23,7 +23,7 @@ def test_key_is_stable(tree):
 
 @pytest.mark.parametrize("change", [
     lambda t: edit(t / "scenes" / "worked_example.py"),
-    lambda t: edit(t / "scenes" / "kit" / "displays.py"),
+    lambda t: edit(t / "scenes" / "kit" / "text.py"),
     lambda t: edit(t / "qkv_math" / "linear.py"),
     lambda t: edit(t / "qkv_lens" / "lesson" / "sections.py"),
     lambda t: edit(t / "qkv_lens" / "runs.py"),

@@ -188,6 +188,13 @@ def test_english_never_splits_a_number_or_a_bracket_group():
     assert any("softmax(QKᵀ/√d_k)V" in line for line in _lines(split_cues(formula, "en")))
 
 
+def test_a_bracket_group_that_would_not_fit_a_line_with_its_closing_mark_breaks_inside():
+    text = "每一列算完，输出就是 [-641/15, 565/2]。"   # 16 characters, and the 。 sticks to them
+    result = split_cues(text, "zh")
+    assert all(check_cue(c, "zh") == [] for c in result) and _round_trips(text, result, "zh"), result
+    assert any("[11, 10, 2]。" in line for line in _lines(split_cues("每一列算完，输出就是 [11, 10, 2]。", "zh")))
+
+
 @pytest.mark.parametrize("lang,text,token", [
     ("en", "The word " + "a" * 50 + " is far too long for one line.", "a" * 50),
     ("en", "b" * 120, "b" * 120),

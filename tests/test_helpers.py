@@ -54,8 +54,9 @@ def test_layout_catches_an_outline_left_without_its_text():
     """Text faded out by hand (fill only) leaves its dark outline as a smudge."""
     from manim import Text
 
-    from scenes.kit.displays import crossfade, outline_labels
     from scenes.kit.moments import collect_labels
+    from scenes.kit.motion import crossfade
+    from scenes.kit.text import outline_labels
 
     old, new = Text("old"), Text("new")
     outline_labels(old, new)

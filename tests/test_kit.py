@@ -7,11 +7,14 @@ import numpy as np
 import pytest
 from manim import Dot, Square, Text, ThreeDScene, VGroup, config, tempconfig
 
+from qkv_lens import numbers
+from qkv_lens.numbers import percent, plain_number, plain_vector, sci, sci_text, tex_number
 from qkv_lens.registry import SCENES
 from qkv_lens.texts import TEXTS, tr
-from scenes.kit import numbers, palette
-from scenes.kit.displays import NOTE_SIZE, TITLE_BUFF, TITLE_SIZE, fix_in_frame, matrix_mob, note, title
-from scenes.kit.numbers import percent, plain_number, plain_vector, sci, sci_text, tex_number
+from scenes.kit import palette
+from scenes.kit.layout import fix_in_frame
+from scenes.kit.matrices import matrix_mob
+from scenes.kit.text import NOTE_SIZE, TITLE_BUFF, TITLE_SIZE, note, title
 from tests.helpers import SHARED_MEDIA, shown_number
 
 SECTIONS = sorted({key.split(".")[0] for key in TEXTS["en"] if key.endswith(".title")} - {"lesson"})
@@ -137,7 +140,7 @@ def test_percent_is_a_whole_number():
 def test_one_module_formats_numbers():
     import scenes.kit.charts as charts
     for name in ("fmt", "sci", "sci_text"):
-        assert not hasattr(charts, name), f"charts.{name} duplicates scenes.kit.numbers"
+        assert not hasattr(charts, name), f"charts.{name} duplicates qkv_lens.numbers"
     assert {"tex_number", "plain_number", "plain_vector", "sci", "sci_text", "percent"} <= set(vars(numbers))
 
 
@@ -161,7 +164,7 @@ def typeset_log(monkeypatch) -> list[str]:
 def test_a_plain_number_is_drawn_from_shared_glyphs_like_its_mathtex(monkeypatch):
     from manim import MathTex
 
-    from scenes.kit.displays import NUMBER_GLYPHS, FastDecimal, NumberTex, number_tex
+    from scenes.kit.glyphs import NUMBER_GLYPHS, FastDecimal, NumberTex, number_tex
     monkeypatch.setattr(FastDecimal, "_glyphs", {})
     monkeypatch.setattr(FastDecimal, "_layouts", {})
     typeset = typeset_log(monkeypatch)
@@ -232,8 +235,7 @@ def test_fix_in_frame_fixes_without_showing_and_returns_what_it_fixed():
 ])
 def test_wrapped_lines_fit_and_never_orphan_or_split_a_term(content, lang, width):
     from qkv_lens.cues import is_orphan
-    from scenes.kit.displays import text
-    from scenes.kit.wrap import wrap_lines
+    from scenes.kit.text import text, wrap_lines
 
     lines = wrap_lines(content, lang, 26, width)
     sep = "" if lang == "zh" else " "
@@ -258,7 +260,8 @@ def test_outlines_go_on_entries_not_on_a_matrix_brackets():
     """A bracket is typeset in pieces; outlined, each piece would cut a gap into the next."""
     import numpy as np
 
-    from scenes.kit.displays import matrix_mob, outline_labels
+    from scenes.kit.matrices import matrix_mob
+    from scenes.kit.text import outline_labels
     m = matrix_mob(np.array([[1.0, -0.5], [0.25, 2.0]]), font_size=30, digits=2)
     outline_labels(m)
     pieces = [g for b in m.get_brackets() for g in b.family_members_with_points()]
@@ -274,7 +277,8 @@ def test_label_placement_measures_as_manim_does(lang):
     must put every label exactly where manim's next_to would."""
     from manim import DL, DOWN, DR, LEFT, RIGHT, UL, UP, UR, MathTex
 
-    from scenes.kit.displays import WordPoint, _beside, bounds, text
+    from scenes.kit.layout import WordPoint, beside, bounds
+    from scenes.kit.text import text
     mobs = [text("苹果" if lang == "zh" else "apple", lang, size=30), MathTex(r"x_1 = \sqrt{2}"),
             Dot(radius=0.07), VGroup(Square(0.3), Text("Wg", font_size=40).shift(0.7 * UR))]
     for m in mobs:
@@ -284,14 +288,14 @@ def test_label_placement_measures_as_manim_does(lang):
     for side in (UR, UL, DR, DL, RIGHT, LEFT, UP, DOWN):
         for buff in (0.08, 0.75):
             moved = label.copy().next_to(dot, side, buff=buff)
-            shift = _beside(bounds(dot), bounds(label), side, buff)
+            shift = beside(bounds(dot), bounds(label), side, buff)
             assert np.allclose(moved.get_center()[:2], label.get_center()[:2] + shift)
     # a crowd of points at one spot: every label beside its dot, no two overlapping
-    from scenes.kit.displays import _overlap, place_labels
+    from scenes.kit.layout import overlaps, place_labels
     points = [WordPoint(w, (0, 0), lang) for w in ("苹果", "香蕉", "西瓜", "橘子")]
     place_labels(points)
     boxes = [bounds(p.label) for p in points]
-    assert not any(_overlap(a, b, pad=0) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    assert not any(overlaps(a, b, pad=0) for i, a in enumerate(boxes) for b in boxes[i + 1:])
     for p in points:
         expected = p.label.copy().next_to(p.dot, p.side, buff=0)
         gap = np.abs(p.label.get_center() - expected.get_center())[:2]
@@ -326,8 +330,8 @@ def test_put_segment_moves_a_line_as_manim_does():
 def test_forgetting_svg_sources_keeps_every_glyph_as_drawn():
     from manim import MathTex
 
-    from scenes.kit.displays import text
     from scenes.kit.live import forget_svg_sources
+    from scenes.kit.text import text
     for mob in (MathTex(r"q_1 \cdot k_2 = \sqrt{d_k}"), text("点积 softmax", "zh", size=30)):
         before = [(m.points.copy(), m.fill_rgbas.copy()) for m in mob.family_members_with_points()]
         assert any("path_obj" in m.__dict__ for m in mob.get_family())
@@ -361,7 +365,7 @@ def test_aim_arrow_draws_the_arrow_manim_would_build():
 def test_number_glyphs_from_one_run_equal_each_typeset_alone():
     from manim import MathTex
 
-    from scenes.kit.displays import NUMBER_GLYPHS, _number_glyphs
+    from scenes.kit.glyphs import NUMBER_GLYPHS, _number_glyphs
     with tempconfig({"tex_dir": str(SHARED_MEDIA / "Tex")}):
         glyphs = _number_glyphs()
         assert list(glyphs) == list(NUMBER_GLYPHS)
@@ -383,7 +387,7 @@ def test_manims_axis_numbers_use_the_shared_glyphs(monkeypatch):
     import manim.mobject.text.numbers as manim_numbers
     from manim import NumberLine
 
-    from scenes.kit.displays import NUMBER_GLYPHS, FastDecimal, share_number_glyphs
+    from scenes.kit.glyphs import NUMBER_GLYPHS, FastDecimal, share_number_glyphs
     monkeypatch.setattr(FastDecimal, "_glyphs", {})
     monkeypatch.setattr(manim_numbers, "string_to_mob_map", {"9": "kept"})   # (the line shows no 9)
     typeset = typeset_log(monkeypatch)
@@ -401,7 +405,7 @@ def test_fast_decimal_set_value_draws_what_manims_decimal_number_draws(monkeypat
     import manim.mobject.text.numbers as manim_numbers
     from manim import BLACK, BLUE, RED, RIGHT, UP, DecimalNumber
 
-    from scenes.kit.displays import FastDecimal
+    from scenes.kit.glyphs import FastDecimal
     monkeypatch.setattr(FastDecimal, "_glyphs", {})    # its glyphs from one LaTeX run, manim's each from its own
     monkeypatch.setattr(FastDecimal, "_layouts", {})
     monkeypatch.setattr(manim_numbers, "string_to_mob_map", {})
@@ -426,6 +430,26 @@ def test_fast_decimal_set_value_draws_what_manims_decimal_number_draws(monkeypat
             for name in ("fill_rgbas", "stroke_rgbas", "background_stroke_rgbas"):
                 assert np.allclose(getattr(x, name), getattr(y, name)), name
             assert (x.stroke_width, x.background_stroke_width) == (y.stroke_width, y.background_stroke_width)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_labels_kept_in_the_free_frame_are_hidden_rather_than_outside_or_piled_up(lang):
+    from scenes.kit.layout import WordPoint, bounds, overlaps, place_labels, within
+    inside = (-2.0, -2.0, 2.0, 2.0)
+    crowd = [WordPoint(("非" * 12 if lang == "zh" else "m" * 24)[:k + 3], (0, 0), lang) for k in range(8)]
+    edge = WordPoint("苹果" if lang == "zh" else "apple", (0, 0), lang)
+    gone = WordPoint("香蕉" if lang == "zh" else "banana", (0, 0), lang)
+    for p, at in [(p, (0.0, 1.2)) for p in crowd] + [(edge, (1.9, 1.9)), (gone, (5.0, 0.0))]:
+        p.dot.move_to([*at, 0.0])
+    place_labels([*crowd, edge, gone], inside=inside)
+    shown = [p for p in (*crowd, edge) if p.label.get_fill_opacity() > 0]
+    assert gone.label.get_fill_opacity() == 0 and edge in shown and len(shown) >= 6
+    boxes = [bounds(p.label) for p in shown]
+    assert all(within(b, inside) for b in boxes)
+    assert not any(overlaps(a, b, pad=0) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    gone.dot.move_to([0.0, -1.5, 0.0])      # back in the frame: shown again
+    place_labels([gone], inside=inside)
+    assert gone.label.get_fill_opacity() == 1 and within(bounds(gone.label), inside)
 
 
 def test_the_deformable_grid_is_one_path_of_every_line_moved_by_the_matrix():

@@ -77,7 +77,7 @@ def test_readouts_turn_into_meaning(scene, run):
 
 @pytest.mark.parametrize("v", [1.28, 0.61, 0.044, 0.0061, 4.4e-5, 2.6e-7])
 def test_loss_numbers_read_back(v):
-    from scenes.kit.numbers import sci, sci_text
+    from qkv_lens.numbers import sci, sci_text
     assert tex_value(sci(v)) == pytest.approx(v, rel=0.05)
     assert shown_number(sci_text(v)) == pytest.approx(v, rel=0.05)
 

@@ -6,8 +6,8 @@ import pytest
 
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
+from qkv_lens.numbers import column_tex
 from scenes.kit import palette
-from scenes.kit.numbers import column_tex
 from tests.helpers import LESSON, assert_clean_layout, dry_run
 
 SCENE = "WorkedExample"

@@ -67,12 +67,45 @@ _BAD_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 MAX_TOKENS = 6           # the attention grids are laid out (and tested) up to this size
 MAX_TRAITS = 12          # QKVProjection's bars shrink their rows down to this many
 MAX_DIMS = 4             # each of attention.qk_dims and attention.v_dims
-MAX_WORDS = 8            # space_deformation.words, three_lenses.words
-MAX_LENS_TRAITS = 8      # three_lenses.traits (one line of names)
-MAX_ENTRIES = 6          # worked_example: entries of x and columns of W
+# What the attention scenes write out: every entry of q, k and v (rows of X W_Q,
+# X W_K, X W_V) within +-MAX_PROJECTED (one digit before the point: the q, k and
+# v rows of six tokens and four dimensions stand beside the score grid), and
+# every score q . k within +-MAX_SCORE (two digits: a cell of the grid holds it).
+MAX_PROJECTED = 9.99
+MAX_SCORE = 99.99
+# How wide (in letters, ``widths.letters_wide``) the attention names may be.  A
+# token's name stands beside its row and over its column of AttentionMatching's
+# score grid (the more tokens, the narrower the columns); a trait's name beside
+# its bar in QKVProjection, left of W's heat-map; a dimension's name over a
+# column of the heat-map and beside a bar of q, k or v.
+TOKEN_LETTERS = {1: 14, 2: 14, 3: 14, 4: 12, 5: 10, 6: 9}
+TRAIT_LETTERS = 16
+DIM_LETTERS = 12
+MAX_WORDS = 8            # space_deformation.words
+# three_lenses: its upper band (2.65 of the frame's 8 units) holds the table of words and the
+# worked product x M (M has a row per trait) at a readable size; the lens panels are 4.3 wide
+MAX_LENS_TRAITS = 4      # three_lenses.traits: rows of each lens matrix, terms of the worked product
+MAX_LENS_WORDS = 6       # three_lenses.words: rows of the table
+LENS_NAME_WIDTH = 12     # the words, axes and what a lens keeps and drops, beside points and in panels
+LENS_TRAIT_WIDTH = 8     # the traits: the table's four column heads side by side
+LENS_DIGITS = 2          # significant digits of a trait value or a lens matrix entry (like 0.25 or -1.5)
+MAX_ENTRIES = 6          # the most columns a matrix of numbers may have (unless a section says fewer)
+# worked_example: the frame holds the 4 rows of W above the arithmetic of 4 outputs at a
+# readable size, every number written out in full (its digits are not rounded away)
+WORKED_ROWS = 4           # entries of x (rows of W)
+WORKED_COLUMNS = 4        # columns of W (outputs)
+WORKED_DIGITS = 8         # digits of every number written: entries, products x_i W_ij, outputs
+# ... and the row x W = y across the frame: each matrix's widest number, once per column
+# (a fraction's characters count for its width), at most this many characters in all
+WORKED_ROW_CHARACTERS = 80
 MAX_PEOPLE = 6           # rows of the RolesEmerge table
 MIN_PEOPLE = 3           # with 2 guests each has one candidate: nothing to learn
 MAX_JOBS = 12
+# How wide (in letters, ``widths.letters_wide``: a Chinese character counts as 2)
+# a profession's name may be, by the number of guests: a row of RolesEmerge's
+# party table holds five names beside its row of the attention grid, and the
+# grid's columns carry the names too (on two levels when they are wider).
+JOB_LETTERS = {3: 12, 4: 11, 5: 11, 6: 10}
 # Products that cost time or memory (defaults: 2000 x 68 and 800 x 16).
 MAX_SAMPLED = 2_000_000  # dot_product_softmax.samples x sum(d_k): 2 arrays of that many floats
 MAX_PARTIES = 64_000     # training.steps x training.batch: about 4 s per formula

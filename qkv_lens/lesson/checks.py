@@ -23,6 +23,7 @@ from .bounds import (
 )
 from .glyphs import undrawable
 from .schema import LessonError, Named, Written
+from .widths import letters_wide
 
 
 class _Plain(str):
@@ -224,6 +225,19 @@ class _Checker:
         if not isinstance(value, list) or not least <= len(value) <= most:
             raise self.fail(where, want, value)
         return tuple(self.name(item, f"{where}[{i}]") for i, item in enumerate(value))
+
+    def narrow(self, names: tuple[Named, ...], where: str, letters: float, why: str) -> None:
+        """Every name of ``names`` (in each language) at most ``letters``
+        wide, as its language's font draws it (``widths.letters_wide``)."""
+        for i, item in enumerate(names):
+            for lang in ("zh", "en"):
+                name = item.name(lang)
+                wide = letters_wide(name, lang)
+                if wide > letters + 1e-9:
+                    raise self.error(f"{where}[{i}].{lang}",
+                                     f"expected a name at most {letters:g} letters wide {why}, found "
+                                     f"{_show(name)}: {wide:.1f} letters wide (a Chinese character counts "
+                                     "2, m or W nearly 2)")
 
     def index(self, value: Any, where: str, n: int, of: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:

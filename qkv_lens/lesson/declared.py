@@ -56,7 +56,8 @@ class DeclaredSection:
 
 
 def _value(node: ast.AST, where: str) -> Any:
-    """The value of a declaration expression: literals, Key calls, LIMITS names, + - * ** of numbers."""
+    """The value of a declaration expression: literals, Key calls, LIMITS names, + - * ** of numbers,
+    f-strings of those."""
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Name) and node.id in vocabulary.LIMITS:
@@ -70,6 +71,9 @@ def _value(node: ast.AST, where: str) -> Any:
         return _OPERATORS[type(node.op)](a, b)
     if isinstance(node, (ast.Tuple, ast.List)):
         return tuple(_value(e, where) for e in node.elts)
+    if isinstance(node, ast.JoinedStr):      # f"... {MAX_LENS_TRAITS} ...": the same values, written in
+        return "".join(str(_value(v.value if isinstance(v, ast.FormattedValue) else v, where))
+                       for v in node.values)
     if isinstance(node, ast.Dict):
         return {_value(k, where): _value(v, where) for k, v in zip(node.keys, node.values)}
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in KEY_TYPES:

@@ -9,7 +9,7 @@ reads it::
     class WorkedExampleParams(Params):
         \"\"\"[worked_example]: y = x W, written out term by term.\"\"\"
         section = "worked_example"
-        x: tuple[Fraction, ...] = Vector("entry", most=MAX_ENTRIES, doc="the input row vector")
+        x: tuple[Fraction, ...] = Vector("entry", most=WORKED_ROWS, doc="the input row vector")
         W: tuple[tuple[Fraction, ...], ...] = Matrix("entry", rows="x", doc="one row per entry of x")
 
 A key's default is the shipped lesson's value (``qkv_lens/lesson.toml``); a
@@ -32,19 +32,23 @@ from .bounds import (
     MAX_ENTRIES,
     MAX_JOBS,
     MAX_LENS_TRAITS,
+    MAX_LENS_WORDS,
     MAX_PEOPLE,
     MAX_TOKENS,
     MAX_TRAITS,
     MAX_WORDS,
     MIN_PEOPLE,
+    WORKED_COLUMNS,
+    WORKED_ROWS,
 )
 from .checks import _Checker
 from .schema import Named
 
 # The names a declaration may use besides literals (``declared`` evaluates declarations with these only).
 LIMITS = {"MAX_DIMS": MAX_DIMS, "MAX_ENTRIES": MAX_ENTRIES, "MAX_JOBS": MAX_JOBS,
-          "MAX_LENS_TRAITS": MAX_LENS_TRAITS, "MAX_PEOPLE": MAX_PEOPLE, "MAX_TOKENS": MAX_TOKENS,
-          "MAX_TRAITS": MAX_TRAITS, "MAX_WORDS": MAX_WORDS, "MIN_PEOPLE": MIN_PEOPLE}
+          "MAX_LENS_TRAITS": MAX_LENS_TRAITS, "MAX_LENS_WORDS": MAX_LENS_WORDS, "MAX_PEOPLE": MAX_PEOPLE,
+          "MAX_TOKENS": MAX_TOKENS, "MAX_TRAITS": MAX_TRAITS, "MAX_WORDS": MAX_WORDS, "MIN_PEOPLE": MIN_PEOPLE,
+          "WORKED_COLUMNS": WORKED_COLUMNS, "WORKED_ROWS": WORKED_ROWS}
 
 
 @dataclass
@@ -63,8 +67,16 @@ class Context:
 
 @dataclass(frozen=True)
 class Key:
-    """How one key of a section is read; ``doc`` says what it is."""
+    """How one key of a section is read; ``doc`` says what it is, ``room``
+    why a list may hold no more than it does (what the frame has room for),
+    said when a list is too long."""
     doc: str = field(default="", kw_only=True)
+    room: str = field(default="", kw_only=True)
+
+    def too_many(self, c: _Checker, value: Any, where: str, most: int | None, want: str) -> None:
+        """Refuse a list ``value`` longer than ``most`` with ``want: room``."""
+        if self.room and most and isinstance(value, list) and len(value) > most:
+            raise c.fail(where, f"{want}: {self.room}", value)
 
     def read(self, c: _Checker, value: Any, where: str, ctx: Context) -> Any:
         raise NotImplementedError
@@ -91,6 +103,7 @@ class Vector(Key):
     nonzero: bool | str = False
 
     def read(self, c, value, where, ctx):
+        self.too_many(c, value, where, self.most, f"at most {self.most} entries")
         vec = c.vector(value, where, self.kind, ctx.size(self.n), self.most, self.least)
         if self.nonzero:
             return c.nonzero(vec, where, self.nonzero if isinstance(self.nonzero, str) else "direction")
@@ -111,6 +124,8 @@ class Matrix(Key):
     why: str = ""
 
     def read(self, c, value, where, ctx):
+        if self.cols is None and isinstance(value, list) and value:
+            self.too_many(c, value[0], f"{where}[0]", self.most_cols, f"a row of 1 to {self.most_cols} numbers")
         why = self.why or ("one row per entry of {rows}, which has {nrows}" if isinstance(self.rows, str) else "")
         fill = {"rows": ctx.qualified(self.rows) if isinstance(self.rows, str) else "",
                 "nrows": ctx.size(self.rows),
@@ -198,11 +213,13 @@ class Name(Key):
 
 @dataclass(frozen=True)
 class Names(Key):
-    """A list of ``least`` to ``most`` names."""
+    """A list of ``least`` to ``most`` names (``noun``: what they are, in the plural)."""
     most: int
     least: int = 1
+    noun: str = "names"
 
     def read(self, c, value, where, ctx):
+        self.too_many(c, value, where, self.most, f"at most {self.most} {self.noun}")
         return c.names(value, where, most=self.most, least=self.least)
 
 
@@ -240,7 +257,7 @@ class Items(Key):
         if not isinstance(value, list) or not self.least <= len(value) <= self.most:
             want = (f"a list of exactly {self.most} {self.noun}" if self.least == self.most
                     else f"a list of {self.least} to {self.most} {self.noun}")
-            raise c.fail(where, want, value)
+            raise c.fail(where, f"{want}: {self.room}" if self.room else want, value)
         record = record_type("Item", tuple(self.item))
         out = []
         for i, raw in enumerate(value):

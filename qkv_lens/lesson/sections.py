@@ -5,22 +5,39 @@ counts kept bounded, the picture read from its file)."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from qkv_lens.numbers import plain_number
 from qkv_lens.store import Unsafe, inside
-from qkv_math import cube_vertices
+from qkv_math import cube_vertices, worked_product
 
-from .bounds import MAX_PARTIES, MAX_SAMPLED
-from .checks import _Checker, _Plain
+from .bounds import (
+    DIM_LETTERS,
+    JOB_LETTERS,
+    LENS_DIGITS,
+    LENS_NAME_WIDTH,
+    LENS_TRAIT_WIDTH,
+    MAX_PARTIES,
+    MAX_PROJECTED,
+    MAX_SAMPLED,
+    MAX_SCORE,
+    TOKEN_LETTERS,
+    TRAIT_LETTERS,
+    WORKED_DIGITS,
+    WORKED_ROW_CHARACTERS,
+)
+from .checks import _Checker, _name_width, _Plain, _show
 from .declared import discover
 from .files import defaults
 from .keys import read_section, record_type
 from .picture import generated, read_picture
-from .schema import LANGUAGES, VOICES, Lesson
+from .schema import LANGUAGES, VOICES, Lesson, Named, written_as_fraction
 
 
 def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
@@ -129,13 +146,133 @@ def _training(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None:
     if len(values["jobs"]) <= people:
         raise c.fail(f"{w}.jobs", f"more professions than {w}.people ({people}), so no party "
                      "holds every profession", raw["jobs"])
+    c.narrow(values["jobs"], f"{w}.jobs", JOB_LETTERS[people],
+             f"with {people} guests ({w}.people), to fit a row of the party table")
     steps, batch = values["steps"], values["batch"]
     if steps * batch > MAX_PARTIES:
         raise c.fail(f"{w}.batch", f"{w}.steps x {w}.batch at most {MAX_PARTIES} (parties trained on)",
                      _Plain(f"{steps} x {batch} = {steps * batch}"))
 
 
+def _worked_example(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None:
+    """The worked example writes every number out in full, exactly (the
+    entries, each product x_i W_ij and each output), and x W = y across the
+    frame: refuse what cannot be read there."""
+    w = "worked_example"
+    x, W = values["x"], values["W"]
+    frac = written_as_fraction((x, W))
+    work = worked_product(x, W)
+
+    def shown(v) -> str:
+        return plain_number(v, fractions=frac)
+
+    def check(v, where: str, what: str) -> None:
+        text = shown(v)
+        digits = sum(ch.isdigit() for ch in text)
+        if digits > WORKED_DIGITS:
+            raise c.error(where, f"expected {what} of at most {WORKED_DIGITS} digits: the worked example writes "
+                                 f"every number out in full, found {text} ({digits} digits)")
+
+    for i, v in enumerate(x):
+        check(v, f"{w}.x[{i}]", "a number")
+    for i, row in enumerate(W):
+        for j, v in enumerate(row):
+            check(v, f"{w}.W[{i}][{j}]", "a number")
+    for j, col in enumerate(work.columns):
+        for i, t in enumerate(col.terms):
+            check(t.product, f"{w}.W[{i}][{j}]", f"a product x[{i}] × W[{i}][{j}]")
+    for j, col in enumerate(work.columns):
+        check(col.total, f"{w}.W", f"an output (y[{j}] = x times column {j} of W)")
+    widest = [max((shown(v) for v in vec), key=len) for vec in (x, [v for r in W for v in r], work.result)]
+    counts = (len(x), len(W[0]), len(W[0]))
+    total = sum(n * len(t) for n, t in zip(counts, widest))
+    if total > WORKED_ROW_CHARACTERS:
+        parts = " + ".join(f"{n} × {t}" for n, t in zip(counts, widest))
+        raise c.error(f"{w}.W", f"expected x W = y to fit across the frame at a readable size: at most "
+                                f"{WORKED_ROW_CHARACTERS} characters, each matrix's widest number once per column "
+                                f"(x, W, y), found {parts} = {total}: write shorter numbers or fewer of them")
+
+
+def _three_lenses(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None:
+    """Every name fits where the scene writes it (the table's heads, beside
+    a point, a panel's heading) and every number is a short decimal (the
+    worked product writes each term out)."""
+    w = "three_lenses"
+    for i, t in enumerate(values["traits"]):
+        _lens_name(c, t, f"{w}.traits[{i}]", LENS_TRAIT_WIDTH, "the table heads a column with each trait")
+    for i, word in enumerate(values["words"]):
+        _lens_name(c, Named(word.zh, word.en), f"{w}.words[{i}]", LENS_NAME_WIDTH,
+                   "each lens panel writes every word beside its point")
+        _lens_numbers(c, word.traits, f"{w}.words[{i}].traits")
+    for i, lens in enumerate(values["lenses"]):
+        where = f"{w}.lenses[{i}]"
+        for k, name in enumerate(lens.axes):
+            _lens_name(c, name, f"{where}.axes[{k}]", LENS_NAME_WIDTH, "its panel, a third of the frame wide, "
+                       "names its axes")
+        for key in ("keep", "drop"):     # wrapped in the panel's heading: word by word
+            _lens_name(c, getattr(lens, key), f"{where}.{key}", LENS_NAME_WIDTH, "its panel's heading, a third "
+                       "of the frame wide, wraps between words but not inside one", words=True)
+        for r, row in enumerate(lens.matrix):
+            _lens_numbers(c, row, f"{where}.matrix[{r}]")
+
+
+def _lens_name(c: _Checker, name: Named, where: str, most: int, why: str, words: bool = False) -> None:
+    """A three_lenses name of at most ``most`` columns in each language (a
+    Chinese character counts as 2); with ``words``, each of its words (a run
+    of letters a line cannot break: no space, no Chinese character in it)."""
+    for lang in ("zh", "en"):
+        text = getattr(name, lang)
+        runs = re.findall(r"[^\s\u2e80-\u9fff\uff00-\uffef\u3000-\u303f]+", text) if words else [text]
+        if any(_name_width(run) > most for run in runs):
+            what = "words" if words else "a name"
+            raise c.fail(f"{where}.{lang}", f"{what} of at most {most} letters (a Chinese character counts as 2): "
+                         f"{why}", text)
+
+
+def _lens_numbers(c: _Checker, values: tuple, where: str) -> None:
+    """Numbers the lenses write out term by term: at most LENS_DIGITS significant digits, a finite decimal."""
+    for j, v in enumerate(values):
+        q = Fraction(v)
+        places = next((p for p in range(8) if (q * 10 ** p).denominator == 1), None)   # the shortest decimal
+        digits = None if places is None else \
+            len(str(abs(q.numerator * 10 ** places // q.denominator)).strip("0")) if q else 1
+        if digits is None or digits > LENS_DIGITS:
+            found = f"{q.numerator}/{q.denominator}" if places is None else f"{float(q):.{places}f}"
+            raise c.fail(f"{where}[{j}]", f"a number of at most {LENS_DIGITS} significant digits (like 0.5, -1.5, "
+                         "0.25 or 3): the scene writes every product of the worked example out in full, at a "
+                         "readable size", _Plain(found))
+
+
+def _attention(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None:
+    """Names as wide as the grids and bars hold them, and q, k, v and the
+    scores small enough to be written where the scenes write them."""
+    tokens = values["tokens"]
+    n = len(tokens)
+    c.narrow(tokens, "attention.tokens", TOKEN_LETTERS[n],
+             f"with {n} token{'s' if n > 1 else ''}, to stand over a column of the score grid")
+    c.narrow(values["traits"], "attention.traits", TRAIT_LETTERS, "to stand beside a bar, left of the heat-maps")
+    for key in ("qk_dims", "v_dims"):
+        c.narrow(values[key], f"attention.{key}", DIM_LETTERS, "to stand over a column of a heat-map")
+    X = np.array(values["embeddings"], dtype=float)
+    projected = {}
+    for name, role, dims in (("W_Q", "q", values["qk_dims"]), ("W_K", "k", values["qk_dims"]),
+                             ("W_V", "v", values["v_dims"])):
+        M = projected[role] = X @ np.array(values[name], dtype=float)
+        i, j = np.unravel_index(np.abs(M).argmax(), M.shape)
+        if abs(M[i, j]) >= MAX_PROJECTED + 0.005:
+            raise c.error(f"attention.{name}", f"expected weights that keep every entry of {role} = x {name} "
+                          f"within ±{MAX_PROJECTED} (one digit before the point, written beside each token), "
+                          f"found {M[i, j]:.2f} ({role} of {_show(tokens[i].en)}, {_show(dims[j].en)})")
+    S = projected["q"] @ projected["k"].T
+    i, j = np.unravel_index(np.abs(S).argmax(), S.shape)
+    if abs(S[i, j]) >= MAX_SCORE + 0.005:
+        raise c.error("attention.W_K", f"expected W_Q and W_K that keep every score q · k within ±{MAX_SCORE} "
+                      f"(a cell of the score grid), found {S[i, j]:.2f} (q of {_show(tokens[i].en)} · k of "
+                      f"{_show(tokens[j].en)})")
+
+
 RULES: dict[str, Callable[[_Checker, dict[str, Any], dict[str, Any]], None]] = {
     "up_projection": _up_projection, "shadow_projection": _shadow, "photo_filter": _photo_filter,
-    "dot_product_softmax": _dot_product, "training": _training,
+    "dot_product_softmax": _dot_product, "training": _training, "worked_example": _worked_example,
+    "three_lenses": _three_lenses, "attention": _attention,
 }

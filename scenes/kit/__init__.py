@@ -1,10 +1,15 @@
 """The shared visual vocabulary of the scenes, each thing written once.
 
 ``palette`` the colours (``QKV``/``W_COLORS``: one colour per role);
-``numbers`` how numbers are written (``tex_number``, ``plain_number``,
-``sci``/``sci_text``, ``percent``); ``displays`` text, ``title``, ``note``,
-lone numbers (``number_tex``), matrices, word points, live readouts and
-``fix_in_frame`` for 3-D scenes;
+``text`` text in the lesson's font, ``title``, ``note``, ``wrapped_text``;
+``glyphs`` numbers drawn from shared glyphs (``number_tex``, ``FastDecimal``);
+``matrices`` matrices of exact numbers and a live 2x2 readout;
+``layout`` boxes, the free frame, labels placed beside their points,
+``fix_in_frame`` for 3-D scenes; ``legible`` the 24 px floor labels shrink to;
+``motion`` label swaps (``Slots``, ``crossfade``); ``live`` live maps;
 ``charts`` bars, heat-maps and number grids; ``plane`` the deformable plane;
-``wrap`` line wrapping; ``moments`` key moments read back for tests.
+``scene`` ``LessonScene``; ``sections`` the lesson sections two scenes share;
+``moments`` key moments read back for tests.  Numbers are written by
+``qkv_lens.numbers`` (``tex_number``, ``plain_number``), which the loader
+shares to measure what a scene will write.
 """

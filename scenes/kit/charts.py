@@ -24,9 +24,12 @@ from manim import (
     VGroup,
 )
 
+from qkv_lens.numbers import tex_number
+
 from . import palette
-from .displays import NumberTex, number_tex, text
-from .numbers import tex_number
+from .glyphs import NumberTex, number_tex
+from .legible import least_scale, legible
+from .text import text
 
 
 def baseline(label: Mobject) -> float:
@@ -47,12 +50,20 @@ def _level(label: Mobject, y: float, lang: str, size: float) -> Mobject:
 def _column_labels(names: Sequence[str], lang: str, size: float, color: ParsableManimColor, width: float,
                    cells: VGroup) -> VGroup:
     """Names over the first ``len(names)`` cells, on one baseline, all
-    shrunk by one common factor if any is wider than its column."""
-    labels = [text(n, lang, size=size, color=color) for n in names]
+    shrunk by one common factor if any is wider than its column (never
+    under the legibility floor); names still wider than their column
+    stand on two levels, every other one higher."""
+    labels = [legible(text(n, lang, size=size, color=color)) for n in names]
     factor = min([1.0] + [0.92 * width / label.width for label in labels])
+    factor = min(1.0, max([factor] + [least_scale(label) for label in labels]))
     top = cells.get_top()[1]
-    return VGroup(*[label.scale(factor).move_to(cells[j].get_top() * RIGHT)
-                    .shift(UP * (top + 0.14 - baseline(label))) for j, label in enumerate(labels)])
+    placed = VGroup(*[label.scale(factor).move_to(cells[j].get_top() * RIGHT)
+                      .shift(UP * (top + 0.14 - baseline(label))) for j, label in enumerate(labels)])
+    if any(label.width > 0.92 * width + 1e-6 for label in labels):
+        high = max(label.height for label in labels) + 0.08
+        for label in labels[1::2]:
+            label.shift(UP * high)
+    return placed
 
 
 class TraitBars(VGroup):
@@ -163,7 +174,7 @@ class NumberGrid(VGroup):
                                         stroke_color=palette.MUTED, fill_opacity=0)
                               .move_to([j * self.cell_width, -i * cell, 0])
                               for i in range(self.n) for j in range(self.m)])
-        self.row_labels = VGroup(*[_level(text(nm, lang, size=size, color=row_color)
+        self.row_labels = VGroup(*[_level(legible(text(nm, lang, size=size, color=row_color))
                                           .next_to(self.cells[i * self.m], LEFT, buff=0.15),
                                           self.cells[i * self.m].get_y(), lang, size)
                                    for i, nm in enumerate(row_names)])

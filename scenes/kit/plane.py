@@ -6,9 +6,14 @@ from collections.abc import Sequence
 
 import numpy as np
 from manim import (
+    DL,
     DOWN,
+    DR,
     LEFT,
     RIGHT,
+    UL,
+    UP,
+    UR,
     Arrow,
     MathTex,
     Mobject,
@@ -21,7 +26,7 @@ from manim import (
 from manim.typing import Point2D, Point2DLike, Point3D, Point3DLike
 
 from . import palette
-from .displays import WordPoint, place_labels
+from .layout import WordPoint, beside, bounds, overlaps, place_labels, shifted, within
 from .live import aim_arrow
 
 
@@ -32,10 +37,12 @@ class DeformablePlane(VGroup):
     ``coords @ M`` and the labels are re-placed so none overlap."""
 
     def __init__(self, words: Sequence[WordPoint], origin: Point3DLike, unit: float = 0.85,
-                 x_extent: int = 16, y_extent: int = 12, avoid: Sequence[Mobject] = ()):
+                 x_extent: int = 16, y_extent: int = 12, avoid: Sequence[Mobject] = (),
+                 inside: tuple[float, float, float, float] | None = None):
         self.origin = np.array(origin, dtype=float)
         self.unit = unit
         self.avoid = list(avoid)
+        self.inside = inside      # the free part of the frame the labels stay in (or are hidden)
         axis = {"stroke_width": 0}
         self.background = NumberPlane(
             x_range=(-x_extent, x_extent, 1), y_range=(-y_extent, y_extent, 1),
@@ -100,11 +107,37 @@ class DeformablePlane(VGroup):
                                         (self.j_arrow, self.j_label, M[1], LEFT)):
             tip = row if np.linalg.norm(row) > 1e-3 else np.array([1e-3, 0.0])
             aim_arrow(arrow, self.c2p((0, 0)), self.c2p(tip))
-            label.next_to(arrow.get_end(), side if np.linalg.norm(row) > 0.3 else RIGHT, buff=0.1)
+            first = side if np.linalg.norm(row) > 0.3 else RIGHT
+            label.next_to(arrow.get_end(), first, buff=0.1)
+            if self.inside is not None:    # the j label clear of the i label (rows that meet)
+                clear = [bounds(self.i_label)] if label is self.j_label and _shown(self.i_label) else []
+                self._keep_inside(label, arrow.get_end(), clear)
         for w in self.words:
             w.dot.move_to(self.c2p(w.coords @ M))
-        place_labels(self.words, avoid=[self.i_label, self.j_label, *self.avoid])
+        shown = [m for m in (self.i_label, self.j_label) if _shown(m)]
+        place_labels(self.words, avoid=[*shown, *self.avoid], inside=self.inside)
         return self
+
+    def _keep_inside(self, label: Mobject, tip: np.ndarray, clear: list) -> None:
+        """Keep a basis vector's name in the free frame, clear of the boxes
+        ``clear``: on another side of its tip if need be, hidden while the
+        tip is outside the frame (or no side is free)."""
+        inside, box, point = self.inside, bounds(label), (tip[0], tip[1], tip[0], tip[1])
+
+        def free(b) -> bool:
+            return within(b, inside) and not any(overlaps(b, c, pad=-0.01) for c in clear)   # as the check
+
+        shown = within(point, inside)
+        if shown and not free(box):       # it sits where ``first`` put it
+            shifts = [beside(point, box, side, buff) for buff in (0.1, 0.35)
+                      for side in (DOWN, LEFT, RIGHT, UP, DR, DL, UR, UL)]
+            fits = [d for d in shifts if free(shifted(box, d))]
+            shown = bool(fits)
+            if fits:
+                label.shift([fits[0][0], fits[0][1], 0.0])
+        if getattr(label, "label_shown", True) != shown:
+            label.set_opacity(1.0 if shown else 0.0)
+            label.label_shown = shown
 
     def word_coords(self) -> np.ndarray:
         """Plane coordinates of the word dots as drawn, shape (k, 2)."""
@@ -120,3 +153,7 @@ def _merge_lines(plane: NumberPlane) -> None:
             merged = VMobject().match_style(lines[0])
             merged.points = np.concatenate([m.points for m in lines])
             group.submobjects = [merged]
+
+
+def _shown(mob: Mobject) -> bool:
+    return getattr(mob, "label_shown", True)

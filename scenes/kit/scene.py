@@ -18,9 +18,10 @@ from qkv_lens.texts import tr
 from qkv_lens.voice import VoiceError, voice_clip, voice_mode
 
 from . import palette
-from .displays import outline_labels, share_number_glyphs
+from .glyphs import share_number_glyphs
 from .live import forget_svg_sources
 from .moments import Moment, collect_labels
+from .text import outline_labels
 
 # A highlight eases in and out, so its first and last fifths look still on a
 # frame-to-frame comparison: a pause of HOLD plus those ends stays well under

@@ -1,13 +1,69 @@
-"""Line wrapping of Pango text to a width, with the subtitles' rules: never
-inside a word, number or formula, dearer inside a Chinese term, and no line
-holding a single character (an orphan such as "上。")."""
+"""Text in the lesson's font: ``text``, a scene's ``title``, a ``note``,
+lines wrapped to a width (``wrapped_text``, with the subtitles' rules: never
+inside a word, number or formula, dearer inside a Chinese term, no line of a
+single character such as "上。"), and the dark outline behind labels."""
 from __future__ import annotations
 
-from manim import DOWN, LEFT, ParsableManimColor, VGroup
+from collections.abc import Sequence
+from typing import Any
+
+from manim import DOWN, LEFT, UL, Mobject, ParsableManimColor, Text, VGroup
 
 from qkv_lens.cues import is_orphan, line_breaks
+from qkv_lens.fonts import font_for
 
-from .displays import text
+from . import palette
+from .moments import TEXT_TYPES, is_bracket
+
+TITLE_SIZE = 32      # every scene's title: one size ...
+TITLE_BUFF = 0.35    # ... in the top-left corner, this far from the frame's edges
+NOTE_SIZE = 22       # every note: a small explanatory line under what it explains
+
+
+OUTLINE_WIDTH = 5    # the dark outline drawn behind every label, so grid lines do not cut through it
+
+
+def outline_labels(*mobjects: Mobject) -> None:
+    """Give every label under ``mobjects`` (Text, MathTex, numbers, matrix
+    entries, not a matrix's brackets) a dark outline behind its glyphs, in
+    the background colour; labels that have one already keep theirs."""
+    for sub in _text_parts(mobjects):
+        if not sub.get_stroke_width(background=True):
+            sub.set_stroke(palette.BACKGROUND, width=OUTLINE_WIDTH, background=True)
+
+
+def _text_parts(mobjects: Sequence[Mobject]) -> list[Mobject]:
+    """The text mobjects under ``mobjects``, a matrix's brackets left out
+    (a bracket is drawn in pieces: outlined, each piece would cut the next)."""
+    return [sub for mob in mobjects for sub in mob.get_family()
+            if isinstance(sub, TEXT_TYPES) and not is_bracket(sub)]
+
+
+def text(content: str, lang: str, size: float = 28, color: ParsableManimColor = palette.INK,
+         **kw: Any) -> Text:
+    """A Pango Text in the lesson font for ``lang`` (CJK-capable)."""
+    return Text(content, font=font_for(lang), font_size=size, color=color, **kw)
+
+
+def title(content: str, lang: str, width: float | None = None) -> Mobject:
+    """A scene's title, in the top-left corner.  With ``width`` it is
+    wrapped to lines no wider than that (a title over a narrow side bar)."""
+    if width is None:
+        mob: Mobject = text(content, lang, size=TITLE_SIZE)
+    else:
+        mob = wrapped_text(content, lang, size=TITLE_SIZE, width=width)
+    return mob.to_corner(UL, buff=TITLE_BUFF)
+
+
+def note(content: str, lang: str, color: ParsableManimColor = palette.MUTED,
+         width: float | None = None) -> Mobject:
+    """A note: a small explanatory line (muted unless ``color`` says
+    otherwise).  With ``width`` it is wrapped to lines no wider than that (a
+    VGroup of Text); without, it is one Text."""
+    if width is None:
+        return text(content, lang, size=NOTE_SIZE, color=color)
+    return wrapped_text(content, lang, size=NOTE_SIZE, width=width, color=color)
+
 
 _ORPHAN = 1000.0    # a line with a single content character
 _PER_LINE = 20.0    # every line costs: as few lines as fit

@@ -1,7 +1,7 @@
 """How numbers are written, on screen and in narration: the one place that
 turns a value into text.
 
-The API (TeX goes into ``displays.number_tex`` for a number shown alone, into
+The API (TeX goes into ``scenes.kit.glyphs.number_tex`` for a number shown alone, into
 ``MathTex`` within a formula; plain text into Pango ``Text`` and the narration):
 
 ==============================================  =====================================
@@ -145,6 +145,12 @@ def column_tex(col: WorkedColumn, fractions: bool = False) -> str:
     """TeX of one output: ``x1 \\times w1 + ... = p1 + p2 ... = total`` (the
     middle step only when two or more products are non-zero); ``fractions``
     writes every non-integer as a fraction (the lesson wrote one as ``"1/2"``)."""
+    return " = ".join(column_parts(col, fractions))
+
+
+def column_parts(col: WorkedColumn, fractions: bool = False) -> list[str]:
+    """The parts of ``column_tex`` that ``=`` joins: the factors, the
+    products (when two or more are non-zero) and the total."""
     def num(v, paren=False):
         return tex_number(v, paren_negative=paren, fractions=fractions)
 
@@ -157,4 +163,4 @@ def column_tex(col: WorkedColumn, fractions: bool = False) -> str:
             step += f" - {num(-p)}" if p < 0 else f" + {num(p)}"
         parts.append(step)
     parts.append(num(col.total))
-    return " = ".join(parts)
+    return parts

@@ -1,0 +1,61 @@
+"""How labels change: ``Slots`` keep labels that show the same thing and
+``crossfade`` swaps the rest without copying them."""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from manim import Animation, Mobject, UpdateFromAlphaFunc, ValueTracker, VMobject
+
+from .text import outline_labels
+
+
+class Slots:
+    """Labels at fixed places, rebuilt only when what they show changes.
+
+    Each step, ``place(key, signature, make)`` every label: the label at
+    ``key`` is kept if its ``signature`` is unchanged, else ``make()`` builds
+    a new one.  ``commit()`` then returns (outgoing, incoming) lists, to
+    crossfade; ``current`` maps each key to its (signature, label)."""
+
+    def __init__(self) -> None:
+        self.current: dict[Hashable, tuple[Hashable, Mobject]] = {}
+        self.pending: dict[Hashable, tuple[Hashable, Mobject]] = {}
+
+    def place(self, key: Hashable, signature: Hashable, make: Callable[[], Mobject]) -> Mobject:
+        old = self.current.get(key)
+        self.pending[key] = old if old is not None and old[0] == signature else (signature, make())
+        return self.pending[key][1]
+
+    def commit(self) -> tuple[list[Mobject], list[Mobject]]:
+        kept = {id(m) for _, m in self.pending.values()} & {id(m) for _, m in self.current.values()}
+        out = [m for _, m in self.current.values() if id(m) not in kept]
+        new = [m for _, m in self.pending.values() if id(m) not in kept]
+        self.current, self.pending = self.pending, {}
+        return out, new
+
+
+def crossfade(old: Mobject, new: Mobject, **kw: Any) -> Animation:
+    """Fade ``old`` out while ``new`` fades in, without copying either (a
+    Transform deep-copies whole groups of text, which dominates the cost of
+    scenes that swap many labels).  The caller adds ``new`` to the scene
+    before playing and removes ``old`` after."""
+    outline_labels(new)   # before its opacities are read: the outline fades in with it
+
+    def opacities(m):
+        return [(part, part.get_fill_opacity(), part.get_stroke_opacity(),
+                 part.get_stroke_opacity(background=True) if isinstance(part, VMobject) else 0.0)
+                for part in m.family_members_with_points()]
+
+    olds, news = opacities(old), opacities(new)
+
+    def update(_, alpha):
+        for parts, weight in ((olds, 1 - alpha), (news, alpha)):
+            for part, fill, stroke, outline in parts:
+                part.set_fill(opacity=fill * weight, family=False)
+                part.set_stroke(opacity=stroke * weight, family=False)
+                if isinstance(part, VMobject):
+                    part.set_stroke(opacity=outline * weight, background=True, family=False)
+
+    update(None, 0.0)
+    return UpdateFromAlphaFunc(ValueTracker(0), update, **kw)
