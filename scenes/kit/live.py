@@ -9,8 +9,11 @@ they were parsed from.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
-from manim import Arrow, Line, Mobject
+from manim import Arrow, Line, Mobject, Scene, ValueTracker, VGroup, smooth
 
 
 class Unchanged:
@@ -72,3 +75,39 @@ def aim_arrow(arrow: Arrow, start: np.ndarray, end: np.ndarray) -> Arrow:
     arrow.set_stroke(width=min(arrow.initial_stroke_width, arrow.max_stroke_width_to_length_ratio * length),
                      family=False)
     return arrow
+
+
+class LiveMap:
+    """A picture driven by one number: ``show(state)`` draws the state a
+    path gives at time t in [0, 1], and ``play`` runs a path by moving one
+    ``ValueTracker``.  The drawing happens in an updater on ``driver``, an
+    empty mobject at z index ``z``: manim redraws each frame only what lies
+    at or above the first mobject with an updater (the rest is a cached
+    still), so ``z`` says which layers move with the map.
+
+    >>> live = LiveMap(lambda M: plane.set_matrix(M), start=np.eye(2))
+    >>> scene.add(live.driver); live.attach()
+    >>> live.play(scene, lambda t: qm.lerp_matrix(I, M, t), seconds=3)
+    """
+
+    def __init__(self, show: Callable[[Any], None], start: Any = None, z: float = -5):
+        self.show = show
+        self.tracker = ValueTracker(0.0)
+        self.path: Callable[[float], Any] = lambda t: start
+        self.driver = VGroup().set_z_index(z)
+
+    def follow(self, _: Mobject | None = None) -> None:
+        """Draw the state at the tracker's time (clamped to [0, 1])."""
+        self.show(self.path(min(1.0, max(0.0, self.tracker.get_value()))))
+
+    def attach(self) -> None:
+        """From now on, draw every frame."""
+        self.driver.add_updater(self.follow)
+
+    def play(self, scene: Scene, path: Callable[[float], Any], seconds: float = 3.0, start: float = 0.0,
+             end: float = 1.0, rate: Callable[[float], float] = smooth, *also: Any) -> None:
+        """Play ``path`` from time ``start`` to ``end`` (end < start plays it
+        back) in ``seconds``, with the animations ``also`` alongside."""
+        self.path = path
+        self.tracker.set_value(start)
+        scene.play(self.tracker.animate.set_value(end), *also, run_time=seconds, rate_func=rate)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from manim import Animation, Mobject, UpdateFromAlphaFunc, ValueTracker, VMobject
+from manim import Animation, FadeIn, FadeOut, Mobject, Scene, UpdateFromAlphaFunc, ValueTracker, VMobject
 
 from .text import outline_labels
 
@@ -59,3 +59,11 @@ def crossfade(old: Mobject, new: Mobject, **kw: Any) -> Animation:
 
     update(None, 0.0)
     return UpdateFromAlphaFunc(ValueTracker(0), update, **kw)
+
+
+def swap(scene: Scene, old: Mobject | None, new: Mobject, run_time: float = 0.5) -> Mobject:
+    """Replace the caption or label ``old`` (None: nothing yet) by ``new``
+    where it stands: the one fades out as the other fades in.  Returns
+    ``new``, the caption now on screen."""
+    scene.play(*([FadeOut(old)] if old is not None else []), FadeIn(new), run_time=run_time)
+    return new

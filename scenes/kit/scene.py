@@ -6,7 +6,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from manim import Animation, Group, Indicate, Mobject, Scene, ValueTracker, Wait, config
+from manim import Animation, Group, Indicate, Mobject, ParsableManimColor, Scene, ValueTracker, Wait, config
 
 from qkv_lens.beats import Beat, Beats, Cue
 from qkv_lens.cues import cue_seconds, split_cues
@@ -199,6 +199,32 @@ class LessonScene(Scene):
         read (instead of what was animated last); call it after the beat's
         last ``play``."""
         self._focus = list(mobjects)
+
+    # -- pacing: changes in step with the sentence's cues ---------------------------
+
+    def cue_starts(self, sentence: str) -> list[float]:
+        """When each cue of ``sentence`` (the beat's, as ``beat`` yields it)
+        starts, in scene time, counted from now: the cues share the beat by
+        their reading time, as the subtitles do."""
+        weights = [cue_seconds(c, self.lang) for c in split_cues(sentence, self.lang)]
+        t0 = self.renderer.time
+        return [t0 + sum(weights[:k]) for k in range(len(weights))]
+
+    def wait_until(self, t: float, focus: Mobject, color: ParsableManimColor = palette.AREA) -> None:
+        """Let time run to scene time ``t`` (a cue's start), highlighting
+        ``focus`` every few seconds so the frame is never still for long."""
+        while t - self.renderer.time > 2.5:
+            self.play(Indicate(focus, scale_factor=1.06, color=color), run_time=1.0)
+            self.wait(min(1.2, t - self.renderer.time - 1.0))
+        if t - self.renderer.time > 0.05:
+            self.wait(t - self.renderer.time)
+
+    def reveal(self, steps: list[tuple[float, list[Animation]]], focus: Mobject, run_time: float = 0.8) -> None:
+        """Play each step's animations when its time comes (``(t, animations)``,
+        times from ``cue_starts``): what a cue names appears as it is read."""
+        for t, animations in steps:
+            self.wait_until(t, focus)
+            self.play(*animations, run_time=run_time)
 
     def _fill(self, rest: float, focus: Mobject | None) -> None:
         """Spend ``rest`` seconds without a still frame longer than HOLD: a
