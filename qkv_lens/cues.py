@@ -44,6 +44,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 
 from qkv_lens.texts import GLOSSARY
 
@@ -300,6 +301,42 @@ def line_breaks(text: str, lang: str) -> list[tuple[int, int, float]]:
 def is_orphan(line: str) -> bool:
     """A line whose only content is one character ("上。")."""
     return sum(_content(c) for c in line) <= 1
+
+
+_ORPHAN = 1000.0    # a line with a single content character
+_PER_LINE = 20.0    # every line costs: as few lines as fit
+_RAGGED = 4.0       # times (unused fraction of a line)² (half that for the last line)
+
+
+def fit_lines(content: str, lang: str, width: float, span: Callable[[int, int], float]) -> list[str]:
+    """The cheapest split of ``content`` into lines at most ``width`` wide,
+    ``span(s, e)`` being how wide ``content[s:e]`` is drawn: breaks where the
+    subtitles break (never inside a word, number or formula, dearer inside a
+    Chinese term), as few lines as fit, evenly filled, no orphan; a line too
+    long for any break stays whole.  On-screen text and the handout use it."""
+    breaks = line_breaks(content, lang)
+    n = len(breaks)
+    best: list[tuple[float, int]] = [(0.0, -1)] + [(float("inf"), -1)] * (n - 1)
+    for j in range(1, n):
+        for i in range(j - 1, -1, -1):
+            line = content[breaks[i][1]:breaks[j][0]]
+            w = span(breaks[i][1], breaks[j][0])
+            if w > width and i < j - 1:
+                break                       # longer lines from further back only get wider
+            if best[i][0] == float("inf"):
+                continue
+            cost = best[i][0] + _PER_LINE + breaks[j][2] + (_ORPHAN if is_orphan(line) else 0.0)
+            cost += (_RAGGED if j < n - 1 else _RAGGED / 2) * max(0.0, 1 - w / width) ** 2
+            if w > width:
+                cost += 10 * _ORPHAN        # no break fits: an over-long line, only as a last resort
+            if cost < best[j][0]:
+                best[j] = (cost, i)
+    lines, j = [], n - 1
+    while j > 0:
+        i = best[j][1]
+        lines.append(content[breaks[i][1]:breaks[j][0]].strip())
+        j = i
+    return lines[::-1]
 
 
 def split_cues(text: str, lang: str) -> list[str]:

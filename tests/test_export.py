@@ -262,11 +262,11 @@ def test_handout_has_one_page_per_scene(exported):
 def test_handout_wraps_chinese_and_english_inside_the_width():
     measure = len   # one unit per character
     text = "平行光把立方体的每个角投到墙上，影子就是 x 乘投影矩阵 P。墙一转"
-    zh = export.wrap(text, 10, measure)
+    zh = export.wrap(text, 10, measure, "zh")
     assert len(zh) > 2 and all(len(line) <= 10 for line in zh)
     assert "".join(zh).replace(" ", "") == text.replace(" ", "")
     assert not any(line[0] in "，。" for line in zh)
-    en = export.wrap("Training pulls each output towards the right partner", 16, measure)
+    en = export.wrap("Training pulls each output towards the right partner", 16, measure, "en")
     assert en == ["Training pulls", "each output", "towards the", "right partner"]
 
 

@@ -27,7 +27,6 @@ interrupt leaves nothing behind and the previous exports as they were.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -41,6 +40,7 @@ import srt
 from qkv_lens import beats as beats_file
 from qkv_lens.app import manifest
 from qkv_lens.app.subtitles import cues, srt_to_vtt
+from qkv_lens.cues import fit_lines
 from qkv_lens.fonts import font_for
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, shown, temp_beside
@@ -395,7 +395,6 @@ def build_deck(clips: list[Clip], lang: str, dest: Path) -> None:
 
 PAGE = (1240, 1754)   # A4 at 150 dpi
 DPI = 150
-CLOSING = frozenset("，。、；：？！）》”’」』,.;:?!)]}")   # never first on a line
 NOT_A_CHAR = "\U0010fffd"   # drawn as the font's "missing glyph" box
 
 
@@ -462,24 +461,10 @@ class Pen:
             x += font.getlength(piece)
 
 
-def wrap(text: str, width: float, measure: Callable[[str], float]) -> list[str]:
-    """``text`` broken into lines at most ``width`` wide by ``measure``:
-    between words, or between Chinese characters, never before closing
-    punctuation."""
-    tokens: list[str] = []
-    for token in re.findall(r"\s+|[^\s\u2e80-\u9fff\uff00-\uffef]+|.", text):
-        if tokens and token[0] in CLOSING:
-            tokens[-1] += token
-        else:
-            tokens.append(token)
-    lines, line = [], ""
-    for token in tokens:
-        if line.strip() and measure((line + token).rstrip()) > width:
-            lines.append(line.rstrip())
-            line = token.lstrip()
-        else:
-            line += token
-    return [*lines, line.rstrip()]
+def wrap(text: str, width: float, measure: Callable[[str], float], lang: str) -> list[str]:
+    """``text`` broken into lines at most ``width`` wide by ``measure``, by
+    the rules of the subtitles and the on-screen text (``cues.fit_lines``)."""
+    return fit_lines(text, lang, width, lambda s, e: measure(text[s:e].strip()))
 
 
 def handout_page(clip: Clip, n: int, total: int, seconds: Fraction, lang: str) -> Any:
@@ -494,7 +479,7 @@ def handout_page(clip: Clip, n: int, total: int, seconds: Fraction, lang: str) -
     small, body, head, big = Pen(lang, 26), Pen(lang, 32), Pen(lang, 34, True), Pen(lang, 50, True)
     small.write(draw, (margin, y), tr(lang, "lesson.title"), "#6b7280")
     y += 60
-    for line in wrap(tr(lang, f"{clip.scene.section}.title"), width, big.length):
+    for line in wrap(tr(lang, f"{clip.scene.section}.title"), width, big.length, lang):
         big.write(draw, (margin, y), line, "#111827")
         y += 70
     y += 20
@@ -508,7 +493,7 @@ def handout_page(clip: Clip, n: int, total: int, seconds: Fraction, lang: str) -
                         ("export.formula", f"export.formula.{clip.scene.section}")):
         head.write(draw, (margin, y), tr(lang, label), "#b45309")
         y += 56
-        for line in wrap(tr(lang, text), width, body.length):
+        for line in wrap(tr(lang, text), width, body.length, lang):
             body.write(draw, (margin, y), line, "#111827")
             y += 48
         y += 30

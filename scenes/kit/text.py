@@ -9,7 +9,7 @@ from typing import Any
 
 from manim import DOWN, LEFT, UL, Mobject, ParsableManimColor, Text, VGroup
 
-from qkv_lens.cues import is_orphan, line_breaks
+from qkv_lens.cues import fit_lines
 from qkv_lens.fonts import font_for
 
 from . import palette
@@ -65,9 +65,6 @@ def note(content: str, lang: str, color: ParsableManimColor = palette.MUTED,
     return wrapped_text(content, lang, size=NOTE_SIZE, width=width, color=color)
 
 
-_ORPHAN = 1000.0    # a line with a single content character
-_PER_LINE = 20.0    # every line costs: as few lines as fit
-_RAGGED = 4.0       # times (unused fraction of a line)² (half that for the last line)
 
 
 class _Ruler:
@@ -92,32 +89,9 @@ class _Ruler:
 
 
 def _best_lines(content: str, lang: str, size: float, width: float) -> list[str]:
-    """The cheapest split of ``content`` into lines of estimated width at most
-    ``width`` (a line too long for any break stays whole)."""
-    breaks = line_breaks(content, lang)
-    ruler = _Ruler(content, lang, size)
-    n = len(breaks)
-    best: list[tuple[float, int]] = [(0.0, -1)] + [(float("inf"), -1)] * (n - 1)
-    for j in range(1, n):
-        for i in range(j - 1, -1, -1):
-            line = content[breaks[i][1]:breaks[j][0]]
-            w = ruler.width(breaks[i][1], breaks[j][0])
-            if w > width and i < j - 1:
-                break                       # longer lines from further back only get wider
-            if best[i][0] == float("inf"):
-                continue
-            cost = best[i][0] + _PER_LINE + breaks[j][2] + (_ORPHAN if is_orphan(line) else 0.0)
-            cost += (_RAGGED if j < n - 1 else _RAGGED / 2) * max(0.0, 1 - w / width) ** 2
-            if w > width:
-                cost += 10 * _ORPHAN        # no break fits: an over-long line, only as a last resort
-            if cost < best[j][0]:
-                best[j] = (cost, i)
-    lines, j = [], n - 1
-    while j > 0:
-        i = best[j][1]
-        lines.append(content[breaks[i][1]:breaks[j][0]].strip())
-        j = i
-    return lines[::-1]
+    """The cheapest split of ``content`` into lines of width at most ``width``
+    as one Pango run measures them (``cues.fit_lines``)."""
+    return fit_lines(content, lang, width, _Ruler(content, lang, size).width)
 
 
 def wrap_lines(content: str, lang: str, size: float, width: float) -> list[str]:
