@@ -488,3 +488,23 @@ def test_a_beat_pulses_what_it_animated_last_unless_that_is_too_small_to_see():
     # a group counts by its reach together: two specks far apart are large enough
     far = Dot(radius=0.05).shift(RIGHT * (MIN_FOCUS + 0.5))
     assert pick_focus([speck, far], [bigger]) == [speck, far]
+
+
+def test_emphasize_scales_and_keeps_every_colour():
+    from manim import RED, Square, VGroup
+
+    from scenes.kit.motion import Emphasize
+    from scenes.kit.text import text
+
+    mob = VGroup(Square(color=RED), text("wrong", "en", color=RED))
+    before = [(m.get_fill_color().to_hex(), m.get_stroke_color().to_hex()) for m in mob.family_members_with_points()]
+    width = mob.width
+    anim = Emphasize(mob)
+    anim.begin()
+    anim.interpolate(0.5)       # the peak of there-and-back-with-pause
+    assert mob.width > width * 1.05
+    assert [(m.get_fill_color().to_hex(), m.get_stroke_color().to_hex())
+            for m in mob.family_members_with_points()] == before
+    anim.interpolate(1.0)
+    anim.finish()
+    assert abs(mob.width - width) < 1e-9

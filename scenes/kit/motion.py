@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from manim import Animation, FadeIn, FadeOut, Mobject, Scene, UpdateFromAlphaFunc, ValueTracker, VMobject
+from manim import Animation, FadeIn, FadeOut, Indicate, Mobject, Scene, UpdateFromAlphaFunc, ValueTracker, VMobject
 
 from .text import outline_labels
 
@@ -67,3 +67,16 @@ def swap(scene: Scene, old: Mobject | None, new: Mobject, run_time: float = 0.5)
     ``new``, the caption now on screen."""
     scene.play(*([FadeOut(old)] if old is not None else []), FadeIn(new), run_time=run_time)
     return new
+
+
+class Emphasize(Indicate):
+    """A pulse that grows ``mobject`` a little and back, keeping its colours:
+    emphasis that recolours nothing a reader must trust (a red "wrong", a
+    grey "truth", the Q/K/V colours).  Manim's ``Indicate`` paints the
+    mobject yellow on the way; this only scales it."""
+
+    def __init__(self, mobject: Mobject, scale_factor: float = 1.08, **kw: Any):
+        super().__init__(mobject, scale_factor=scale_factor, **kw)
+
+    def create_target(self) -> Mobject:
+        return self.mobject.copy().scale(self.scale_factor)
