@@ -58,6 +58,7 @@ from scenes.kit.live import LiveMap, Unchanged, put_segment
 from scenes.kit.matrices import LiveMatrix, matrix_mob
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import note, title
+from scenes.kit.three_d import FlatArrow
 
 PHI, THETA = 64 * DEGREES, 64 * DEGREES   # a three-quarter view: the wall seen at a slant
 # Where the 3-D picture goes on screen (left, bottom, right, top): left of the
@@ -87,33 +88,6 @@ def outline(*labels: Mobject) -> None:
     for label in labels:
         label.set_stroke(color=BLACK, width=6, background=True)
         label.set_z_index(5)
-
-
-class FlatArrow(VGroup):
-    """An arrow between two 3-D points drawn flat: a line and a triangular tip
-    turned towards the viewer (``toward``: the unit vector from the scene to
-    the camera), so it keeps its place in the z order."""
-
-    def __init__(self, color, stroke_width: float = 5, tip: float = 0.28):
-        self.shaft = Line(ORIGIN, RIGHT, color=color, stroke_width=stroke_width)
-        self.tip = Polygon(ORIGIN, RIGHT, UL, stroke_width=0, fill_color=color, fill_opacity=1)
-        self.tip_length = tip
-        self.ends = (np.zeros(3), np.array([1.0, 0, 0]))
-        super().__init__(self.shaft, self.tip)
-
-    def put(self, start: np.ndarray, end: np.ndarray, toward: np.ndarray) -> FlatArrow:
-        start, end = np.asarray(start, float), np.asarray(end, float)
-        self.ends = (start, end)
-        along = end - start
-        length = np.linalg.norm(along)
-        u = along / length
-        side = np.cross(u, toward)
-        side = side / max(np.linalg.norm(side), 1e-9)
-        t = min(self.tip_length, 0.45 * length)
-        base = end - t * u
-        self.shaft.put_start_and_end_on(start, base + 0.2 * t * u)
-        self.tip.set_points_as_corners([end, base + 0.42 * t * side, base - 0.42 * t * side, end])
-        return self
 
 
 class ShadowParams(Params):

@@ -30,7 +30,6 @@ from manim import (
     UL,
     UP,
     UR,
-    Cone,
     Create,
     DashedLine,
     Dot,
@@ -40,14 +39,12 @@ from manim import (
     Indicate,
     LaggedStart,
     Line,
-    Line3D,
     MathTex,
     Mobject,
     Polygon,
     SurroundingRectangle,
     ThreeDAxes,
     ThreeDScene,
-    VectorizedPoint,
     VGroup,
     Write,
     smooth,
@@ -63,6 +60,7 @@ from scenes.kit.live import LiveMap, Unchanged, put_segment
 from scenes.kit.matrices import matrix_mob
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import note, text, title
+from scenes.kit.three_d import flat_shaded, solid_arrow
 
 SPAN = 4          # the grid covers [-SPAN, SPAN]^2 in plane coordinates
 EMBED = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])   # the plane as z = 0
@@ -271,7 +269,7 @@ class UpProjection(LessonScene, ThreeDScene):
         to the floor and the axes, are set out for the next beat."""
         s, axes, W, landed = self.s, self.s.axes, self.s.W, self.s.landed
         origin = axes.c2p(0, 0, 0)
-        s.arrows = VGroup(*[row_arrow(origin, axes.c2p(*row), c) for row, c in zip(W, ROW_COLORS)])
+        s.arrows = VGroup(*[solid_arrow(origin, axes.c2p(*row), c) for row, c in zip(W, ROW_COLORS)])
         s.row_labels = VGroup(*[VGroup(text(self.tr("row", i=i + 1), self.lang, size=20, color=c),
                                        MathTex(plain_vector(row).replace(", ", r",\ "), font_size=26, color=c)
                                        ).arrange(DOWN, buff=0.06)
@@ -529,42 +527,6 @@ def _fraction(values) -> bool:
     if isinstance(values, (list, tuple)):
         return any(_fraction(v) for v in values)
     return r"\tfrac" in tex_number(values)
-
-
-def flat_shaded(axes: ThreeDAxes) -> None:
-    """Draw ``axes`` flat, without the sheen manim's Cairo renderer gives 3-D axes.
-
-    Each axis comes cut into twenty pieces, each shaded by a gradient
-    between two points recomputed from the whole axis's bounds every frame:
-    two thirds of this scene's drawing time, for a sheen invisible on thin
-    muted lines.  Flat and whole, they are drawn below every other mobject
-    (z index -1), as the depth-sorted shaded pieces were."""
-    for axis in axes.axes:
-        width = axis.pieces[0].get_stroke_width()
-        axis.remove(axis.pieces)             # one line per axis again, not twenty pieces
-        axis.set_stroke(width=width, family=False)
-    axes.set_shade_in_3d(False)
-    for mob in axes.family_members_with_points():
-        mob.set_sheen(0, family=False)
-        mob.stroke_rgbas = mob.stroke_rgbas[:1]   # the colour without its lighter twin: no gradient
-        mob.fill_rgbas = mob.fill_rgbas[:1]
-        for name in ("get_gradient_start_and_end_points", "get_unit_normal"):
-            mob.__dict__.pop(name, None)     # back to the class's own methods
-    axes.set_z_index(-1)
-
-
-def row_arrow(start: np.ndarray, end: np.ndarray, color) -> VGroup:
-    """A 3-D arrow from ``start`` to ``end`` (few faces: quick to draw);
-    ``.tail`` and ``.tip`` are points that move with it."""
-    direction = (end - start) / np.linalg.norm(end - start)
-    head = min(0.14, 0.4 * float(np.linalg.norm(end - start)))
-    shaft = Line3D(start, end - head * direction, thickness=0.012, color=color, resolution=(1, 12))
-    cone = Cone(direction=direction, base_radius=0.045, height=head, resolution=(1, 12),
-                fill_color=color, fill_opacity=1, stroke_width=0).shift(end)
-    arrow = VGroup(shaft, cone)
-    arrow.tail, arrow.tip = VectorizedPoint(start), VectorizedPoint(end)
-    arrow.add(arrow.tail, arrow.tip)
-    return arrow
 
 
 def box_of(m: Mobject | None, centre: np.ndarray | None = None, size: float = 0.0) -> tuple:
