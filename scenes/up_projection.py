@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -29,7 +30,6 @@ from manim import (
     UL,
     UP,
     UR,
-    Cone,
     Create,
     DashedLine,
     Dot,
@@ -39,15 +39,12 @@ from manim import (
     Indicate,
     LaggedStart,
     Line,
-    Line3D,
     MathTex,
     Mobject,
     Polygon,
     SurroundingRectangle,
     ThreeDAxes,
     ThreeDScene,
-    ValueTracker,
-    VectorizedPoint,
     VGroup,
     Write,
     smooth,
@@ -58,11 +55,12 @@ from qkv_lens.lesson.keys import Matrix, Number, Params, Vector
 from qkv_lens.numbers import plain_number, plain_vector, tex_number
 from scenes.kit import palette
 from scenes.kit.glyphs import number_tex
-from scenes.kit.layout import fix_in_frame
-from scenes.kit.live import Unchanged, put_segment
+from scenes.kit.layout import fix_in_frame, overlaps
+from scenes.kit.live import LiveMap, Unchanged, put_segment
 from scenes.kit.matrices import matrix_mob
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import note, text, title
+from scenes.kit.three_d import flat_shaded, solid_arrow
 
 SPAN = 4          # the grid covers [-SPAN, SPAN]^2 in plane coordinates
 EMBED = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])   # the plane as z = 0
@@ -70,6 +68,9 @@ ROW_COLORS = (palette.BASIS_I, palette.BASIS_J)       # row i of W = where basis
 POINT = palette.INK                                    # the point x and where it lands
 LIFTED = dict(phi=65 * DEGREES, theta=-55 * DEGREES)  # the camera once the plane is lifted
 CLOSE_BOX = ((-3.4, -2.8), (5.2, 2.5))  # (left, bottom), (right, top): the free middle for a close view
+# the grid's lines (ends in plane coordinates): every whole u and v across [-SPAN, SPAN]
+SEGMENTS = [((u, -SPAN), (u, SPAN)) for u in range(-SPAN, SPAN + 1)] + \
+           [((-SPAN, v), (SPAN, v)) for v in range(-SPAN, SPAN + 1)]
 
 
 def shown_entries(m: Mobject) -> list[list[str]]:
@@ -88,14 +89,102 @@ class UpProjectionParams(Params):
     contrast_stretch: tuple[Fraction, Fraction] = Vector("plane_map", 2, doc="after stretching x and y by these")
 
 
+@dataclass
+class _Stage:
+    """What the beats share: the lesson's point ``x``, map ``W`` and ``x W``
+    (``work``; ``landed`` in floats); the axes (``unit`` scene units a
+    coordinate, reaching ``reach`` either way); the grid and the point,
+    which ``live`` carries by a 2x3 map (row vectors); the text; and what
+    the lift and the close view add for the beats after them."""
+    x: np.ndarray
+    W: np.ndarray
+    work: qm.WorkedProduct
+    landed: np.ndarray
+    unit: float
+    reach: float
+    axes: ThreeDAxes
+    grid: VGroup
+    dot: Dot
+    heading: Mobject
+    w_mat: Mobject
+    w_mob: VGroup
+    x_text: MathTex
+    live: LiveMap = field(init=False)
+    unchanged: Unchanged = field(default_factory=Unchanged)
+    # the lift: the axes' names, x W and the note on the span, what the views keep in frame, the sheet
+    axis_labels: VGroup | None = None
+    result: MathTex | None = None
+    span_note: Mobject | None = None
+    in_view: list[np.ndarray] = field(default_factory=list)
+    lifted_zoom: float = 1.0
+    sheet: Polygon | None = None
+    # the close view: W's rows as arrows and their labels; x W's coordinates and the dashed lines reading them
+    arrows: VGroup | None = None
+    row_labels: VGroup | None = None
+    drops: VGroup | None = None
+    coords: VGroup | None = None
+    read: list[int] = field(default_factory=list)     # the coordinates read (a zero one is read at the origin)
+
+    def __post_init__(self) -> None:
+        self.live = LiveMap(self.draw, start=EMBED, z=0)   # the flat plane first; the driver at z index 0
+
+    def draw(self, m: np.ndarray) -> None:
+        """Carry the grid and the point by the 2x3 map ``m`` (the live map's ``show``)."""
+        if self.unchanged(m):
+            return          # the map has not moved since the last frame
+        for line, (a, b) in zip(self.grid, SEGMENTS):
+            put_segment(line, self.axes.c2p(*(np.array(a) @ m)), self.axes.c2p(*(np.array(b) @ m)))
+        self.dot.move_to(self.axes.c2p(*(self.x @ m)))
+
+
+@dataclass
+class _Contrast:
+    """The same-dimension contrast M = S R(θ): the stretch ``S`` by ``sx``,
+    ``sy``, the turn ``degrees``, ``M`` itself, and its formula (lines
+    S =, R(θ) =, M = S R =; ``c_mat`` shows M)."""
+    sx: float
+    sy: float
+    degrees: float
+    S: np.ndarray
+    M: np.ndarray
+    formula: VGroup
+    c_mat: Mobject
+
+    def stretched(self, t: float) -> np.ndarray:
+        """The 2x3 map ``t`` of the way from the plane to S."""
+        S3 = np.zeros((2, 3))
+        S3[:, :2] = self.S
+        return (1 - t) * EMBED + t * S3
+
+    def turned(self, t: float) -> np.ndarray:
+        """The 2x3 map S R(θ t): a true rotation at every instant."""
+        out = np.zeros((2, 3))
+        out[:, :2] = self.S @ qm.rotation(np.deg2rad(self.degrees) * t)
+        return out
+
+
 class UpProjection(LessonScene, ThreeDScene):
     params: UpProjectionParams
     chapter = 1
     number = 5
+    s: _Stage
 
     def construct(self):
+        self.s = self._stage()
+        self._intro()
+        self._lift()
+        self._rows()
+        self._coords()
+        self._turn()
+        contrast = self._contrast()
+        box = self._stretch(contrast)
+        box = self._rotate(contrast, box)
+        self._outro(box)
+
+    def _stage(self) -> _Stage:
+        """The lesson's numbers, the axes sized to them, the grid and the
+        point (the plane seen from above), the title, W and x."""
         p, lang = self.params, self.lang
-        x = np.array(p.point, dtype=float)
         W = np.array(p.W, dtype=float)
         work = qm.worked_product(p.point, p.W)
         landed = np.array([float(v) for v in work.result])
@@ -111,31 +200,10 @@ class UpProjection(LessonScene, ThreeDScene):
         flat_shaded(axes)
         # seen from above the plane fills the view; the camera backs off as it lifts
         self.set_camera_orientation(phi=0, theta=-90 * DEGREES, zoom=lim / (SPAN + 1))
-
-        t = ValueTracker(0.0)
-        state: dict[str, Callable[[float], np.ndarray]] = {"map": lambda s: (1 - s) * EMBED + s * W}
-
-        def M():
-            return state["map"](t.get_value())
-
-        segments = [((u, -SPAN), (u, SPAN)) for u in range(-SPAN, SPAN + 1)] + \
-                   [((-SPAN, v), (SPAN, v)) for v in range(-SPAN, SPAN + 1)]
         grid = VGroup(*[Line(ORIGIN, RIGHT, stroke_width=1.5, color=palette.EMBED, stroke_opacity=0.7)
-                        for _ in segments])
+                        for _ in SEGMENTS])
         dot = Dot(radius=0.1, color=POINT)
         self.face_camera(dot)          # a flat disc turned to the camera: round from every side
-
-        unchanged = Unchanged()
-
-        def follow(_mob):
-            m = M()
-            if unchanged(m):
-                return          # the map has not moved since the last frame
-            for line, (a, b) in zip(grid, segments):
-                put_segment(line, axes.c2p(*(np.array(a) @ m)), axes.c2p(*(np.array(b) @ m)))
-            dot.move_to(axes.c2p(*(x @ m)))
-
-        follow(None)
         heading = title(self.tr("title"), lang)
         # a fraction's digits are smaller: its matrix and coordinates are set larger to stay readable
         w_mat = matrix_mob(p.W, row_colors=ROW_COLORS, font_size=37 if _fraction(p.W) else 34)
@@ -143,118 +211,149 @@ class UpProjection(LessonScene, ThreeDScene):
         w_mob.to_corner(UP + RIGHT, buff=0.3)
         x_text = MathTex(rf"x = [{tex_number(p.point[0])},\ {tex_number(p.point[1])}]", font_size=36,
                          color=POINT).next_to(heading, DOWN, aligned_edge=LEFT, buff=0.3)
+        s = _Stage(np.array(p.point, dtype=float), W, work, landed, unit, reach, axes, grid, dot, heading, w_mat,
+                   w_mob, x_text)
+        s.live.follow()
         fix_in_frame(self, heading, w_mob, x_text)
-        driver = VGroup()
-        self.add(driver)
+        self.add(s.live.driver)
+        return s
+
+    def _intro(self) -> None:
+        """The plane's grid and the point x, seen from above."""
+        s = self.s
         with self.beat("intro_say"):
-            self.play(Write(heading), Create(grid), FadeIn(dot), FadeIn(x_text), run_time=1.5)
-        self.moment("flat", dot=axes.p2c(dot.get_center()))
+            self.play(Write(s.heading), Create(s.grid), FadeIn(s.dot), FadeIn(s.x_text), run_time=1.5)
+        self.moment("flat", dot=s.axes.p2c(s.dot.get_center()))
 
+    def _lift(self) -> None:
+        """W appears, the camera rises and the plane is carried by W into
+        3-D: x lands on x W."""
+        s, axes, W = self.s, self.s.axes, self.s.W
         # axis names that face the camera wherever it goes
-        tips = {"x": axes.c2p(reach, 0, 0) + 0.25 * RIGHT, "y": axes.c2p(0, reach, 0) + 0.2 * UP + 0.2 * RIGHT,
-                "z": axes.c2p(0, 0, reach) + 0.25 * OUT}
-        axis_labels = VGroup(*[MathTex(n, font_size=42, color=palette.INK).move_to(tips[n]) for n in "xyz"])
-        self.face_camera(*axis_labels)
+        tips = {"x": axes.c2p(s.reach, 0, 0) + 0.25 * RIGHT,
+                "y": axes.c2p(0, s.reach, 0) + 0.2 * UP + 0.2 * RIGHT, "z": axes.c2p(0, 0, s.reach) + 0.25 * OUT}
+        s.axis_labels = VGroup(*[MathTex(n, font_size=42, color=palette.INK).move_to(tips[n]) for n in "xyz"])
+        self.face_camera(*s.axis_labels)
 
-        result = MathTex(r"x\,W = [" + ",\\ ".join(tex_number(v) for v in work.result) + "]",
-                         font_size=38, color=POINT)
-        result.next_to(x_text, DOWN, aligned_edge=LEFT, buff=0.25)
-        span_note = note(self.tr("span"), lang, width=4.6)
-        span_note.next_to(result, DOWN, aligned_edge=LEFT, buff=0.25)
-        fix_in_frame(self, result, span_note)
-        driver.add_updater(follow)
+        s.result = MathTex(r"x\,W = [" + ",\\ ".join(tex_number(v) for v in s.work.result) + "]",
+                           font_size=38, color=POINT)
+        s.result.next_to(s.x_text, DOWN, aligned_edge=LEFT, buff=0.25)
+        s.span_note = note(self.tr("span"), self.lang, width=4.6)
+        s.span_note.next_to(s.result, DOWN, aligned_edge=LEFT, buff=0.25)
+        fix_in_frame(self, s.result, s.span_note)
+        s.live.attach()
         # the lifted view: the whole sheet, the axes' names and the landed point in the frame
         lifted_grid = [np.array(c, dtype=float) @ W for c in ((SPAN, SPAN), (SPAN, -SPAN), (-SPAN, SPAN),
                                                                 (-SPAN, -SPAN))]
-        in_view = [axes.c2p(*q) for q in (*lifted_grid, landed)] + list(tips.values())
-        lifted_zoom = self.fit_zoom(LIFTED, in_view)
+        s.in_view = [axes.c2p(*q) for q in (*lifted_grid, s.landed)] + list(tips.values())
+        s.lifted_zoom = self.fit_zoom(LIFTED, s.in_view)
         with self.beat("lift_say", n=2, m=3):
-            self.play(FadeIn(w_mob), run_time=0.6)
-            self.move_camera(**LIFTED, zoom=lifted_zoom, added_anims=[FadeIn(axes), FadeIn(axis_labels)],
+            self.play(FadeIn(s.w_mob), run_time=0.6)
+            self.move_camera(**LIFTED, zoom=s.lifted_zoom, added_anims=[FadeIn(axes), FadeIn(s.axis_labels)],
                              run_time=1.6)
-            self.play(t.animate.set_value(1.0), run_time=3.0, rate_func=smooth)
-            self.play(FadeIn(result), run_time=0.6)
-        sheet = Polygon(*[axes.c2p(*(np.array(c, dtype=float) @ W))
-                          for c in ((-SPAN, -SPAN), (SPAN, -SPAN), (SPAN, SPAN), (-SPAN, SPAN))],
-                        stroke_width=0, fill_color=palette.EMBED, fill_opacity=0.16)
-        self.moment("lifted", dot=axes.p2c(dot.get_center()),
-                        grid_ends=np.array([axes.p2c(grid[0].get_start()), axes.p2c(grid[0].get_end())]),
-                        result=result.get_tex_string(),
-                        axis_labels=[(lab.get_tex_string(), axes.p2c(lab.get_center())) for lab in axis_labels],
-                        facing=all(m in self.renderer.camera.fixed_orientation_mobjects
-                                   for lab in axis_labels for m in lab.get_family()))
+            s.live.play(self, lambda t: (1 - t) * EMBED + t * W, seconds=3.0, rate=smooth)
+            self.play(FadeIn(s.result), run_time=0.6)
+        s.sheet = Polygon(*[axes.c2p(*(np.array(c, dtype=float) @ W))
+                            for c in ((-SPAN, -SPAN), (SPAN, -SPAN), (SPAN, SPAN), (-SPAN, SPAN))],
+                          stroke_width=0, fill_color=palette.EMBED, fill_opacity=0.16)
+        self.moment("lifted", dot=axes.p2c(s.dot.get_center()),
+                    grid_ends=np.array([axes.p2c(s.grid[0].get_start()), axes.p2c(s.grid[0].get_end())]),
+                    result=s.result.get_tex_string(),
+                    axis_labels=[(lab.get_tex_string(), axes.p2c(lab.get_center())) for lab in s.axis_labels],
+                    facing=all(m in self.renderer.camera.fixed_orientation_mobjects
+                               for lab in s.axis_labels for m in lab.get_family()))
 
-        # W's rows: the arrows from the origin that span the tilted plane; the
-        # landed point's coordinates, read off by dashed lines to the floor and the axes
+    def _rows(self) -> None:
+        """A close view: W's rows, the arrows from the origin that span the
+        tilted plane; the landed point's coordinates, read off by dashed lines
+        to the floor and the axes, are set out for the next beat."""
+        s, axes, W, landed = self.s, self.s.axes, self.s.W, self.s.landed
         origin = axes.c2p(0, 0, 0)
-        arrows = VGroup(*[row_arrow(origin, axes.c2p(*row), c) for row, c in zip(W, ROW_COLORS)])
-        row_labels = VGroup(*[VGroup(text(self.tr("row", i=i + 1), lang, size=20, color=c),
-                                     MathTex(plain_vector(row).replace(", ", r",\ "), font_size=26, color=c)
-                                     ).arrange(DOWN, buff=0.06)
-                              for i, (row, c) in enumerate(zip(W, ROW_COLORS))])
+        s.arrows = VGroup(*[solid_arrow(origin, axes.c2p(*row), c) for row, c in zip(W, ROW_COLORS)])
+        s.row_labels = VGroup(*[VGroup(text(self.tr("row", i=i + 1), self.lang, size=20, color=c),
+                                       MathTex(plain_vector(row).replace(", ", r",\ "), font_size=26, color=c)
+                                       ).arrange(DOWN, buff=0.06)
+                                for i, (row, c) in enumerate(zip(W, ROW_COLORS))])
         floor = landed * np.array([1, 1, 0])
-        read = [k for k in range(3) if landed[k] != 0]     # a zero coordinate is read at the origin
-        feet = [landed * np.eye(3)[k] for k in read]
-        ends = [(landed, floor)] + [(landed if k == 2 else floor, foot) for k, foot in zip(read, feet)]
-        drops = VGroup(*[DashedLine(axes.c2p(*a), axes.c2p(*b), dash_length=0.06)
-                         for a, b in ends if np.linalg.norm(b - a) > 1e-9])
-        drops.set_stroke(color=POINT, width=2, opacity=0.85)
-        coords = VGroup(*[number_tex(tex_number(work.result[k]), font_size=40 if _fraction(work.result[k]) else 30,
-                                     color=POINT) for k in read])
+        s.read = [k for k in range(3) if landed[k] != 0]
+        feet = [landed * np.eye(3)[k] for k in s.read]
+        ends = [(landed, floor)] + [(landed if k == 2 else floor, foot) for k, foot in zip(s.read, feet)]
+        s.drops = VGroup(*[DashedLine(axes.c2p(*a), axes.c2p(*b), dash_length=0.06)
+                           for a, b in ends if np.linalg.norm(b - a) > 1e-9])
+        s.drops.set_stroke(color=POINT, width=2, opacity=0.85)
+        s.coords = VGroup(*[number_tex(tex_number(s.work.result[k]),
+                                       font_size=40 if _fraction(s.work.result[k]) else 30, color=POINT)
+                            for k in s.read])
 
         # one close view for both: every label placed where it covers nothing else
         important = np.vstack([np.zeros(3), W, landed, floor, *feet])
-        detail = self.close_view(axes, important, LIFTED, keep=list(axis_labels),
-                                 avoid=[heading, x_text, result, span_note, w_mob], least=lifted_zoom)
+        detail = self.close_view(axes, important, LIFTED, keep=list(s.axis_labels),
+                                 avoid=[s.heading, s.x_text, s.result, s.span_note, s.w_mob], least=s.lifted_zoom)
         with self.viewed_from(**detail) as project:
-            taken = [box_of(m) for m in (heading, x_text, result, span_note, w_mob)]
-            taken += [box_of(lab, project(lab.get_center())) for lab in axis_labels]
-            lines = [(origin, axes.c2p(*row)) for row in W] + [(d.get_start(), d.get_end()) for d in drops]
-            lines += [(axes.c2p(*(-reach * e)), axes.c2p(*(reach * e))) for e in np.eye(3)]
-            for a, b in lines:   # the lines a label must not sit on, as a row of small boxes
-                steps = max(8, int(np.linalg.norm(project(b) - project(a)) / 0.1))
-                taken += [box_of(None, project(a + (b - a) * k / steps), 0.04) for k in range(steps + 1)]
-            for label, anchor in [*zip(coords, feet), *zip(row_labels, W)]:
-                taken.append(self.place_beside(label, axes.c2p(*anchor), project, taken))
-        self.face_camera(*row_labels, *coords)
-        with self.beat("rows_say", focus=arrows):
-            self.move_camera(**detail, added_anims=[grid.animate.set_stroke(opacity=0.3)], run_time=1.5)
-            self.play(*[GrowFromPoint(a, origin) for a in arrows], run_time=1.2)
-            for i, label in enumerate(row_labels):
-                self.play(FadeIn(label), Indicate(w_mat.get_rows()[i], color=ROW_COLORS[i], scale_factor=1.15),
+            self._place_close_labels(project, origin, feet)
+        self.face_camera(*s.row_labels, *s.coords)
+        with self.beat("rows_say", focus=s.arrows):
+            self.move_camera(**detail, added_anims=[s.grid.animate.set_stroke(opacity=0.3)], run_time=1.5)
+            self.play(*[GrowFromPoint(a, origin) for a in s.arrows], run_time=1.2)
+            for i, label in enumerate(s.row_labels):
+                self.play(FadeIn(label), Indicate(s.w_mat.get_rows()[i], color=ROW_COLORS[i], scale_factor=1.15),
                           run_time=0.9)
-            self.play(FadeIn(sheet), FadeIn(span_note), run_time=1.0)
-        self.moment("rows", tips=np.array([axes.p2c(a.tip.get_center()) for a in arrows]),
-                    starts=np.array([axes.p2c(a.tail.get_center()) for a in arrows]),
-                    labels=[lab[1].get_tex_string() for lab in row_labels],
-                    sheet=np.array([axes.p2c(v) for v in sheet.get_vertices()]))
+            self.play(FadeIn(s.sheet), FadeIn(s.span_note), run_time=1.0)
+        self.moment("rows", tips=np.array([axes.p2c(a.tip.get_center()) for a in s.arrows]),
+                    starts=np.array([axes.p2c(a.tail.get_center()) for a in s.arrows]),
+                    labels=[lab[1].get_tex_string() for lab in s.row_labels],
+                    sheet=np.array([axes.p2c(v) for v in s.sheet.get_vertices()]))
 
-        with self.beat("coords_say", focus=coords, xw=plain_vector(work.result)):
-            if len(drops):
-                self.play(LaggedStart(*[Create(d) for d in drops], lag_ratio=0.5), run_time=2.0)
-            self.play(FadeIn(coords), Indicate(result, color=palette.AREA), run_time=1.0)
-        self.moment("coords", drops=[(axes.p2c(d.get_start()), axes.p2c(d.get_end())) for d in drops],
-                    coords=[(k, c.get_tex_string()) for k, c in zip(read, coords)],
-                    coord_at=np.array([axes.p2c(c.get_center()) for c in coords]),
-                    dot=axes.p2c(dot.get_center()))
+    def _place_close_labels(self, project: Callable, origin: np.ndarray, feet: list[np.ndarray]) -> None:
+        """Put the coordinates beside their ``feet`` and the rows' labels
+        beside the rows' tips where, drawn by ``project``, they cover none of
+        the text, the axes' names, the lines, nor each other."""
+        s, axes = self.s, self.s.axes
+        taken = [box_of(m) for m in (s.heading, s.x_text, s.result, s.span_note, s.w_mob)]
+        taken += [box_of(lab, project(lab.get_center())) for lab in s.axis_labels]
+        lines = [(origin, axes.c2p(*row)) for row in s.W] + [(d.get_start(), d.get_end()) for d in s.drops]
+        lines += [(axes.c2p(*(-s.reach * e)), axes.c2p(*(s.reach * e))) for e in np.eye(3)]
+        for a, b in lines:   # the lines a label must not sit on, as a row of small boxes
+            steps = max(8, int(np.linalg.norm(project(b) - project(a)) / 0.1))
+            taken += [box_of(None, project(a + (b - a) * k / steps), 0.04) for k in range(steps + 1)]
+        for label, anchor in [*zip(s.coords, feet), *zip(s.row_labels, s.W)]:
+            taken.append(self.place_beside(label, axes.c2p(*anchor), project, taken))
 
+    def _coords(self) -> None:
+        """The dashed lines drop from x W to the floor and the axes: its coordinates are read."""
+        s, axes = self.s, self.s.axes
+        with self.beat("coords_say", focus=s.coords, xw=plain_vector(s.work.result)):
+            if len(s.drops):
+                self.play(LaggedStart(*[Create(d) for d in s.drops], lag_ratio=0.5), run_time=2.0)
+            self.play(FadeIn(s.coords), Indicate(s.result, color=palette.AREA), run_time=1.0)
+        self.moment("coords", drops=[(axes.p2c(d.get_start()), axes.p2c(d.get_end())) for d in s.drops],
+                    coords=[(k, c.get_tex_string()) for k, c in zip(s.read, s.coords)],
+                    coord_at=np.array([axes.p2c(c.get_center()) for c in s.coords]),
+                    dot=axes.p2c(s.dot.get_center()))
+
+    def _turn(self) -> None:
+        """The camera goes round the lifted plane."""
+        s = self.s
         with self.beat("turn_say"):
-            self.play(FadeOut(row_labels), FadeOut(coords), run_time=0.6)
+            self.play(FadeOut(s.row_labels), FadeOut(s.coords), run_time=0.6)
             turn, side = dict(phi=LIFTED["phi"], theta=40 * DEGREES), dict(phi=80 * DEGREES, theta=-20 * DEGREES)
-            self.move_camera(**turn, zoom=self.fit_zoom(turn, in_view), frame_center=ORIGIN,
-                             added_anims=[grid.animate.set_stroke(opacity=0.7)], run_time=4.0)
-            self.move_camera(**side, zoom=self.fit_zoom(side, in_view), run_time=2.0)
-        self.moment("turned", dot=axes.p2c(dot.get_center()))
+            self.move_camera(**turn, zoom=self.fit_zoom(turn, s.in_view), frame_center=ORIGIN,
+                             added_anims=[s.grid.animate.set_stroke(opacity=0.7)], run_time=4.0)
+            self.move_camera(**side, zoom=self.fit_zoom(side, s.in_view), run_time=2.0)
+        self.moment("turned", dot=s.axes.p2c(s.dot.get_center()))
 
-        # contrast: a same-dimension map, built as a stretch and then a rotation before it is used
+    def _contrast(self) -> _Contrast:
+        """The contrast, a same-dimension map: the plane comes down flat again
+        and M = S R(θ) is built on screen, a stretch and then a rotation."""
+        s, p = self.s, self.params
         sx, sy = (float(v) for v in p.contrast_stretch)
         degrees = float(p.contrast_rotation_degrees)
         S = qm.stretch(sx, sy)
         R = qm.rotation(np.deg2rad(degrees))
         C = S @ R
         deg_tex = rf"{tex_number(p.contrast_rotation_degrees)}^\circ"
-        contrast = text(self.tr("contrast"), lang, size=26, color=palette.AREA)
-        contrast.next_to(x_text, DOWN, aligned_edge=LEFT, buff=0.25)
+        contrast = text(self.tr("contrast"), self.lang, size=26, color=palette.AREA)
+        contrast.next_to(s.x_text, DOWN, aligned_edge=LEFT, buff=0.25)
         s_mat, r_mat, c_mat = (matrix_mob(m, font_size=30, digits=2) for m in (S, R, C))
         formula = VGroup(VGroup(MathTex("S =", font_size=32), s_mat).arrange(RIGHT, buff=0.15),
                          VGroup(MathTex(rf"R({deg_tex}) =", font_size=32), r_mat).arrange(RIGHT, buff=0.15),
@@ -264,57 +363,55 @@ class UpProjection(LessonScene, ThreeDScene):
         fix_in_frame(self, contrast, formula)
 
         # the flat view: the grid left of the formulas, below the text, through every stage
-        stages = [S @ qm.rotation(np.deg2rad(degrees) * s) for s in np.linspace(0, 1, 25)] + [np.eye(2), S]
+        stages = [S @ qm.rotation(np.deg2rad(degrees) * t) for t in np.linspace(0, 1, 25)] + [np.eye(2), S]
         square = np.array([[SPAN, SPAN], [SPAN, -SPAN], [-SPAN, SPAN], [-SPAN, -SPAN]], dtype=float)
         reach_x = max(float(np.abs(square @ m)[:, 0].max()) for m in stages)
         reach_y = max(float(np.abs(square @ m)[:, 1].max()) for m in stages)
         left, right, bottom, top = -6.9, formula.get_left()[0] - 0.3, -2.95, contrast.get_bottom()[1] - 0.15
-        flat_zoom = min((right - left) / 2 / reach_x, (top - bottom) / 2 / reach_y) / unit
+        flat_zoom = min((right - left) / 2 / reach_x, (top - bottom) / 2 / reach_y) / s.unit
         centre = np.array([(left + right) / 2, (bottom + top) / 2, 0.0])
         flat = dict(phi=0, theta=-90 * DEGREES, zoom=flat_zoom, frame_center=-centre / flat_zoom)
-        C3 = np.zeros((2, 3))
-        S3 = np.zeros((2, 3))
-        C3[:, :2], S3[:, :2] = C, S
         with self.beat("contrast_say", focus=formula):
-            self.play(*[FadeOut(m) for m in (sheet, result, span_note, w_mob, arrows, drops, axis_labels,
-                                             axes.z_axis)], run_time=0.8)
-            state["map"] = lambda s: (1 - s) * W + s * EMBED
-            t.set_value(0.0)
-            self.play(t.animate.set_value(1.0), run_time=1.2)
+            self.play(*[FadeOut(m) for m in (s.sheet, s.result, s.span_note, s.w_mob, s.arrows, s.drops,
+                                             s.axis_labels, s.axes.z_axis)], run_time=0.8)
+            s.live.play(self, lambda t: (1 - t) * s.W + t * EMBED, seconds=1.2)
             self.move_camera(**flat, run_time=1.4)
             self.play(FadeIn(contrast), run_time=0.6)
             for line in formula:
                 self.play(FadeIn(line), run_time=0.7)
         self.moment("formula", S=shown_entries(s_mat), R=shown_entries(r_mat), M=shown_entries(c_mat),
-                        dot=axes.p2c(dot.get_center()))
+                    dot=s.axes.p2c(s.dot.get_center()))
+        return _Contrast(sx, sy, degrees, S, C, formula, c_mat)
 
-        box = SurroundingRectangle(formula[0], color=palette.AREA, buff=0.08)
+    def _stretch(self, c: _Contrast) -> Mobject:
+        """S first: the plane stretched.  Returns the box round S's line."""
+        s = self.s
+        box = SurroundingRectangle(c.formula[0], color=palette.AREA, buff=0.08)
         fix_in_frame(self, box)
-        with self.beat("stretch_say", focus=formula[0], sx=plain_number(sx), sy=plain_number(sy)):
+        with self.beat("stretch_say", focus=c.formula[0], sx=plain_number(c.sx), sy=plain_number(c.sy)):
             self.play(FadeIn(box), run_time=0.5)
-            state["map"] = lambda s: (1 - s) * EMBED + s * S3
-            t.set_value(0.0)
-            self.play(t.animate.set_value(1.0), run_time=2.0)
-        self.moment("stretched", dot=axes.p2c(dot.get_center()))
+            s.live.play(self, c.stretched, seconds=2.0)
+        self.moment("stretched", dot=s.axes.p2c(s.dot.get_center()))
+        return box
 
-        def turned_by(s):
-            out = np.zeros((2, 3))
-            out[:, :2] = S @ qm.rotation(np.deg2rad(degrees) * s)   # a true rotation at every instant
-            return out
-
-        box2 = SurroundingRectangle(formula[1], color=palette.AREA, buff=0.08)
-        box3 = SurroundingRectangle(formula[2], color=palette.AREA, buff=0.08)
+    def _rotate(self, c: _Contrast, box: Mobject) -> Mobject:
+        """Then R(θ): the stretched plane turned, a true rotation at every
+        instant; M = S R is where it ends.  Returns the box round M's line."""
+        s = self.s
+        box2 = SurroundingRectangle(c.formula[1], color=palette.AREA, buff=0.08)
+        box3 = SurroundingRectangle(c.formula[2], color=palette.AREA, buff=0.08)
         fix_in_frame(self, box2, box3)
-        with self.beat("rotate_say", focus=formula[2], deg=plain_number(p.contrast_rotation_degrees)):
+        with self.beat("rotate_say", focus=c.formula[2], deg=plain_number(self.params.contrast_rotation_degrees)):
             self.play(FadeOut(box), FadeIn(box2), run_time=0.5)
-            state["map"] = turned_by
-            t.set_value(0.0)
-            self.play(t.animate.set_value(1.0), run_time=2.5)
+            s.live.play(self, c.turned, seconds=2.5)
             self.play(FadeOut(box2), FadeIn(box3), run_time=0.5)
-        self.moment("contrast", dot=axes.p2c(dot.get_center()), matrix=C, shown=shown_entries(c_mat))
+        self.moment("contrast", dot=s.axes.p2c(s.dot.get_center()), matrix=c.M, shown=shown_entries(c.c_mat))
+        return box3
+
+    def _outro(self, box: Mobject) -> None:
         with self.beat("outro_say"):
-            self.play(FadeOut(box3), run_time=0.5)
-        driver.clear_updaters()
+            self.play(FadeOut(box), run_time=0.5)
+        self.s.live.driver.clear_updaters()
         self.moment("end")
 
     def moment(self, name: str, **probes) -> None:
@@ -380,7 +477,7 @@ class UpProjection(LessonScene, ThreeDScene):
             with self.viewed_from(**v) as project:
                 boxes = [box_of(m, project(m.get_center())) for m in keep]
             return all(-6.95 < b[0] and b[2] < 6.95 and -2.95 < b[1] and b[3] < 3.95 and
-                       not any(overlap(b, box_of(a)) for a in avoid) for b in boxes)
+                       not any(overlaps(b, box_of(a), pad=0.05) for a in avoid) for b in boxes)
 
         zoom = float(np.clip(min((right - left) / extent[0], (top - bottom) / extent[1]), least, 2.5))
         while zoom > least and not clear(view(zoom)):
@@ -403,7 +500,7 @@ class UpProjection(LessonScene, ThreeDScene):
         def free(offset):
             box = box_of(label, spot + offset)
             inside = -6.95 < box[0] and box[2] < 6.95 and -2.95 < box[1] and box[3] < 3.95
-            return inside and not any(overlap(box, t) for t in taken)
+            return inside and not any(overlaps(box, t, pad=0.05) for t in taken)
 
         offset = next((o for o in tries if free(o)), tries[0])
         box = box_of(label, spot + offset)
@@ -432,42 +529,6 @@ def _fraction(values) -> bool:
     return r"\tfrac" in tex_number(values)
 
 
-def flat_shaded(axes: ThreeDAxes) -> None:
-    """Draw ``axes`` flat, without the sheen manim's Cairo renderer gives 3-D axes.
-
-    Each axis comes cut into twenty pieces, each shaded by a gradient
-    between two points recomputed from the whole axis's bounds every frame:
-    two thirds of this scene's drawing time, for a sheen invisible on thin
-    muted lines.  Flat and whole, they are drawn below every other mobject
-    (z index -1), as the depth-sorted shaded pieces were."""
-    for axis in axes.axes:
-        width = axis.pieces[0].get_stroke_width()
-        axis.remove(axis.pieces)             # one line per axis again, not twenty pieces
-        axis.set_stroke(width=width, family=False)
-    axes.set_shade_in_3d(False)
-    for mob in axes.family_members_with_points():
-        mob.set_sheen(0, family=False)
-        mob.stroke_rgbas = mob.stroke_rgbas[:1]   # the colour without its lighter twin: no gradient
-        mob.fill_rgbas = mob.fill_rgbas[:1]
-        for name in ("get_gradient_start_and_end_points", "get_unit_normal"):
-            mob.__dict__.pop(name, None)     # back to the class's own methods
-    axes.set_z_index(-1)
-
-
-def row_arrow(start: np.ndarray, end: np.ndarray, color) -> VGroup:
-    """A 3-D arrow from ``start`` to ``end`` (few faces: quick to draw);
-    ``.tail`` and ``.tip`` are points that move with it."""
-    direction = (end - start) / np.linalg.norm(end - start)
-    head = min(0.14, 0.4 * float(np.linalg.norm(end - start)))
-    shaft = Line3D(start, end - head * direction, thickness=0.012, color=color, resolution=(1, 12))
-    cone = Cone(direction=direction, base_radius=0.045, height=head, resolution=(1, 12),
-                fill_color=color, fill_opacity=1, stroke_width=0).shift(end)
-    arrow = VGroup(shaft, cone)
-    arrow.tail, arrow.tip = VectorizedPoint(start), VectorizedPoint(end)
-    arrow.add(arrow.tail, arrow.tip)
-    return arrow
-
-
 def box_of(m: Mobject | None, centre: np.ndarray | None = None, size: float = 0.0) -> tuple:
     """Left, bottom, right, top of ``m`` as drawn with its centre at ``centre``
     (or where it is), or a square of ``size`` around ``centre``."""
@@ -475,7 +536,3 @@ def box_of(m: Mobject | None, centre: np.ndarray | None = None, size: float = 0.
         return (centre[0] - size, centre[1] - size, centre[0] + size, centre[1] + size)
     c = m.get_center() if centre is None else centre
     return (c[0] - m.width / 2, c[1] - m.height / 2, c[0] + m.width / 2, c[1] + m.height / 2)
-
-
-def overlap(a: tuple, b: tuple, pad: float = 0.05) -> bool:
-    return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad
