@@ -13,7 +13,7 @@ weighted sum of the value vectors.  Row vectors: Q = X W_Q, one row per token.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 from manim import (
@@ -29,8 +29,6 @@ from manim import (
     Line,
     MathTex,
     Mobject,
-    ParsableManimColor,
-    Rectangle,
     ReplacementTransform,
     SurroundingRectangle,
     Transform,
@@ -44,9 +42,11 @@ import qkv_math as qm
 from qkv_lens.numbers import plain_number, tex_number
 from scenes.kit import palette
 from scenes.kit.charts import TraitBars
-from scenes.kit.glyphs import NumberTex, number_tex
+from scenes.kit.glyphs import number_tex
+from scenes.kit.grids import GRID_FONT, NAME_SIZE, ScoreGrid, VectorRows, widest_number
 from scenes.kit.layout import bounds, overlaps
 from scenes.kit.legible import floor_width, least_scale, shrink_to_fit
+from scenes.kit.motion import swap
 from scenes.kit.scene import LessonScene
 from scenes.kit.sections import AttentionParams
 from scenes.kit.text import text, title, wrapped_text
@@ -55,143 +55,129 @@ FORMULA = (r"\mathrm{softmax}", r"\Big(", r"Q", r"K^{\top}", r"/\sqrt{d_k}", r"\
 MAX_LINE = 14.0      # stroke width of a line of weight 1
 EDGE = 0.4           # free margin at the left and right edges of the frame
 GRID_TOP = 2.25      # top of the grid and of the q / k rows
-GRID_FONT = 28       # numbers in the grid (>= 24 px glyphs at 1080p)
-VEC_FONT = 30        # entries of the q, k, v rows
 WORK_FONT = 34       # the worked cell
-NAME_SIZE = 26       # token names
 STEP_SIZE = 26       # the step captions under the formula
 RESERVE = 3.35      # room right of the grid: the row sums, then the worked cell and captions
 BAR_ROW = 0.42       # row pitch of the output bars
 OUTPUT_BOTTOM = -2.95   # the output's bars stay above the subtitles
-MIN_NAME = 23.5      # smallest size a key name over a column may shrink to
 FLOOR = -2.95        # just above the subtitle band (y >= -3.04)
 
 
-class VectorRows(VGroup):
-    """One bracketed row vector per row of ``M``, entries in aligned columns
-    (each entry a MathTex, 2 decimals at most), rows ``row`` apart.
-    ``rows[i]`` is VGroup(left bracket, entries, right bracket)."""
-
-    def __init__(self, M: np.ndarray, color: ParsableManimColor | Sequence[ParsableManimColor], row: float,
-                 font: float = VEC_FONT, gap: float = 0.2):
-        super().__init__()
-        M = np.atleast_2d(M)
-        self.values = M
-        self.rows = VGroup()
-        if not M.size:
-            return
-        colors = list(color) if isinstance(color, (list, tuple)) else [color] * len(M)
-        entries = [[number_tex(tex_number(float(v), 2), font_size=font, color=colors[i]) for v in r]
-                   for i, r in enumerate(M)]
-        widths = [max(e[j].width for e in entries) for j in range(M.shape[1])]
-        xs = np.cumsum([0.0] + [w + gap for w in widths[:-1]]) + np.array(widths) / 2
-        for i, r in enumerate(entries):
-            y = -i * row
-            for j, e in enumerate(r):
-                e.move_to([xs[j], y, 0])
-            left = MathTex("[", font_size=font, color=colors[i]).move_to([-0.14, y, 0])
-            right = MathTex("]", font_size=font, color=colors[i]).move_to([xs[-1] + widths[-1] / 2 + 0.14, y, 0])
-            self.rows.add(VGroup(left, VGroup(*r), right))
-        self.add(self.rows)
-
-    def every(self, start: int, step: int) -> VectorRows:
-        """Every ``step``-th row from ``start``, as VectorRows sharing these rows' mobjects."""
-        view = VectorRows(np.zeros((0, 1)), palette.INK, 1.0)
-        view.values = self.values[start::step]
-        view.rows = VGroup(*self.rows[start::step])
-        view.add(view.rows)
-        return view
-
-    def entry(self, i: int, j: int) -> MathTex:
-        return self.rows[i][1][j]
-
-    def shown(self) -> list[list[str]]:
-        """The TeX of every entry on screen, row by row."""
-        return [[e.get_tex_string() for e in r[1]] for r in self.rows]
+@dataclass
+class _Worked:
+    """The worked cell: q_i . k_j term by term and its sum, then that sum over sqrt(d_k)."""
+    head: VGroup          # the query's name . the key's name
+    terms: VGroup         # one MathTex per term: q_c, \times, k_c, =, product
+    total: MathTex        # \Sigma, =, the sum
+    rule: Line            # over the sum
+    whole: VGroup         # head, terms, total and rule
+    scaled: MathTex       # the sum \div \sqrt{d}, \approx the scaled score
+    q_box: SurroundingRectangle   # around q_i in the table (then the row's q)
+    k_box: SurroundingRectangle   # around k_j in the table (then the column's k)
+    cell_box: SurroundingRectangle   # around the worked cell in the grid
 
 
-class ScoreGrid(VGroup):
-    """An n x n grid of cells ``w`` wide and ``h`` tall, the key names over the
-    columns (staggered on two levels when a name is wider than its column).
-    ``make_numbers(M)`` builds the numbers of M in the cells (not added to
-    the scene, nor to this group) and records M."""
-
-    def __init__(self, names: Sequence[str], lang: str, w: float, h: float):
-        super().__init__()
-        self.n = len(names)
-        self.w, self.h = w, h
-        self.cells = VGroup(*[Rectangle(width=w, height=h, stroke_width=1.5, stroke_color=palette.MUTED,
-                                        fill_opacity=0).move_to([(j + 0.5) * w, -(i + 0.5) * h, 0])
-                              for i in range(self.n) for j in range(self.n)])
-        labels = [text(nm, lang, size=NAME_SIZE, color=palette.K_TEAL) for nm in names]
-        # names a little wider than a column shrink (down to the legible MIN_NAME);
-        # wider ones stand on two levels, every other one higher
-        fit = min([1.0] + [(w - 0.1) / lab.width for lab in labels])
-        stagger = fit < MIN_NAME / NAME_SIZE
-        room = (2 * w if stagger else w) - 0.1
-        factor = min([1.0] + [room / lab.width for lab in labels])
-        factor = min(1.0, max([factor] + [least_scale(lab) for lab in labels]))   # never under the floor
-        high = max(lab.height for lab in labels) * factor + 0.08
-        for j, lab in enumerate(labels):
-            lab.scale(factor).next_to(self.cells[j], UP, buff=0.12)
-            lab.set_y(self.cells[j].get_top()[1] + 0.12 + lab.height / 2 + (high if stagger and j % 2 else 0))
-        self.col_labels = VGroup(*labels)
-        self.numbers = VGroup()
-        self.values = np.zeros((self.n, self.n))
-        self.add(self.cells, self.col_labels)
-
-    def cell_at(self, i: int, j: int) -> Rectangle:
-        return self.cells[i * self.n + j]
-
-    def make_numbers(self, M: np.ndarray) -> VGroup:
-        """Numbers for M placed in the cells (not yet added); records M."""
-        self.values = np.asarray(M, dtype=float)
-        self.numbers = VGroup(*[self.number(float(self.values[i, j]), i, j)
-                                for i in range(self.n) for j in range(self.n)])
-        return self.numbers
-
-    def number(self, v: float, i: int, j: int) -> NumberTex | MathTex:
-        t = number_tex(tex_number(v, 2, pad=True), font_size=GRID_FONT)
-        if t.width > self.w * 0.92:   # only for numbers far beyond the lesson's usual range
-            shrink_to_fit(t, width=self.w * 0.92)
-        return t.move_to(self.cell_at(i, j))
-
-    def shown(self) -> list[list[str]]:
-        """The TeX of every number on screen, row by row."""
-        texts = [m.get_tex_string() for m in self.numbers]
-        return [texts[i * self.n:(i + 1) * self.n] for i in range(self.n)]
+@dataclass
+class _Output:
+    """The output beat's pictures: the query's name, lines by weight to every token, the output as bars."""
+    lines: VGroup
+    targets: VGroup
+    src: Mobject
+    bars: TraitBars
+    head: MathTex         # \sum_j w_j v_j
 
 
-def widest_number(*grids: np.ndarray) -> float:
-    """Width of the widest grid number any of ``grids`` will show."""
-    texts = {tex_number(float(v), 2, pad=True) for M in grids for v in np.ravel(M)}
-    return max(number_tex(t, font_size=GRID_FONT).width for t in texts)
+@dataclass
+class _Stage:
+    """What the beats share: the attention steps, the table and grid, and the pictures later beats take down."""
+    steps: qm.AttentionSteps
+    Q: np.ndarray
+    K: np.ndarray
+    names: list[str]      # the tokens' names
+    qi: int               # the query token
+    best: int             # the best score the query may look at
+    right_edge: float
+    heading: Mobject
+    formula: MathTex
+    heads: dict[str, MathTex]   # q = x W_Q, k = ..., v = ... over the table's columns
+    token_labels: VGroup
+    q_rows: VectorRows
+    k_rows: VectorRows
+    v_rows: VectorRows
+    grid: ScoreGrid
+    top: float            # top of the grid and of the table
+    name_right: float     # right edge of the token names
+    region_left: float    # left edge of the captions (and of the output)
+    work_left: float      # left edge of the worked cell
+    step: Mobject = field(default_factory=VGroup)   # the step caption under the formula
+    box: Mobject | None = None    # the box on the formula's part at work
+    work: _Worked | None = None
+    sums: VGroup = field(default_factory=VGroup)    # each row's sum of weights
+    sum_head: MathTex | None = None
+    out: _Output | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.names)
+
+    @property
+    def d(self) -> int:
+        return self.Q.shape[1]
+
+    @property
+    def out_best(self) -> int:
+        """The token the query weighs most."""
+        return int(np.argmax(self.steps.weights[self.qi]))
 
 
 class AttentionMatching(LessonScene):
     params: AttentionParams
     chapter = 2
     number = 8
+    s: _Stage
+
     def construct(self):
+        self.s = self._stage()
+        self._intro()
+        self._worked()
+        self._scores()
+        self._scale()
+        if self.params.causal_mask:
+            self._mask()
+        self._softmax()
+        self._output()
+        self._outro()
+
+    # --- the stage: the lesson's numbers, the table and the grid ------------
+    def _stage(self) -> _Stage:
         p, lang = self.params, self.lang
         Q, K, V = qm.project(*p.arrays())
-        n, d = Q.shape
-        mask = qm.causal_mask(n) if p.causal_mask else None
-        T = float(p.temperature)
-        steps = qm.attention_steps(Q, K, V, mask=mask, temperature=T)
+        mask = qm.causal_mask(len(Q)) if p.causal_mask else None
+        steps = qm.attention_steps(Q, K, V, mask=mask, temperature=float(p.temperature))
         names = [t.name(lang) for t in p.tokens]
         qi = p.query
         best = int(np.argmax(steps.masked[qi]))   # the best score the query may look at
-        left_edge, right_edge = -config.frame_width / 2 + EDGE, config.frame_width / 2 - EDGE
 
         heading = title(self.tr("title"), lang)
         formula = MathTex(*FORMULA, font_size=40).to_corner(UR, buff=0.4)
         for part, role in ((2, "Q"), (3, "K"), (6, "V")):
             formula[part].set_color(palette.QKV[role])
-
-        # --- the table: token | q | k (| v), one row per token -------------
         heads = {role: MathTex(f"{role.lower()} = x\\,W_{role}", font_size=32, color=palette.QKV[role])
                  for role in ("Q", "K", "V")}
+        token_labels, q_rows, k_rows, v_rows, grid, top, name_right = self._layout(Q, K, V, steps, names, formula,
+                                                                                    heads)
+        return _Stage(steps, Q, K, names, qi, best, config.frame_width / 2 - EDGE, heading, formula, heads,
+                      token_labels, q_rows, k_rows, v_rows, grid, top, name_right,
+                      region_left=grid.cells.get_right()[0] + 0.9,   # clear of the row sums
+                      work_left=grid.cells.get_right()[0] + 0.3)     # the worked cell is gone before the sums come
+
+    def _layout(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, steps: qm.AttentionSteps, names: list[str],
+                formula: MathTex, heads: dict[str, MathTex]):
+        """The table (token | q | k | v, one row per token) and the score grid
+        in place of its v column, under the formula and above the subtitles:
+        (token names, q, k and v rows, grid, the grid's top, the names' right edge)."""
+        lang, n = self.lang, len(names)
+        left_edge, right_edge = -config.frame_width / 2 + EDGE, config.frame_width / 2 - EDGE
         need_w = max(0.8, widest_number(steps.scores, steps.scaled, steps.masked, steps.weights) + 0.15)
         # columns at least half as wide as the widest key name at the floor (they stand on two levels)
         need_w = max(need_w, (max(floor_width(text(nm, lang, size=NAME_SIZE)) for nm in names) + 0.15) / 2)
@@ -225,50 +211,200 @@ class AttentionMatching(LessonScene):
             if grid.cells.get_bottom()[1] >= FLOOR:
                 break
             h = (top - FLOOR) / n
+        return token_labels, q_rows, k_rows, v_rows, grid, top, name_right
 
-        # the region right of the grid: captions, the worked cell, the output
-        region_left = grid.cells.get_right()[0] + 0.9   # clear of the row sums
-        work_left = grid.cells.get_right()[0] + 0.3     # the worked cell is gone before the sums come
-        self.step_label: Mobject = VGroup()
+    # --- what every beat does to the caption, the formula and the grid ------
+    def _set_step(self, key: str, formula_tex: str | None = None, **fields) -> None:
+        """The step caption ``key`` (and ``formula_tex`` under it) in place of the last one."""
+        s = self.s
+        width = s.right_edge - s.region_left
+        parts = [wrapped_text(self.tr(key, **fields), self.lang, size=STEP_SIZE, width=width, color=palette.AREA)]
+        if formula_tex is not None:
+            parts.append(MathTex(formula_tex, font_size=32, color=palette.AREA))
+        new = VGroup(*parts).arrange(DOWN, aligned_edge=RIGHT, buff=0.15)
+        new.next_to(s.formula, DOWN, buff=0.3).align_to(s.formula, RIGHT)
+        s.step = swap(self, s.step, new, run_time=0.4)
 
-        def set_step(key, formula_tex=None, **fields):
-            width = right_edge - region_left
-            parts = [wrapped_text(self.tr(key, **fields), lang, size=STEP_SIZE, width=width, color=palette.AREA)]
-            if formula_tex is not None:
-                parts.append(MathTex(formula_tex, font_size=32, color=palette.AREA))
-            new = VGroup(*parts).arrange(DOWN, aligned_edge=RIGHT, buff=0.15)
-            new.next_to(formula, DOWN, buff=0.3).align_to(formula, RIGHT)
-            self.play(FadeOut(self.step_label), FadeIn(new), run_time=0.4)
-            self.step_label = new
+    def _highlight(self, *parts: int) -> None:
+        """A box around ``parts`` of the formula: the new ``s.box``."""
+        s = self.s
+        s.box = SurroundingRectangle(VGroup(*[s.formula[i] for i in parts]), color=palette.AREA, buff=0.06)
+        self.play(FadeIn(s.box), run_time=0.3)
 
-        def highlight(*parts):
-            box = SurroundingRectangle(VGroup(*[formula[i] for i in parts]), color=palette.AREA, buff=0.06)
-            self.play(FadeIn(box), run_time=0.3)
-            return box
+    def _show(self, M: np.ndarray) -> None:
+        """The grid's numbers become those of ``M``."""
+        grid = self.s.grid
+        old = grid.numbers
+        new = self._outlined(grid.make_numbers(M))
+        self.play(ReplacementTransform(old, new), run_time=0.9)
 
-        def show(M):
-            old = grid.numbers
-            new = self._outlined(grid.make_numbers(M))
-            self.play(ReplacementTransform(old, new), run_time=0.9)
-
-        # --- intro: every token with its q, k and v --------------------------
+    # --- the beats -----------------------------------------------------------
+    def _intro(self) -> None:
+        """Every token with its q, k and v."""
+        s = self.s
         with self.beat("intro_say"):
-            self.play(Write(heading), FadeIn(formula), run_time=1.0)
-            self.play(FadeIn(token_labels, lag_ratio=0.2), run_time=0.8)
-            for role, rows in (("Q", q_rows), ("K", k_rows), ("V", v_rows)):
-                self.play(FadeIn(heads[role]), FadeIn(rows, lag_ratio=0.15), run_time=1.2)
-        self.key_moment("vectors", q=q_rows.shown(), k=k_rows.shown(), v=v_rows.shown(),
-                        grid_shown=self._shown_count(grid.cells))
+            self.play(Write(s.heading), FadeIn(s.formula), run_time=1.0)
+            self.play(FadeIn(s.token_labels, lag_ratio=0.2), run_time=0.8)
+            for role, rows in (("Q", s.q_rows), ("K", s.k_rows), ("V", s.v_rows)):
+                self.play(FadeIn(s.heads[role]), FadeIn(rows, lag_ratio=0.15), run_time=1.2)
+        self.key_moment("vectors", q=s.q_rows.shown(), k=s.k_rows.shown(), v=s.v_rows.shown(),
+                        grid_shown=self._shown_count(s.grid.cells))
 
-        # --- one cell worked term by term ------------------------------------
-        work = qm.worked_product(Q[qi], K[best][:, None]).columns[0]
-        nums = grid.make_numbers(steps.scores)
-        worked_cell = nums[qi * n + best]
+    def _worked(self) -> None:
+        """One cell worked term by term; its sum lands in the grid."""
+        s = self.s
+        qi, best = s.qi, s.best
+        work = qm.worked_product(s.Q[qi], s.K[best][:, None]).columns[0]
+        nums = s.grid.make_numbers(s.steps.scores)
+        worked_cell = nums[qi * s.n + best]
+        w = s.work = self._worked_cell(work)
+        with self.beat("worked_say", word=s.names[qi], other=s.names[best], d=s.d,
+                       score=plain_number(work.total, 2, pad=True)):
+            self.play(FadeOut(s.v_rows), FadeOut(s.heads["V"]), run_time=0.5)
+            self._set_step("scores", r"Q\,K^{\top}")
+            self._place_worked(w)
+            self.play(FadeIn(w.q_box), FadeIn(w.k_box), FadeIn(w.head), run_time=0.6)
+            for c, row in enumerate(w.terms):
+                self.play(TransformFromCopy(s.q_rows.entry(qi, c), row[0]),
+                          TransformFromCopy(s.k_rows.entry(best, c), row[2]), FadeIn(row[1]), run_time=0.7)
+                self.play(FadeIn(row[3]), Write(row[4]), run_time=0.5)
+            self.play(FadeIn(w.rule), FadeIn(w.total[:2]), run_time=0.3)
+            flying = [row[4].copy() for row in w.terms]   # every product slides into the sum
+            self.play(*[Transform(f, w.total[2].copy()) for f in flying], run_time=0.8)
+            self.remove(*flying)
+            self.add(w.total[2])
+            # the grid appears with its first number: the sum lands in its cell
+            self.play(FadeIn(s.grid), FadeIn(w.cell_box), run_time=0.6)
+            self.play(TransformFromCopy(w.total[2], worked_cell), run_time=0.8)
+        self.key_moment("worked", cell=(qi, best),
+                        terms=[[r[k].tex_string for k in (0, 2, 4)] for r in w.terms],
+                        total=w.total[2].tex_string, in_cell=worked_cell.get_tex_string(),
+                        filled=self._shown_count(nums))
+
+    def _scores(self) -> None:
+        """Every other cell: the row's q with the column's k."""
+        s, w, n = self.s, self.s.work, self.s.n
+        nums = s.grid.numbers
+        with self.beat("scores_say"):
+            self._highlight(2, 3)
+            rest = [(i, j) for i in range(n) for j in range(n) if (i, j) != (s.qi, s.best)]
+            each = min(0.35, max(0.12, 4.5 / max(len(rest), 1)))
+            self.play(FadeOut(w.cell_box), run_time=0.2)
+            for i, j in rest:
+                self.play(w.q_box.animate.move_to(s.q_rows.rows[i]), w.k_box.animate.move_to(s.k_rows.rows[j]),
+                          FadeIn(nums[i * n + j]), run_time=each)
+            self.remove(*nums)
+            self.add(nums)
+            self.play(Circumscribe(s.grid.cell_at(s.qi, s.best), color=palette.AREA), run_time=0.8)
+        self.key_moment("scores", shown=s.grid.shown(), values=s.grid.values.copy(),
+                        q=s.q_rows.shown(), k=s.k_rows.shown())
+
+    def _scale(self) -> None:
+        """Every score over sqrt(d_k), the worked one under its sum."""
+        s, w, d = self.s, self.s.work, self.s.d
+        root = plain_number(math.sqrt(d), 2, pad=True)
+        with self.beat("scale_say", d=d, root=root):
+            self.play(FadeOut(s.box), FadeOut(w.q_box), FadeOut(w.k_box), run_time=0.2)
+            rel = "=" if math.isqrt(d) ** 2 == d else r"\approx"   # sqrt(4) is 2 exactly
+            self._set_step("scale", rf"\div\sqrt{{d_k}} = \sqrt{{{d}}} {rel} {tex_number(math.sqrt(d), 2, pad=True)}")
+            self._highlight(4)
+            self.play(TransformFromCopy(w.total[2], w.scaled[0]), run_time=0.6)
+            self.play(FadeIn(w.scaled[1:]), run_time=0.6)
+            self._show(s.steps.scaled)
+            self.play(Indicate(s.grid.numbers[s.qi * s.n + s.best], color=palette.AREA), run_time=0.6)
+        self.key_moment("scaled", shown=s.grid.shown(), values=s.grid.values.copy(),
+                        scale=s.step[-1].get_tex_string(), worked=w.scaled.get_tex_string())
+
+    def _mask(self) -> None:
+        """The causal mask: no token looks at a later one."""
+        s, w = self.s, self.s.work
+        with self.beat("mask_say"):
+            self.play(FadeOut(s.box), FadeOut(w.whole), FadeOut(w.scaled), run_time=0.3)
+            self._set_step("mask")
+            self._highlight(4)
+            self._show(s.steps.masked)
+        self.key_moment("masked", shown=s.grid.shown(), values=s.grid.values.copy())
+
+    def _softmax(self) -> None:
+        """Each row's softmax: the weights shade their cells, each row sums to 1."""
+        s, w, n, grid = self.s, self.s.work, self.s.n, self.s.grid
+        T = float(self.params.temperature)
+        sums = s.sums
+        sum_head = s.sum_head = MathTex(r"\Sigma", font_size=32, color=palette.MUTED)
+        sum_head.next_to(grid.cells[n - 1], RIGHT, buff=0.3).match_y(grid.col_labels[-1])
+        sum_head.set_y(s.top + 0.3)
+        with self.beat("softmax_say", focus=sums):
+            self.play(FadeOut(s.box), FadeOut(w.whole), FadeOut(w.scaled), run_time=0.3)
+            self._set_step("softmax" if T == 1 else "softmax_t", t=plain_number(T, 2, pad=True))
+            self._highlight(0, 1, 5)
+            self._show(s.steps.weights)
+            shades = [grid.cell_at(i, j).animate.set_fill(palette.Q_GOLD, opacity=0.6 * s.steps.weights[i, j])
+                      for i in range(n) for j in range(n)]
+            for i in range(n):
+                num = number_tex(tex_number(float(s.steps.weights[i].sum()), 2, pad=True), font_size=GRID_FONT,
+                                 color=palette.MUTED)
+                sums.add(num.next_to(grid.cell_at(i, n - 1), RIGHT, buff=0.2))
+            sum_head.set_x(sums.get_x())
+            if any(overlaps(bounds(sum_head), bounds(lab)) for lab in grid.col_labels):
+                # the key names reach over the sums: the sign goes under them
+                sum_head.next_to(sums, DOWN, buff=0.2)
+            self.play(*shades, FadeIn(sums), FadeIn(sum_head), run_time=1.2)
+        self.key_moment("weights", shown=grid.shown(), values=grid.values.copy(),
+                        sums=[m.get_tex_string() for m in sums])
+
+    def _output(self) -> None:
+        """The query's row: lines by weight, and the weighted sum of values.
+        q and k are done: the grid moves left, the right side shows the output."""
+        s, grid, qi = self.s, self.s.grid, self.s.qi
+        table = VGroup(s.q_rows, s.k_rows, s.heads["Q"], s.heads["K"])
+        moving = VGroup(grid, grid.numbers, s.sums, s.sum_head)
+        shift = LEFT * (grid.cells.get_left()[0] - (s.name_right + 0.45))
+        with self.beat("output_say", word=s.names[qi]):
+            self.play(FadeOut(s.box), FadeOut(table), run_time=0.4)
+            self.play(moving.animate.shift(shift), run_time=0.8)
+            s.region_left = s.sums.get_right()[0] + 0.5
+            self._set_step("output", word=s.names[qi])
+            self._highlight(6)
+            row_box = SurroundingRectangle(VGroup(*[grid.cell_at(qi, j) for j in range(s.n)]),
+                                           color=palette.Q_GOLD, buff=0.04)
+            self.play(FadeIn(row_box), run_time=0.4)
+            out = s.out = self._output_row()
+            self.play(FadeIn(out.src), FadeIn(out.targets), run_time=0.5)
+            self.play(*[FadeIn(line) for line in out.lines], run_time=1.0)
+            self.play(FadeIn(out.head), FadeIn(out.bars.labels), FadeIn(out.bars.axis), run_time=0.5)
+            self.play(*out.bars.grow(), run_time=1.0)
+            self.play(Indicate(out.targets[s.best], color=palette.AREA), run_time=0.8)
+        self.key_moment("output", shown=grid.shown(),
+                        line_weights=[line.get_stroke_width() / MAX_LINE for line in out.lines],
+                        output=out.bars.shown_values(), best=s.names[s.out_best])
+
+    def _outro(self) -> None:
+        """Why: the dimension on which the query and the winning key agree most."""
+        s, out = self.s, self.s.out
+        c = int(np.argmax(s.Q[s.qi] * s.K[s.out_best]))
+        dim = self.params.qk_dims[c].name(self.lang)
+        pair, pair_vecs, picks, dim_label = self._pair(c, dim)
+        with self.beat("outro_say", focus=VGroup(picks, dim_label), word=s.names[s.qi], best=s.names[s.out_best],
+                       dim=dim):
+            self.play(FadeOut(s.box), FadeOut(out.lines), FadeOut(out.src), FadeOut(out.targets), FadeOut(out.bars),
+                      FadeOut(out.head), FadeOut(s.step), run_time=0.5)
+            self.play(FadeIn(pair), run_time=0.6)
+            self.play(FadeIn(picks), FadeIn(dim_label), run_time=0.6)
+            self.play(Circumscribe(s.grid.cell_at(s.qi, s.out_best), color=palette.AREA), run_time=0.8)
+        self.key_moment("end", dim=dim, picked=[pair_vecs.entry(i, c).get_tex_string() for i in range(2)])
+
+    # --- pictures the beats show ---------------------------------------------
+    def _worked_cell(self, work: qm.WorkedColumn) -> _Worked:
+        """The worked cell of ``work`` (q_i . k_j), the same sum over sqrt(d_k)
+        (shown under it in the next beat) and the boxes that point at q_i, k_j
+        and the cell."""
+        s, lang = self.s, self.lang
+        qi, best = s.qi, s.best
         # "q of the query · k of the key", each name in its role's colour
-        head = VGroup(text(names[qi], lang, size=NAME_SIZE, color=palette.Q_GOLD),
+        head = VGroup(text(s.names[qi], lang, size=NAME_SIZE, color=palette.Q_GOLD),
                       MathTex(r"\cdot", font_size=WORK_FONT),
-                      text(names[best], lang, size=NAME_SIZE, color=palette.K_TEAL)).arrange(RIGHT, buff=0.15)
-        if head.width > right_edge - work_left:   # long names: the key's name under the query's
+                      text(s.names[best], lang, size=NAME_SIZE, color=palette.K_TEAL)).arrange(RIGHT, buff=0.15)
+        if head.width > s.right_edge - s.work_left:   # long names: the key's name under the query's
             head[2].next_to(head[:2], DOWN, buff=0.12).align_to(head[0], LEFT)
         term_rows = VGroup()
         for t in work.terms:
@@ -289,138 +425,39 @@ class AttentionMatching(LessonScene):
         rule.width = VGroup(*term_rows, total).width + 0.2
         rule.move_to(VGroup(term_rows[-1], total)).set_x(VGroup(*term_rows, total).get_x())
         worked.add(rule)
-        worked_top = top - 0.1
-        # the same cell divided by sqrt(d_k), shown under it in the next beat
-        scaled_cell = MathTex(tex_number(work.total, 2, pad=True), r"\div", rf"\sqrt{{{d}}}", r"\approx",
-                              tex_number(float(steps.scaled[qi, best]), 2, pad=True), font_size=WORK_FONT)
+        scaled_cell = MathTex(tex_number(work.total, 2, pad=True), r"\div", rf"\sqrt{{{s.d}}}", r"\approx",
+                              tex_number(float(s.steps.scaled[qi, best]), 2, pad=True), font_size=WORK_FONT)
+        q_box = SurroundingRectangle(s.q_rows.rows[qi], color=palette.Q_GOLD, buff=0.06)
+        k_box = SurroundingRectangle(s.k_rows.rows[best], color=palette.K_TEAL, buff=0.06)
+        cell_box = SurroundingRectangle(s.grid.cell_at(qi, best), color=palette.AREA, buff=0.0)
+        return _Worked(head, term_rows, total, rule, worked, scaled_cell, q_box, k_box, cell_box)
 
-        q_box = SurroundingRectangle(q_rows.rows[qi], color=palette.Q_GOLD, buff=0.06)
-        k_box = SurroundingRectangle(k_rows.rows[best], color=palette.K_TEAL, buff=0.06)
-        cell_box = SurroundingRectangle(grid.cell_at(qi, best), color=palette.AREA, buff=0.0)
-        with self.beat("worked_say", word=names[qi], other=names[best], d=d,
-                       score=plain_number(work.total, 2, pad=True)):
-            self.play(FadeOut(v_rows), FadeOut(heads["V"]), run_time=0.5)
-            set_step("scores", r"Q\,K^{\top}")
-            worked.next_to([0, worked_top, 0], DOWN, buff=0).align_to([work_left, 0, 0], LEFT)
-            if worked.get_top()[1] > self.step_label.get_bottom()[1] - 0.25:
-                worked.shift(DOWN * (worked.get_top()[1] - self.step_label.get_bottom()[1] + 0.25))
-            scaled_cell.next_to(worked, DOWN, buff=0.35).align_to(worked, LEFT)
-            fit = (right_edge - work_left) / max(worked.width, scaled_cell.width)
-            if fit < 1:   # long numbers: the worked cell shrinks to fit, never below 28 pt (nor the floor)
-                both = VGroup(worked, scaled_cell)
-                both.scale(max(fit, 28 / WORK_FONT, least_scale(both)), about_edge=UP + LEFT)
+    def _place_worked(self, w: _Worked) -> None:
+        """The worked cell right of the grid under the step caption, the
+        scaled one under it; both smaller when they do not fit."""
+        s = self.s
+        worked, scaled_cell = w.whole, w.scaled
+        worked.next_to([0, s.top - 0.1, 0], DOWN, buff=0).align_to([s.work_left, 0, 0], LEFT)
+        if worked.get_top()[1] > s.step.get_bottom()[1] - 0.25:
+            worked.shift(DOWN * (worked.get_top()[1] - s.step.get_bottom()[1] + 0.25))
+        scaled_cell.next_to(worked, DOWN, buff=0.35).align_to(worked, LEFT)
+        fit = (s.right_edge - s.work_left) / max(worked.width, scaled_cell.width)
+        if fit < 1:   # long numbers: the worked cell shrinks to fit, never below 28 pt (nor the floor)
             both = VGroup(worked, scaled_cell)
-            if both.get_bottom()[1] < FLOOR:   # many dimensions: shorter too, as far as it stays legible
-                both.scale(max((both.get_top()[1] - FLOOR) / both.height, 28 / WORK_FONT, least_scale(both)),
-                           about_edge=UP + LEFT)
-            self.play(FadeIn(q_box), FadeIn(k_box), FadeIn(head), run_time=0.6)
-            for c, row in enumerate(term_rows):
-                self.play(TransformFromCopy(q_rows.entry(qi, c), row[0]),
-                          TransformFromCopy(k_rows.entry(best, c), row[2]), FadeIn(row[1]), run_time=0.7)
-                self.play(FadeIn(row[3]), Write(row[4]), run_time=0.5)
-            self.play(FadeIn(rule), FadeIn(total[:2]), run_time=0.3)
-            flying = [row[4].copy() for row in term_rows]   # every product slides into the sum
-            self.play(*[Transform(f, total[2].copy()) for f in flying], run_time=0.8)
-            self.remove(*flying)
-            self.add(total[2])
-            # the grid appears with its first number: the sum lands in its cell
-            self.play(FadeIn(grid), FadeIn(cell_box), run_time=0.6)
-            self.play(TransformFromCopy(total[2], worked_cell), run_time=0.8)
-        self.key_moment("worked", cell=(qi, best),
-                        terms=[[r[k].tex_string for k in (0, 2, 4)] for r in term_rows],
-                        total=total[2].tex_string, in_cell=worked_cell.get_tex_string(),
-                        filled=self._shown_count(nums))
+            both.scale(max(fit, 28 / WORK_FONT, least_scale(both)), about_edge=UP + LEFT)
+        both = VGroup(worked, scaled_cell)
+        if both.get_bottom()[1] < FLOOR:   # many dimensions: shorter too, as far as it stays legible
+            both.scale(max((both.get_top()[1] - FLOOR) / both.height, 28 / WORK_FONT, least_scale(both)),
+                       about_edge=UP + LEFT)
 
-        # --- every other cell: the row's q with the column's k ---------------
-        box = None
-        with self.beat("scores_say"):
-            box = highlight(2, 3)
-            rest = [(i, j) for i in range(n) for j in range(n) if (i, j) != (qi, best)]
-            each = min(0.35, max(0.12, 4.5 / max(len(rest), 1)))
-            self.play(FadeOut(cell_box), run_time=0.2)
-            for i, j in rest:
-                self.play(q_box.animate.move_to(q_rows.rows[i]), k_box.animate.move_to(k_rows.rows[j]),
-                          FadeIn(nums[i * n + j]), run_time=each)
-            self.remove(*nums)
-            self.add(nums)
-            self.play(Circumscribe(grid.cell_at(qi, best), color=palette.AREA), run_time=0.8)
-        self.key_moment("scores", shown=grid.shown(), values=grid.values.copy(),
-                        q=q_rows.shown(), k=k_rows.shown())
-
-        root = plain_number(math.sqrt(d), 2, pad=True)
-        with self.beat("scale_say", d=d, root=root):
-            self.play(FadeOut(box), FadeOut(q_box), FadeOut(k_box), run_time=0.2)
-            rel = "=" if math.isqrt(d) ** 2 == d else r"\approx"   # sqrt(4) is 2 exactly
-            set_step("scale", rf"\div\sqrt{{d_k}} = \sqrt{{{d}}} {rel} {tex_number(math.sqrt(d), 2, pad=True)}")
-            box = highlight(4)
-            self.play(TransformFromCopy(total[2], scaled_cell[0]), run_time=0.6)
-            self.play(FadeIn(scaled_cell[1:]), run_time=0.6)
-            show(steps.scaled)
-            self.play(Indicate(grid.numbers[qi * n + best], color=palette.AREA), run_time=0.6)
-        self.key_moment("scaled", shown=grid.shown(), values=grid.values.copy(),
-                        scale=self.step_label[-1].get_tex_string(), worked=scaled_cell.get_tex_string())
-
-        if mask is not None:
-            with self.beat("mask_say"):
-                self.play(FadeOut(box), FadeOut(worked), FadeOut(scaled_cell), run_time=0.3)
-                set_step("mask")
-                box = highlight(4)
-                show(steps.masked)
-            self.key_moment("masked", shown=grid.shown(), values=grid.values.copy())
-
-        sums = VGroup()
-        sum_head = MathTex(r"\Sigma", font_size=32, color=palette.MUTED)
-        sum_head.next_to(grid.cells[n - 1], RIGHT, buff=0.3).match_y(grid.col_labels[-1])
-        sum_head.set_y(top + 0.3)
-        with self.beat("softmax_say", focus=sums):
-            self.play(FadeOut(box), FadeOut(worked), FadeOut(scaled_cell), run_time=0.3)
-            set_step("softmax" if T == 1 else "softmax_t", t=plain_number(T, 2, pad=True))
-            box = highlight(0, 1, 5)
-            show(steps.weights)
-            shades = [grid.cell_at(i, j).animate.set_fill(palette.Q_GOLD, opacity=0.6 * steps.weights[i, j])
-                      for i in range(n) for j in range(n)]
-            for i in range(n):
-                s = number_tex(tex_number(float(steps.weights[i].sum()), 2, pad=True), font_size=GRID_FONT,
-                            color=palette.MUTED)
-                sums.add(s.next_to(grid.cell_at(i, n - 1), RIGHT, buff=0.2))
-            sum_head.set_x(sums.get_x())
-            if any(overlaps(bounds(sum_head), bounds(lab)) for lab in grid.col_labels):
-                # the key names reach over the sums: the sign goes under them
-                sum_head.next_to(sums, DOWN, buff=0.2)
-            self.play(*shades, FadeIn(sums), FadeIn(sum_head), run_time=1.2)
-        self.key_moment("weights", shown=grid.shown(), values=grid.values.copy(),
-                        sums=[s.get_tex_string() for s in sums])
-
-        # --- the query's row: lines by weight, and the weighted sum of values -
-        # q and k are done: the grid moves left, the right side shows the output
-        table = VGroup(q_rows, k_rows, heads["Q"], heads["K"])
-        moving = VGroup(grid, grid.numbers, sums, sum_head)
-        shift = LEFT * (grid.cells.get_left()[0] - (name_right + 0.45))
-        with self.beat("output_say", word=names[qi]):
-            self.play(FadeOut(box), FadeOut(table), run_time=0.4)
-            self.play(moving.animate.shift(shift), run_time=0.8)
-            region_left = sums.get_right()[0] + 0.5
-            set_step("output", word=names[qi])
-            box = highlight(6)
-            row_box = SurroundingRectangle(VGroup(*[grid.cell_at(qi, j) for j in range(n)]),
-                                           color=palette.Q_GOLD, buff=0.04)
-            self.play(FadeIn(row_box), run_time=0.4)
-            lines, targets, src, bars, out_head = self._output_row(steps, names, region_left, right_edge)
-            self.play(FadeIn(src), FadeIn(targets), run_time=0.5)
-            self.play(*[FadeIn(line) for line in lines], run_time=1.0)
-            self.play(FadeIn(out_head), FadeIn(bars.labels), FadeIn(bars.axis), run_time=0.5)
-            self.play(*bars.grow(), run_time=1.0)
-            self.play(Indicate(targets[best], color=palette.AREA), run_time=0.8)
-        out_best = int(np.argmax(steps.weights[qi]))
-        self.key_moment("output", shown=grid.shown(),
-                        line_weights=[line.get_stroke_width() / MAX_LINE for line in lines],
-                        output=bars.shown_values(), best=names[out_best])
-
-        # --- why: the dimension on which the query and the winning key agree most
-        c = int(np.argmax(Q[qi] * K[out_best]))
-        dim = p.qk_dims[c].name(lang)
-        pair_vecs = VectorRows(np.array([Q[qi], K[out_best]]), [palette.Q_GOLD, palette.K_TEAL], 0.9, font=40)
-        pair_names = VGroup(*[text(names[who], lang, size=34, color=col)
+    def _pair(self, c: int, dim: str) -> tuple[VGroup, VectorRows, VGroup, Mobject]:
+        """The query's q over the winning key's k, named, their entries of
+        dimension ``c`` boxed and the dimension's name under them: (pair, its
+        vectors, boxes, name), right of the grid."""
+        s, lang = self.s, self.lang
+        qi, out_best, region_left, right_edge = s.qi, s.out_best, s.region_left, s.right_edge
+        pair_vecs = VectorRows(np.array([s.Q[qi], s.K[out_best]]), [palette.Q_GOLD, palette.K_TEAL], 0.9, font=40)
+        pair_names = VGroup(*[text(s.names[who], lang, size=34, color=col)
                               for who, col in ((qi, palette.Q_GOLD), (out_best, palette.K_TEAL))])
         pair_tags = VGroup(*[MathTex(tag, font_size=42, color=col)
                              for tag, col in (("q", palette.Q_GOLD), ("k", palette.K_TEAL))])
@@ -431,23 +468,16 @@ class AttentionMatching(LessonScene):
             pair_tags[i].move_to([pair_names.get_left()[0] - 0.25, pair_vecs.rows[i].get_y(), 0], aligned_edge=RIGHT)
         pair = VGroup(pair_tags, pair_names, pair_vecs)
         shrink_to_fit(pair, width=right_edge - region_left)   # long names, many entries: smaller, still legible
-        pair.move_to([(region_left + right_edge) / 2, grid.cells.get_y() + 0.6, 0])
+        pair.move_to([(region_left + right_edge) / 2, s.grid.cells.get_y() + 0.6, 0])
         # a short grid: the pair stays under the formula
-        pair.shift(DOWN * max(0.0, pair.get_top()[1] - (formula.get_bottom()[1] - 0.3)))
+        pair.shift(DOWN * max(0.0, pair.get_top()[1] - (s.formula.get_bottom()[1] - 0.3)))
         picks = VGroup(*[SurroundingRectangle(pair_vecs.entry(i, c), color=palette.AREA, buff=0.1) for i in range(2)])
         dim_label = text(dim, lang, size=32, color=palette.AREA)
         shrink_to_fit(dim_label, width=right_edge - region_left)
         dim_label.next_to(picks, DOWN, buff=0.25)
         dim_label.shift(RIGHT * (min(0.0, right_edge - dim_label.get_right()[0])
                                  + max(0.0, region_left - dim_label.get_left()[0])))
-        with self.beat("outro_say", focus=VGroup(picks, dim_label), word=names[qi], best=names[out_best],
-                       dim=dim):
-            self.play(FadeOut(box), FadeOut(lines), FadeOut(src), FadeOut(targets), FadeOut(bars),
-                      FadeOut(out_head), FadeOut(self.step_label), run_time=0.5)
-            self.play(FadeIn(pair), run_time=0.6)
-            self.play(FadeIn(picks), FadeIn(dim_label), run_time=0.6)
-            self.play(Circumscribe(grid.cell_at(qi, out_best), color=palette.AREA), run_time=0.8)
-        self.key_moment("end", dim=dim, picked=[pair_vecs.entry(i, c).get_tex_string() for i in range(2)])
+        return pair, pair_vecs, picks, dim_label
 
     def _table(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, name_right: float, ys: list[float],
                h: float, heads: dict[str, MathTex], stacked: bool) -> tuple[VectorRows, VectorRows, VectorRows]:
@@ -498,12 +528,13 @@ class AttentionMatching(LessonScene):
         self.remove(mob)
         return mob
 
-    def _output_row(self, steps: qm.AttentionSteps, names: list[str], left: float, right: float):
+    def _output_row(self) -> _Output:
         """The query's name, lines to every token as thick as its weight, and
-        the output as bars: what the output beat shows, right of ``left``."""
-        p, lang, qi = self.params, self.lang, self.params.query
+        the output as bars: what the output beat shows, right of ``s.region_left``."""
+        p, lang, s = self.params, self.lang, self.s
+        steps, names, qi, left, right = s.steps, s.names, s.qi, s.region_left, s.right_edge
         n = len(names)
-        top_y = self.step_label.get_bottom()[1] - 0.35
+        top_y = s.step.get_bottom()[1] - 0.35
         # the names, the heading and the bars share the height down to the subtitles
         out_head = MathTex(r"\textstyle\sum_j w_j\, v_j", font_size=34, color=palette.V_CORAL)
         fixed = 0.2 + 0.25 + out_head.height + 0.15 + (len(p.v_dims) - 1) * BAR_ROW + 0.35
@@ -537,4 +568,4 @@ class AttentionMatching(LessonScene):
         out_head.next_to(VGroup(src, targets), DOWN, buff=0.25).align_to([left, 0, 0], LEFT)
         bars.next_to(out_head, DOWN, buff=0.15)
         bars.shift(RIGHT * (left - bars.labels.get_left()[0]))
-        return lines, targets, src, bars, out_head
+        return _Output(lines, targets, src, bars, out_head)

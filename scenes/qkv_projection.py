@@ -8,6 +8,8 @@ as labelled bars in its own colour.  All numbers from ``qkv_math.project``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 from manim import (
     DOWN,
@@ -24,6 +26,7 @@ from manim import (
     LaggedStart,
     Line,
     MathTex,
+    Mobject,
     SurroundingRectangle,
     VGroup,
     Write,
@@ -36,6 +39,7 @@ from scenes.kit import palette
 from scenes.kit.charts import HeatMap, TraitBars
 from scenes.kit.glyphs import number_tex
 from scenes.kit.legible import floor_width, shrink_to_fit
+from scenes.kit.motion import swap
 from scenes.kit.scene import LessonScene
 from scenes.kit.sections import AttentionParams
 from scenes.kit.text import TITLE_BUFF, text, title, wrapped_text
@@ -58,17 +62,48 @@ def _span(values: np.ndarray) -> float:
     return float(max(0.0, -values.min()) + np.abs(values).max()) if values.size else 0.0
 
 
+@dataclass
+class _Stage:
+    """What the beats share: the focus token's word, the x bars, the q, k, v
+    column, where W's heat-maps stand, and what the beats have shown."""
+    mats: dict[str, np.ndarray]   # W_Q, W_K, W_V
+    word: str                     # the focus token's name
+    traits: list[str]             # x's traits (W's rows)
+    dims: dict[str, list[str]]    # q, k, v -> its dimensions' names (W's columns)
+    row: float                    # row pitch of x's traits and of W's rows
+    heading: Mobject
+    word_label: VGroup
+    x_bars: TraitBars
+    right: dict[str, tuple[VGroup, TraitBars]]   # q, k, v -> its heading and its bars
+    column: VGroup                # the q, k, v column
+    gap_left: float               # left edge of the room between the x bars and the column
+    cell_w: float                 # width of W's columns
+    heat_left: float              # left edge of W's cells
+    heat: HeatMap | None = None   # the W on screen
+    right_groups: VGroup = field(default_factory=VGroup)    # each heading and bars shown, in order
+    shown: dict[str, TraitBars] = field(default_factory=dict)   # q, k, v -> its bars, once shown
+
+
 class QKVProjection(LessonScene):
     params: AttentionParams
     chapter = 2
     number = 7
+    s: _Stage
 
     def construct(self):
+        self.s = self._stage()
+        self._intro()
+        for name, wname, color in ROLES:
+            self._matrix(name, wname, color)
+            self._product(name, wname, color)
+        self._outro()
+
+    # --- the stage: the lesson's vectors and where everything stands --------
+    def _stage(self) -> _Stage:
         p, lang = self.params, self.lang
         X, *Ws = p.arrays()
         mats = dict(zip(("W_Q", "W_K", "W_V"), Ws))
         Q, K, V = qm.project(X, *Ws)
-        x = X[p.focus]
         results = {"q": Q[p.focus], "k": K[p.focus], "v": V[p.focus]}
         word = p.tokens[p.focus].name(lang)
         traits = [t.name(lang) for t in p.traits]
@@ -86,6 +121,18 @@ class QKVProjection(LessonScene):
         heads = {name: VGroup(MathTex(rf"{name} = x\,W_{{{name.upper()}}}", font_size=36, color=color),
                               text(self.tr(f"{name}_role"), lang, size=24, color=color)).arrange(RIGHT, buff=0.3)
                  for name, _, color in ROLES}
+        x_bars, right, column = self._bars(X[p.focus], results, mats, traits, dims, heads, row, heading, word_label)
+        gap_left, cell_w, heat_left = self._heat_place(mats, traits, dims, row, word_label, x_bars, column)
+        return _Stage(mats, word, traits, dims, row, heading, word_label, x_bars, right, column,
+                      gap_left, cell_w, heat_left)
+
+    def _bars(self, x: np.ndarray, results: dict[str, np.ndarray], mats: dict[str, np.ndarray], traits: list[str],
+              dims: dict[str, list[str]], heads: dict[str, VGroup], row: float, heading: Mobject, word_label: VGroup
+              ) -> tuple[TraitBars, dict[str, tuple[VGroup, TraitBars]], VGroup]:
+        """The x bars under the word and the q, k, v column at the right edge,
+        their bars as long as the frame's width leaves room for, with W's
+        columns between them: (x bars, column's headings and bars, column)."""
+        lang = self.lang
         cols = max(len(d) for d in dims.values())
         # W's columns: at least as wide as its numbers, and as its column names at the floor (on two levels)
         names_floor = max(floor_width(text(d, lang, size=HEAT_SIZE)) for ds in dims.values() for d in ds)
@@ -122,7 +169,15 @@ class QKVProjection(LessonScene):
             if column.get_bottom()[1] < FLOOR:
                 right, column = self._column(heads, dims, results, units["q"], buff=0.12)
                 column.to_edge(RIGHT, buff=0.3).align_to([0, TOP, 0], UP)
+        return x_bars, right, column
 
+    def _heat_place(self, mats: dict[str, np.ndarray], traits: list[str], dims: dict[str, list[str]], row: float,
+                    word_label: VGroup, x_bars: TraitBars, column: VGroup) -> tuple[float, float, float]:
+        """Where W's heat-maps stand, between the x bars and the column (the
+        word shrinks to leave their names room): (the gap's left edge, the
+        width of W's columns, the left edge of W's cells)."""
+        lang = self.lang
+        cols = max(len(d) for d in dims.values())
         # W's columns wide enough for their names at a readable size (as far as the gap allows)
         # (the products and their lane take the last 1.1 of the gap), the heat-map centred in the rest
         gap_left, gap_right = x_bars.get_right()[0] + 0.3, column.get_left()[0] - LANE
@@ -141,67 +196,74 @@ class QKVProjection(LessonScene):
             # still too wide: the heat-map moves right, as far as its gap allows
             heat_left += float(np.clip(word_label.get_right()[0] + 0.3 - names_left, 0.0,
                                        gap_right - cols * cell_w - heat_left))
+        return gap_left, cell_w, heat_left
 
-        with self.beat("intro_say", word=word):
-            self.play(Write(heading), run_time=0.8)
-            self.play(FadeIn(word_label), FadeIn(x_bars.labels), FadeIn(x_bars.axis), run_time=0.8)
-            self.play(*x_bars.grow(), run_time=1.2)
-        self.key_moment("embedding", x=x_bars.shown_values())
+    # --- the beats -----------------------------------------------------------
+    def _intro(self) -> None:
+        """The word and its embedding x, trait by trait."""
+        s = self.s
+        with self.beat("intro_say", word=s.word):
+            self.play(Write(s.heading), run_time=0.8)
+            self.play(FadeIn(s.word_label), FadeIn(s.x_bars.labels), FadeIn(s.x_bars.axis), run_time=0.8)
+            self.play(*s.x_bars.grow(), run_time=1.2)
+        self.key_moment("embedding", x=s.x_bars.shown_values())
 
-        right_groups = VGroup()
-        shown = {}
-        heat = None
-        for name, wname, color in ROLES:
-            # W's rows level with x's rows (x's trait names name them both), right of the x bars
-            new_heat = HeatMap(mats[wname], traits, dims[name], lang, color, cell=row, cell_width=cell_w,
-                               size=HEAT_SIZE, name=rf"W_{{{name.upper()}}}", show_rows=False)
-            new_heat.shift((heat_left - new_heat.cells.get_left()[0]) * RIGHT)
-            new_heat.shift((x_bars.bars[0].get_center()[1] - new_heat.cells[0].get_center()[1]) * UP)
-            head, bars = right[name]
-            group = VGroup(head, bars)
-            with self.beat(f"{name}_say", word=word):
-                if heat is None:
-                    self.play(FadeIn(new_heat), run_time=0.8)
-                else:
-                    self.play(FadeOut(heat), FadeIn(new_heat), run_time=0.8)
-                heat = new_heat
-                box = SurroundingRectangle(VGroup(x_bars.bars, x_bars.numbers), color=color, buff=0.08)
-                self.play(FadeIn(box), Indicate(new_heat.title, color=color), run_time=0.7)
-                self.play(FadeIn(head), FadeIn(bars.labels), FadeIn(bars.axis), run_time=0.6)
-                self.play(FadeOut(box), run_time=0.3)
+    def _matrix(self, name: str, wname: str, color) -> None:
+        """W (as a heat-map, in place of the last W) and the empty bars of x W."""
+        s = self.s
+        # W's rows level with x's rows (x's trait names name them both), right of the x bars
+        new_heat = HeatMap(s.mats[wname], s.traits, s.dims[name], self.lang, color, cell=s.row, cell_width=s.cell_w,
+                           size=HEAT_SIZE, name=rf"W_{{{name.upper()}}}", show_rows=False)
+        new_heat.shift((s.heat_left - new_heat.cells.get_left()[0]) * RIGHT)
+        new_heat.shift((s.x_bars.bars[0].get_center()[1] - new_heat.cells[0].get_center()[1]) * UP)
+        head, bars = s.right[name]
+        with self.beat(f"{name}_say", word=s.word):
+            s.heat = swap(self, s.heat, new_heat, run_time=0.8)
+            box = SurroundingRectangle(VGroup(s.x_bars.bars, s.x_bars.numbers), color=color, buff=0.08)
+            self.play(FadeIn(box), Indicate(new_heat.title, color=color), run_time=0.7)
+            self.play(FadeIn(head), FadeIn(bars.labels), FadeIn(bars.axis), run_time=0.6)
+            self.play(FadeOut(box), run_time=0.3)
 
-            # the product itself: each trait's share flows from its row of W into the bar it feeds
-            work = qm.worked_product(p.embeddings[p.focus], getattr(p, wname))
-            feeds = {j: [i for i, term in enumerate(col.terms) if term.product != 0]
-                     for j, col in enumerate(work.columns)}
-            say, fields = self.flow_text(name, wname, feeds, traits, dims[name])
-            flows = []
-            with self.beat(say, focus=bars.bars, **fields):
-                for j in [j for j in feeds if feeds[j]]:
-                    flows += self.flow_into(j, feeds[j], work.columns[j], x_bars, new_heat, bars, color,
-                                            moment=f"{name}_flow_{j}")
-                rest = [j for j in feeds if not feeds[j]]
-                if rest:   # bars nothing feeds stay at zero
-                    self.play(*[a for j in rest for a in self.grow_bar(bars, j)], run_time=0.6)
-            right_groups.add(group)
-            shown[name] = bars
-            self.key_moment(name, x=x_bars.shown_values(), heat=new_heat.values.copy(),
-                            heat_numbers=[n.get_tex_string() for n in new_heat.numbers],
-                            flows=flows, heat_rows=[new_heat.cells[i * new_heat.values.shape[1]].get_center()[1]
-                                                    for i in range(new_heat.values.shape[0])],
-                            bar_rows=[b.get_center()[1] for b in bars.bars],
-                            **{f"{k}_bars": b.shown_values() for k, b in shown.items()})
-        with self.beat("outro_say", word=word):
-            self.play(FadeOut(heat), run_time=0.6)
+    def _product(self, name: str, wname: str, color) -> None:
+        """The product itself: each trait's share flows from its row of W into the bar it feeds."""
+        s, p = self.s, self.params
+        head, bars = s.right[name]
+        heat = s.heat
+        work = qm.worked_product(p.embeddings[p.focus], getattr(p, wname))
+        feeds = {j: [i for i, term in enumerate(col.terms) if term.product != 0]
+                 for j, col in enumerate(work.columns)}
+        say, fields = self.flow_text(name, wname, feeds, s.traits, s.dims[name])
+        flows = []
+        with self.beat(say, focus=bars.bars, **fields):
+            for j in [j for j in feeds if feeds[j]]:
+                flows += self.flow_into(j, feeds[j], work.columns[j], s.x_bars, heat, bars, color,
+                                        moment=f"{name}_flow_{j}")
+            rest = [j for j in feeds if not feeds[j]]
+            if rest:   # bars nothing feeds stay at zero
+                self.play(*[a for j in rest for a in self.grow_bar(bars, j)], run_time=0.6)
+        s.right_groups.add(VGroup(head, bars))
+        s.shown[name] = bars
+        self.key_moment(name, x=s.x_bars.shown_values(), heat=heat.values.copy(),
+                        heat_numbers=[n.get_tex_string() for n in heat.numbers],
+                        flows=flows, heat_rows=[heat.cells[i * heat.values.shape[1]].get_center()[1]
+                                                for i in range(heat.values.shape[0])],
+                        bar_rows=[b.get_center()[1] for b in bars.bars],
+                        **{f"{k}_bars": b.shown_values() for k, b in s.shown.items()})
+
+    def _outro(self) -> None:
+        """One word, three views: the last W goes, the caption comes and the three headings are lit."""
+        s, lang = self.s, self.lang
+        with self.beat("outro_say", word=s.word):
+            self.play(FadeOut(s.heat), run_time=0.6)
             outro = text(self.tr("outro"), lang, size=30, color=palette.AREA)
-            outro.next_to(x_bars, DOWN, buff=0.45).align_to(word_label, LEFT)
+            outro.next_to(s.x_bars, DOWN, buff=0.45).align_to(s.word_label, LEFT)
             if outro.get_bottom()[1] < FLOOR:   # no room under many traits: where the heat-map was
                 outro = wrapped_text(self.tr("outro"), lang, size=30, color=palette.AREA,
-                                     width=column.get_left()[0] - 0.3 - gap_left)
-                outro.move_to([(gap_left + column.get_left()[0] - 0.3) / 2, heat.cells.get_y(), 0])
-            self.play(FadeIn(outro), *[Indicate(g[0], color=c) for g, (_, _, c) in zip(right_groups, ROLES)],
+                                     width=s.column.get_left()[0] - 0.3 - s.gap_left)
+                outro.move_to([(s.gap_left + s.column.get_left()[0] - 0.3) / 2, s.heat.cells.get_y(), 0])
+            self.play(FadeIn(outro), *[Indicate(g[0], color=c) for g, (_, _, c) in zip(s.right_groups, ROLES)],
                       run_time=1.5)
-        self.key_moment("end", **{f"{k}_bars": b.shown_values() for k, b in shown.items()})
+        self.key_moment("end", **{f"{k}_bars": b.shown_values() for k, b in s.shown.items()})
 
     def _column(self, heads: dict[str, VGroup], dims: dict[str, list[str]], results: dict[str, np.ndarray],
                 unit: float, buff: float = 0.3) -> tuple[dict[str, tuple[VGroup, TraitBars]], VGroup]:
