@@ -13,6 +13,8 @@ rather than the profile half.  Row vectors: Q = X W_Q.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 from manim import (
     DOWN,
@@ -28,6 +30,7 @@ from manim import (
     Indicate,
     Line,
     MathTex,
+    Mobject,
     ReplacementTransform,
     SurroundingRectangle,
     VGroup,
@@ -37,6 +40,7 @@ from manim import (
 import qkv_math as qm
 from qkv_lens.numbers import percent, plain_number, sci_text, tex_number
 from qkv_lens.runs import training_runs
+from qkv_math.training import Run
 from scenes.kit import palette
 from scenes.kit.glyphs import number_tex
 from scenes.kit.motion import crossfade
@@ -98,72 +102,99 @@ class Panel(VGroup):
                         .next_to(self.tracks[r][0], RIGHT, buff=0.25) for r, name in enumerate(NAMES)])
 
 
+def _formula_probe(formula: VGroup) -> dict:
+    """A formula's parts as drawn: tex strings, colours, centres (x)."""
+    return {"tex": [part.tex_string for part in formula],
+            "colors": [part.get_color().to_hex() for part in formula],
+            "x": [float(part.get_center()[0]) for part in formula]}
+
+
+@dataclass
+class _Stage:
+    """What the beats share: the two runs, their panels and the step label."""
+    runs: dict[str, Run]
+    steps: list[int]              # the snapshots' steps, the same in both runs
+    heading: Mobject
+    panels: dict[str, Panel]      # by formula: "standard", "swapped"
+    step_label: Mobject = field(default_factory=VGroup)
+
+
 class RoleSwap(LessonScene):
     params: TrainingParams
     chapter = 2
     number = 11
+    s: _Stage
+
     def construct(self):
-        p, lang = self.params, self.lang
-        runs = training_runs(p)
-        heading = title(self.tr("title"), lang)
+        runs = training_runs(self.params)
+        heading = title(self.tr("title"), self.lang)
         panels = {f: Panel(f, self, x) for f, x in (("standard", -3.5), ("swapped", 3.55))}
         steps = [s.step for s in runs["standard"].snapshots]
         assert steps == [s.step for s in runs["swapped"].snapshots]
-        self.step_label = VGroup()
+        self.s = _Stage(runs, steps, heading, panels)
+        self._intro()
+        self._swap()
+        self._probe()
+        askers, settled = self._train()
+        self._result(askers, settled)
+        self._outro(settled)
 
-        def stats_for(panel: Panel, snap) -> VGroup:
-            lines = VGroup(
-                text(self.tr("loss", loss=sci_text(snap.loss)), lang, size=22),
-                text(self.tr("accuracy", acc=percent(snap.accuracy)), lang, size=22),
-            ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
-            return lines.move_to([panel.left, STATS_TOP, 0], aligned_edge=UL)
+    def _stats(self, panel: Panel, snap) -> VGroup:
+        """A snapshot's loss and accuracy, under the panel's last slider."""
+        lang = self.lang
+        lines = VGroup(
+            text(self.tr("loss", loss=sci_text(snap.loss)), lang, size=22),
+            text(self.tr("accuracy", acc=percent(snap.accuracy)), lang, size=22),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.15)
+        return lines.move_to([panel.left, STATS_TOP, 0], aligned_edge=UL)
 
-        def show(k: int, run_time: float):
-            anims, olds = [], []
-            shown = {}
-            for f, panel in panels.items():
-                snap = runs[f].snapshots[k]
-                for r, name in enumerate(NAMES):
-                    anims.append(panel.dots[r].animate.move_to(panel.at(r, snap.probes[name])))
-                values = panel.values_for(snap.probes)
-                stats = stats_for(panel, snap)
-                for attr, new in (("values", values), ("stats", stats)):
-                    olds.append(getattr(panel, attr))
-                    self.add(new)
-                    anims.append(crossfade(olds[-1], new))
-                    setattr(panel, attr, new)
-                shown[f] = {"values": [v.get_tex_string() for v in values],
-                            "stats": [line.text for line in stats]}
-            label = text(self.tr("step", step=steps[k], steps=p.steps), lang, size=24).to_corner(UR, buff=0.4)
-            olds.append(self.step_label)
-            self.add(label)
-            anims.append(crossfade(self.step_label, label))
-            self.step_label = label
-            self.play(*anims, run_time=run_time)
-            self.remove(*olds)
-            # the dots' probes as drawn, once their animations have finished
-            for f, panel in panels.items():
-                shown[f]["dots"] = [(d.get_center()[0] - panel.left) / TRACK for d in panel.dots]
-            self.key_moment(f"snapshot_{k}", step=steps[k], **shown)
+    def _show(self, k: int, run_time: float) -> None:
+        """Snapshot k in both panels: the sliders move, the numbers and the step label change."""
+        s = self.s
+        anims, olds = [], []
+        shown = {}
+        for f, panel in s.panels.items():
+            snap = s.runs[f].snapshots[k]
+            for r, name in enumerate(NAMES):
+                anims.append(panel.dots[r].animate.move_to(panel.at(r, snap.probes[name])))
+            values = panel.values_for(snap.probes)
+            stats = self._stats(panel, snap)
+            for attr, new in (("values", values), ("stats", stats)):
+                olds.append(getattr(panel, attr))
+                self.add(new)
+                anims.append(crossfade(olds[-1], new))
+                setattr(panel, attr, new)
+            shown[f] = {"values": [v.get_tex_string() for v in values],
+                        "stats": [line.text for line in stats]}
+        label = text(self.tr("step", step=s.steps[k], steps=self.params.steps), self.lang, size=24)
+        label.to_corner(UR, buff=0.4)
+        olds.append(s.step_label)
+        self.add(label)
+        anims.append(crossfade(s.step_label, label))
+        s.step_label = label
+        self.play(*anims, run_time=run_time)
+        self.remove(*olds)
+        # the dots' probes as drawn, once their animations have finished
+        for f, panel in s.panels.items():
+            shown[f]["dots"] = [(d.get_center()[0] - panel.left) / TRACK for d in panel.dots]
+        self.key_moment(f"snapshot_{k}", step=s.steps[k], **shown)
 
-        std, swp = panels["standard"], panels["swapped"]
-
-        def formula_probe(formula: VGroup) -> dict:
-            """A formula's parts as drawn: tex strings, colours, centres (x)."""
-            return {"tex": [part.tex_string for part in formula],
-                    "colors": [part.get_color().to_hex() for part in formula],
-                    "x": [float(part.get_center()[0]) for part in formula]}
-
+    # --- the beats ----------------------------------------------------------
+    def _intro(self) -> None:
+        std = self.s.panels["standard"]
         with self.beat("intro_say", focus=std.formula):
-            self.play(Write(heading), run_time=0.8)
+            self.play(Write(self.s.heading), run_time=0.8)
             self.play(FadeIn(std), run_time=1.2)
-        # the swapped formula is made from the standard one: a copy moves to
-        # the right panel's place, then its Q and V trade places along arcs
+
+    def _swap(self) -> None:
+        """The swapped formula is made from the standard one: a copy moves to
+        the right panel's place, then its Q and V trade places along arcs."""
+        std, swp = self.s.panels["standard"], self.s.panels["swapped"]
         moving = std.formula.copy()
         with self.beat("swap_say", focus=swp.formula):
             self.play(moving.animate.move_to(swp.formula), run_time=0.8)
             q_part, v_part = moving[1], moving[4]
-            self.key_moment("swap_before", formula=formula_probe(moving),
+            self.key_moment("swap_before", formula=_formula_probe(moving),
                             q_x=float(q_part.get_center()[0]), v_x=float(v_part.get_center()[0]))
             self.play(ReplacementTransform(q_part, swp.formula[4], path_arc=ARC),
                       ReplacementTransform(v_part, swp.formula[1], path_arc=ARC),
@@ -172,21 +203,28 @@ class RoleSwap(LessonScene):
             self.remove(moving, *swp.formula)
             self.add(swp.formula)
             # the Q that moved now stands in the last slot, the V in the first
-            self.key_moment("swap_after", formula=formula_probe(swp.formula),
+            self.key_moment("swap_after", formula=_formula_probe(swp.formula),
                             q_x=float(swp.formula[4].get_center()[0]),
                             v_x=float(swp.formula[1].get_center()[0]))
             self.play(FadeIn(VGroup(swp.caption, swp.ends, swp.tracks, swp.names)), run_time=1.0)
+
+    def _probe(self) -> None:
+        panels = self.s.panels
         with self.beat("probe_say"):
             self.play(*[FadeIn(panel.dots) for panel in panels.values()], run_time=0.4)
-            show(0, run_time=1.0)
+            self._show(0, run_time=1.0)
             # the sentence is about the sliders: highlight them, one panel at a
             # time (so each scales about its own centre); the beat's filler
             # then keeps highlighting them
             self.play(*[Indicate(VGroup(panel.tracks, panel.dots), scale_factor=1.06, color=palette.AREA)
                         for panel in panels.values()], run_time=0.8)
-        # --- the measured roles: which matrix reads the wish in each run.  The
-        # narration claims a swap of roles only when both runs learned the task
-        # and the probes show exactly that swap.
+
+    def _train(self) -> tuple[dict[str, list[str]], bool]:
+        """The snapshots, and the measured roles: which matrices read the wish
+        in each run (the askers), and whether that is the swap of roles."""
+        runs, steps = self.s.runs, self.s.steps
+        # the narration claims a swap of roles only when both runs learned the
+        # task and the probes show exactly that swap
         final = {f: runs[f].snapshots[-1].probes for f in runs}
         askers = {f: [name for name in NAMES if final[f][name] > ASKS] for f in runs}
         settled = (all(r.learned for r in runs.values())
@@ -195,12 +233,18 @@ class RoleSwap(LessonScene):
         half = max(1, len(steps) // 2)
         with self.beat("train_say"):
             for k in range(1, half):
-                show(k, run_time=0.7)
+                self._show(k, run_time=0.7)
         with self.beat("emerge_say" if settled else "watch_say"):
             for k in range(half, len(steps)):
-                show(k, run_time=0.7)
+                self._show(k, run_time=0.7)
+        return askers, settled
+
+    def _result(self, askers: dict[str, list[str]], settled: bool) -> None:
+        """The askers badged, their final probes and the held-out accuracies said."""
+        runs, lang = self.s.runs, self.lang
+        final = {f: runs[f].snapshots[-1].probes for f in runs}
         badges = VGroup()
-        for f, panel in panels.items():
+        for f, panel in self.s.panels.items():
             for r, name in enumerate(NAMES):
                 if name in askers[f]:
                     box = SurroundingRectangle(VGroup(panel.names[r], panel.tracks[r], panel.values[r]),
@@ -216,7 +260,9 @@ class RoleSwap(LessonScene):
                        acc_swp=percent(runs["swapped"].heldout_accuracy)):
             self.play(Create(badges), run_time=1.0)
         self.key_moment("roles", askers=askers, settled=settled)
-        moral = text(self.tr("moral" if settled else "moral_unsettled"), lang, size=30,
+
+    def _outro(self, settled: bool) -> None:
+        moral = text(self.tr("moral" if settled else "moral_unsettled"), self.lang, size=30,
                      color=palette.AREA if settled else palette.ALERT)
         moral.move_to([0, MORAL_BOTTOM, 0], aligned_edge=DOWN)
         with self.beat("outro_say" if settled else "outro_unsettled_say",

@@ -8,6 +8,7 @@ rotate -> (signed) stretch -> rotate.  Row vectors: a point p goes to p @ M.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -24,15 +25,14 @@ from manim import (
     GrowFromCenter,
     Indicate,
     MathTex,
+    Mobject,
     Rectangle,
-    ValueTracker,
     VGroup,
     Write,
     config,
     linear,
     rush_from,
     rush_into,
-    smooth,
 )
 
 import qkv_math as qm
@@ -40,9 +40,10 @@ from qkv_lens.lesson.keys import MAX_WORDS, Items, Matrix, Number, Params, Recor
 from qkv_lens.numbers import plain_number
 from scenes.kit import palette
 from scenes.kit.glyphs import FastDecimal, set_shown
-from scenes.kit.layout import WordPoint, bounds, overlaps, within
-from scenes.kit.live import Unchanged
+from scenes.kit.layout import Box, WordPoint, bounds, overlaps, within
+from scenes.kit.live import LiveMap, Unchanged
 from scenes.kit.matrices import LiveMatrix
+from scenes.kit.motion import swap
 from scenes.kit.plane import DeformablePlane
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import note, text, title, wrapped_text
@@ -68,17 +69,47 @@ class SpaceDeformationParams(Params):
                                                           doc="any 2x2 M, split into rotate, stretch, rotate")
 
 
+@dataclass
+class _Stage:
+    """What the beats share: the readout panel, the plane and the map that drives them."""
+    words: list[WordPoint]
+    points: np.ndarray            # the words' plane coordinates, one row each
+    heading: Mobject
+    caption: Mobject              # the step's caption under the title, swapped step by step
+    readout: LiveMatrix
+    det_num: FastDecimal
+    det_row: VGroup
+    column: VGroup
+    convention: VGroup
+    panel: Rectangle
+    band: Rectangle               # the subtitle band
+    free: Box                     # the free frame the word labels stay in
+    plane: DeformablePlane
+    live: LiveMap
+    axis_reach: tuple[float, float]
+    unchanged: Unchanged = field(default_factory=Unchanged)
+
+
 class SpaceDeformation(LessonScene):
     params: SpaceDeformationParams
     chapter = 1
     number = 1
+    s: _Stage
+
     def construct(self):
+        self.s = self._stage()
+        self._intro()
+        self._primitives()
+        self._flatten()
+        self._svd()
+
+    def _stage(self) -> _Stage:
+        """The readout panel (left), the plane and its live map, laid out."""
         p = self.params
         lang = self.lang
         words = [WordPoint(w.name(lang), np.array(w.at, dtype=float), lang) for w in p.words]
         points = np.array([w.at for w in p.words], dtype=float)
 
-        # --- the readout panel (left) ---------------------------------
         heading = title(self.tr("title"), lang, width=TEXT_WIDTH)
         stage = text(" ", lang, size=28, color=palette.AREA)
         readout = LiveMatrix(np.eye(2)).scale(0.9)
@@ -110,77 +141,69 @@ class SpaceDeformation(LessonScene):
         # ... and stay in the free frame (hidden while their dot is out of it)
         free = (panel.get_right()[0] + 0.05, FLOOR, config.frame_width / 2 - 0.05, config.frame_height / 2 - 0.05)
         plane = DeformablePlane(words, PLANE_ORIGIN, unit=PLANE_UNIT, avoid=[panel, band], inside=free)
-        self.plane = plane
-
-        unchanged = Unchanged()
-
-        def show(M):
-            if unchanged(M):
-                return          # the same map as the last frame: nothing to redraw
-            plane.set_matrix(M)
-            readout.set_matrix(M)
-            set_shown(det_num, qm.determinant(M))
-
-        tracker = ValueTracker(0.0)
-        state = {"path": lambda t: np.eye(2)}
-
-        def follow(_mob):
-            show(state["path"](min(1.0, max(0.0, tracker.get_value()))))
-
-        def run(path, seconds=3.0, start=0.0, end=1.0, rate=smooth):
-            """Play ``path`` from time ``start`` to ``end`` (end < start plays it back)."""
-            state["path"] = path
-            tracker.set_value(start)
-            self.play(tracker.animate.set_value(end), run_time=seconds, rate_func=rate)
-
-        def set_stage(key, **fields):
-            new = wrapped_text(self.tr(key, **fields), lang, size=26, width=TEXT_WIDTH,
-                               color=palette.AREA)
-            new.next_to(heading, DOWN, aligned_edge=LEFT, buff=0.3)
-            self.play(FadeOut(self.stage), FadeIn(new), run_time=0.5)
-            self.stage = new
-
-        # the grid's axes end at x_extent * (image of a basis vector)
-        axis_reach = (plane.p2c(plane.grid.x_axis.get_end())[0], plane.p2c(plane.grid.y_axis.get_end())[1])
-
-        def probes(M):
-            # what the last play redrew each frame (the rest is manim's cached still)
-            live = set(self.moving_mobjects)
-            return dict(matrix=np.array(M), words=plane.word_coords(), readout=readout.values(),
-                        det=det_num.get_value(), i_tip=plane.p2c(plane.i_arrow.get_end()),
-                        j_tip=plane.p2c(plane.j_arrow.get_end()),
-                        grid_i=plane.p2c(plane.grid.x_axis.get_end()) / axis_reach[0],
-                        grid_j=plane.p2c(plane.grid.y_axis.get_end()) / axis_reach[1],
-                        square=np.array([plane.p2c(v) for v in plane.square.get_vertices()]),
-                        live={"grid": plane.grid in live, "square": plane.square in live,
-                              "words": all(w.dot in live for w in words),
-                              "readout": all(n in live for row in readout.numbers for n in row)
-                              and det_num in live})
-
-        self.stage = stage
         # manim redraws each frame only what comes at or after the first
         # mobject with an updater in z order; the rest is a cached still.  The
         # driver sits just below the plane (grid z -4), so grid, square, arrows,
         # words and readouts all move with it; only the faint reference grid
         # (z -6) stays in the cached still.
-        driver = VGroup().set_z_index(-5)
-        self.add(plane.background, driver)
+        live = LiveMap(self._show, start=np.eye(2), z=-5)
+        # the grid's axes end at x_extent * (image of a basis vector)
+        axis_reach = (plane.p2c(plane.grid.x_axis.get_end())[0], plane.p2c(plane.grid.y_axis.get_end())[1])
+        return _Stage(words, points, heading, stage, readout, det_num, det_row, column, convention, panel, band,
+                      free, plane, live, axis_reach)
+
+    def _show(self, M) -> None:
+        """Draw the plane and the readouts for the matrix M."""
+        s = self.s
+        if s.unchanged(M):
+            return          # the same map as the last frame: nothing to redraw
+        s.plane.set_matrix(M)
+        s.readout.set_matrix(M)
+        set_shown(s.det_num, qm.determinant(M))
+
+    def _caption(self, key: str, **fields) -> None:
+        """The step's caption under the title, in place of the last one."""
+        new = wrapped_text(self.tr(key, **fields), self.lang, size=26, width=TEXT_WIDTH, color=palette.AREA)
+        new.next_to(self.s.heading, DOWN, aligned_edge=LEFT, buff=0.3)
+        self.s.caption = swap(self, self.s.caption, new, run_time=0.5)
+
+    def _probes(self, M) -> dict:
+        """What the last play redrew each frame (the rest is manim's cached still)."""
+        s, plane, readout = self.s, self.s.plane, self.s.readout
+        live = set(self.moving_mobjects)
+        return dict(matrix=np.array(M), words=plane.word_coords(), readout=readout.values(),
+                    det=s.det_num.get_value(), i_tip=plane.p2c(plane.i_arrow.get_end()),
+                    j_tip=plane.p2c(plane.j_arrow.get_end()),
+                    grid_i=plane.p2c(plane.grid.x_axis.get_end()) / s.axis_reach[0],
+                    grid_j=plane.p2c(plane.grid.y_axis.get_end()) / s.axis_reach[1],
+                    square=np.array([plane.p2c(v) for v in plane.square.get_vertices()]),
+                    live={"grid": plane.grid in live, "square": plane.square in live,
+                          "words": all(w.dot in live for w in s.words),
+                          "readout": all(n in live for row in readout.numbers for n in row)
+                          and s.det_num in live})
+
+    # --- the plane, the readouts and the row convention -------------------
+    def _intro(self) -> None:
+        s, plane = self.s, self.s.plane
+        self.add(plane.background, s.live.driver)
         with self.beat("intro"):
             self.play(Create(plane.grid), run_time=1.5)
-            self.play(FadeIn(panel), Write(heading), FadeIn(plane.square),
+            self.play(FadeIn(s.panel), Write(s.heading), FadeIn(plane.square),
                       GrowFromCenter(plane.i_arrow), GrowFromCenter(plane.j_arrow),
                       FadeIn(plane.i_label), FadeIn(plane.j_label), run_time=1.2)
-            self.play(*[FadeIn(w, scale=0.6) for w in words], run_time=1.0)
-        driver.add_updater(follow)
-        with self.beat("convention_say", focus=convention):
-            self.play(FadeIn(column), FadeIn(convention), run_time=1.0)
-            self.play(Indicate(readout.get_rows()[0], color=palette.BASIS_I),
+            self.play(*[FadeIn(w, scale=0.6) for w in s.words], run_time=1.0)
+        s.live.attach()
+        with self.beat("convention_say", focus=s.convention):
+            self.play(FadeIn(s.column), FadeIn(s.convention), run_time=1.0)
+            self.play(Indicate(s.readout.get_rows()[0], color=palette.BASIS_I),
                       Indicate(plane.i_arrow, color=palette.BASIS_I), run_time=1.0)
-            self.play(Indicate(readout.get_rows()[1], color=palette.BASIS_J),
+            self.play(Indicate(s.readout.get_rows()[1], color=palette.BASIS_J),
                       Indicate(plane.j_arrow, color=palette.BASIS_J), run_time=1.0)
-        self.key_moment("start", **probes(np.eye(2)))
+        self.key_moment("start", **self._probes(np.eye(2)))
 
-        # --- the four primitives, each along its true path ----------------
+    # --- the four primitives, each along its true path ----------------
+    def _primitives(self) -> None:
+        p = self.params
         theta = np.deg2rad(float(p.rotation_degrees))
         sx, sy = (float(v) for v in p.stretch)
         k = float(p.shear)
@@ -190,31 +213,34 @@ class SpaceDeformation(LessonScene):
             ("shear", qm.shear_path(k), qm.shear(k)),
         ]
         for key, path, M in steps:
-            set_stage(key)
-            with self.beat(f"{key}_say", focus=det_row):   # each sentence ends on the area
+            self._caption(key)
+            with self.beat(f"{key}_say", focus=self.s.det_row):   # each sentence ends on the area
                 if key == "rotation":  # pause halfway: still a rotation
-                    run(path, 1.5, 0.0, 0.5, rate=linear)
+                    self.s.live.play(self, path, 1.5, 0.0, 0.5, rate=linear)
                     self.wait(0.6)
-                    self.key_moment("rotation_half", **probes(path(0.5)))
-                    run(path, 1.5, 0.5, 1.0, rate=linear)
+                    self.key_moment("rotation_half", **self._probes(path(0.5)))
+                    self.s.live.play(self, path, 1.5, 0.5, 1.0, rate=linear)
                 else:
-                    run(path, 2.5)
+                    self.s.live.play(self, path, 2.5)
                 self.wait(0.6)
-                self.key_moment(key, **probes(M))
+                self.key_moment(key, **self._probes(M))
             # back to the identity along the same path, in two halves of one smooth move
-            run(path, 0.45, 1.0, 0.5, rate=rush_into)
-            self.key_moment(f"{key}_rewind_half", **probes(path(0.5)))
-            run(path, 0.45, 0.5, 0.0, rate=rush_from)
+            self.s.live.play(self, path, 0.45, 1.0, 0.5, rate=rush_into)
+            self.key_moment(f"{key}_rewind_half", **self._probes(path(0.5)))
+            self.s.live.play(self, path, 0.45, 0.5, 0.0, rate=rush_from)
 
-        set_stage("flatten")
-        F = qm.flatten_onto(np.array(p.flatten_onto, dtype=float))
+    # --- rank 1: words collide, the area is lost -------------------------
+    def _flatten(self) -> None:
+        s, plane, lang = self.s, self.s.plane, self.lang
+        self._caption("flatten")
+        F = qm.flatten_onto(np.array(self.params.flatten_onto, dtype=float))
         with self.beat("flatten_say"):
-            run(qm.linear_path(F), 3.0)
-            groups = qm.collisions(points, F)
+            self.s.live.play(self, qm.linear_path(F), 3.0)
+            groups = qm.collisions(s.points, F)
             marks = VGroup()
             rings = VGroup()
             for g in groups:
-                spot = plane.c2p(points[g[0]] @ F)
+                spot = plane.c2p(s.points[g[0]] @ F)
                 mark = text(self.tr("same_point"), lang, size=24, color=palette.ALERT)
                 marks.add(mark)
                 ring = Circle(radius=0.26, color=palette.ALERT, stroke_width=5).move_to(spot)
@@ -223,34 +249,40 @@ class SpaceDeformation(LessonScene):
                 self.play(Flash(spot, color=palette.ALERT, flash_radius=0.45, line_length=0.35,
                                 line_stroke_width=5), GrowFromCenter(ring), run_time=0.8)
             lost = text(self.tr("info_lost"), lang, size=26, color=palette.ALERT)
-            lost.next_to(self.stage, DOWN, aligned_edge=LEFT, buff=0.12)   # the step's caption
-            self.play(det_num.animate.set_color(palette.ALERT), FadeIn(lost), run_time=0.8)
-            for g, mark, ring in list(zip(groups, marks, rings)):
-                # above the words that met (or their ring), where it covers no other label
-                shown = [words[i].label for i in g if getattr(words[i], "label_shown", True)]
-                taken = [bounds(m) for m in (*[w.label for w in words if getattr(w, "label_shown", True)],
-                                             plane.i_label, plane.j_label, *plane.avoid)
-                         if getattr(m, "label_shown", True)]
-                if not self._place_mark(mark, VGroup(*shown) if shown else ring, taken, free):
-                    marks.remove(mark)     # no room for it: the ring alone marks the spot
-                    continue
-                plane.avoid.append(mark)
-                self.play(FadeIn(mark), run_time=0.5)
+            lost.next_to(s.caption, DOWN, aligned_edge=LEFT, buff=0.12)   # the step's caption
+            self.play(s.det_num.animate.set_color(palette.ALERT), FadeIn(lost), run_time=0.8)
+            self._mark_collisions(groups, marks, rings)
             self.wait(1.0)
-            self.key_moment("flatten", collisions=groups, **probes(F))
-        plane.avoid = [panel, band]
+            self.key_moment("flatten", collisions=groups, **self._probes(F))
+        plane.avoid = [s.panel, s.band]
         self.play(FadeOut(marks), FadeOut(rings), FadeOut(lost), FadeOut(plane.grid), FadeOut(plane.square),
-                  det_num.animate.set_color(palette.AREA), run_time=0.6)
-        state["path"] = lambda t: np.eye(2)
+                  s.det_num.animate.set_color(palette.AREA), run_time=0.6)
+        s.live.path = lambda t: np.eye(2)
         self.wait(0.1)
         self.play(FadeIn(plane.grid), FadeIn(plane.square), run_time=0.6)
 
-        # --- any M as rotate -> stretch -> rotate -------------------------
-        M = np.array(p.svd_matrix, dtype=float)
+    def _mark_collisions(self, groups, marks: VGroup, rings: VGroup) -> None:
+        """Name each spot where words met, one after another (a mark with no room is dropped from ``marks``)."""
+        s, plane = self.s, self.s.plane
+        for g, mark, ring in list(zip(groups, marks, rings)):
+            # above the words that met (or their ring), where it covers no other label
+            shown = [s.words[i].label for i in g if getattr(s.words[i], "label_shown", True)]
+            taken = [bounds(m) for m in (*[w.label for w in s.words if getattr(w, "label_shown", True)],
+                                         plane.i_label, plane.j_label, *plane.avoid)
+                     if getattr(m, "label_shown", True)]
+            if not self._place_mark(mark, VGroup(*shown) if shown else ring, taken, s.free):
+                marks.remove(mark)     # no room for it: the ring alone marks the spot
+                continue
+            plane.avoid.append(mark)
+            self.play(FadeIn(mark), run_time=0.5)
+
+    # --- any M as rotate -> stretch -> rotate -------------------------
+    def _svd(self) -> None:
+        M = np.array(self.params.svd_matrix, dtype=float)
         A, B, C = qm.svd_stages(M)
         stage_paths = qm.svd_path(M)
-        set_stage("svd")
-        with self.beat("svd_say", focus=self.stage):
+        self._caption("svd")
+        with self.beat("svd_say", focus=self.s.caption):
             self.wait(0.5)
         stage_keys = [("svd_a", {"angle": _deg(qm.rotation_angle(A))}),
                       ("svd_b_flip" if B[1, 1] < 0 else "svd_b",
@@ -259,15 +291,15 @@ class SpaceDeformation(LessonScene):
         ends = [A, A @ B, A @ B @ C]
         with self.beat("svd_stage_say"):
             for (key, fields), path, end, name in zip(stage_keys, stage_paths, ends, "abc"):
-                set_stage(key, **fields)
-                run(path, 2.2)
+                self._caption(key, **fields)
+                self.s.live.play(self, path, 2.2)
                 self.wait(0.6)
-                self.key_moment(f"svd_{name}", **probes(end))
-        set_stage("outro")
+                self.key_moment(f"svd_{name}", **self._probes(end))
+        self._caption("outro")
         with self.beat("outro_say"):
-            self.play(Indicate(readout, color=palette.AREA), run_time=1.2)
+            self.play(Indicate(self.s.readout, color=palette.AREA), run_time=1.2)
             self.wait(0.8)
-        self.key_moment("end", **probes(M))
+        self.key_moment("end", **self._probes(M))
 
     @staticmethod
     def _place_mark(mark, near, taken, free) -> bool:
