@@ -10,6 +10,8 @@ vectors, scores, temperatures, dimensions and seed.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -27,11 +29,13 @@ from manim import (
     FadeOut,
     Line,
     MathTex,
+    Mobject,
     NumberPlane,
     ValueTracker,
     VGroup,
     VMobject,
     Write,
+    interpolate,
     linear,
 )
 
@@ -43,7 +47,7 @@ from scenes.kit.charts import bar_values, baseline
 from scenes.kit.glyphs import FastDecimal, NumberTex, number_tex, set_shown
 from scenes.kit.layout import SIDES, bounds, lift_clear, overlaps, place_clear
 from scenes.kit.legible import least_scale
-from scenes.kit.live import Unchanged, aim_arrow
+from scenes.kit.live import LiveMap, Unchanged, aim_arrow
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import text, title, wrapped_text
 
@@ -70,6 +74,58 @@ class DotProductParams(Params):
     saturation_tokens: int = Integer(2, 8, doc="the row whose softmax saturates without the scaling")
 
 
+@dataclass
+class _Dot:
+    """The dot product's picture: a fixed, b turning about the origin."""
+    a: np.ndarray
+    blen: float                # b's length
+    base: float                # a's angle
+    heading: Mobject
+    plane: NumberPlane
+    origin: np.ndarray
+    a_hat: np.ndarray
+    arrow_a: Arrow
+    arrow_b: Arrow
+    label_a: MathTex
+    label_b: MathTex
+    law: MathTex
+    nums: dict[str, FastDecimal]   # the readouts |a|, |b|, theta, a . b
+    deg: MathTex
+    panel: VGroup              # the law over the readouts
+    line_a: DashedLine
+    arc: Arc
+    theta_label: MathTex
+    drop: DashedLine
+    proj: Line
+
+
+@dataclass
+class _Bars:
+    """The softmax chart on screen, with its numbers, names and step."""
+    chart: BarChart | None
+    labels: VGroup
+    step: Mobject
+    names: VGroup
+
+
+@dataclass
+class _Hist:
+    """One histogram of random dot products per d_k, squeezed by 1 / sqrt(d_k)."""
+    dims: list[int]
+    samples: dict[int, np.ndarray]
+    hists: dict[int, tuple]
+    shares: dict[int, np.ndarray]  # each bin's share of the samples
+    bin_w: float
+    limit: float               # the axis runs over q.k in [-limit, limit]
+    width: float               # of a panel
+    squeeze: ValueTracker      # 0: raw q.k, 1: every q.k divided by sqrt(d_k)
+    panels: VGroup
+    bars: dict[int, VGroup] = field(default_factory=dict)
+    shown: VGroup = field(default_factory=VGroup)   # the panels and their bars
+    caps: VGroup = field(default_factory=VGroup)   # the captions shown, over the panels
+    note: Mobject | None = None                    # the axis's range shown, under them
+
+
 class DotProductSoftmax(LessonScene):
     params: DotProductParams
     chapter = 2
@@ -82,6 +138,41 @@ class DotProductSoftmax(LessonScene):
 
     # --- 1. the dot product reads alignment ------------------------------
     def dot_product(self, heading):
+        d = self._dot_stage(heading)
+        unchanged = Unchanged()
+
+        def show(theta: float) -> None:
+            if not unchanged(theta):     # b has turned since the last frame
+                self._draw_b(d, theta)
+
+        live = LiveMap(show, start=0.0, z=0)
+
+        def probes():
+            return self._dot_probes(d, self._b(d, live.path(live.tracker.get_value())))
+
+        self.add(live.driver)
+        live.follow()
+        drawn = VGroup(d.line_a, d.proj, d.drop, d.arc, d.theta_label)
+        with self.beat("dot_say", focus=d.law):
+            self.play(Write(heading), FadeIn(d.plane), FadeIn(d.line_a), FadeIn(d.arrow_a), FadeIn(d.label_a),
+                      FadeIn(d.arrow_b), FadeIn(d.label_b), FadeIn(d.panel), FadeIn(d.deg), run_time=1.0)
+            self.add(d.proj, d.drop, d.arc, d.theta_label)
+            live.attach()
+            self.key_moment("aligned", **probes())
+            start = 0.0
+            for stop, name in ((math.pi / 3, "acute"), (math.pi / 2, "perpendicular"),
+                               (2 * math.pi / 3, "obtuse"), (math.pi, "opposite")):
+                live.play(self, _turn(start, stop), 1.2, rate=linear)
+                self.wait(0.4)
+                self.key_moment(name, **probes())
+                start = stop
+            live.play(self, _turn(start, 2 * math.pi), 2.5, rate=linear)
+        live.driver.clear_updaters()
+        self.play(FadeOut(VGroup(d.plane, d.arrow_a, d.arrow_b, d.label_a, d.label_b, d.panel, d.deg, drawn)),
+                  run_time=0.6)
+
+    def _dot_stage(self, heading: Mobject) -> _Dot:
+        """The plane with a, b at a's angle, a's line, the law and its readouts."""
         p = self.params
         a = np.array(p.vector_a, dtype=float)
         blen = float(p.vector_b_length)
@@ -90,14 +181,10 @@ class DotProductSoftmax(LessonScene):
                             background_line_style={"stroke_color": palette.MUTED, "stroke_opacity": 0.35})
         plane.scale(0.92).move_to([-3.4, -0.2, 0])   # clear of the subtitle band
         base = math.atan2(a[1], a[0])
-        theta = ValueTracker(0.0)  # angle of b measured from a
-
-        def b_vec():
-            ang = base + theta.get_value()
-            return blen * np.array([math.cos(ang), math.sin(ang)])
+        b = blen * np.array([math.cos(base), math.sin(base)])
 
         arrow_a = Arrow(plane.c2p(0, 0), plane.c2p(*a), buff=0, color=A_COLOR, stroke_width=6)
-        arrow_b = Arrow(plane.c2p(0, 0), plane.c2p(*b_vec()), buff=0, color=B_COLOR, stroke_width=6)
+        arrow_b = Arrow(plane.c2p(0, 0), plane.c2p(*b), buff=0, color=B_COLOR, stroke_width=6)
         label_a = MathTex("a", color=A_COLOR, font_size=40)
         a_out = np.array([*(a / np.linalg.norm(a)), 0.0])
         # over a's tip, or beyond it, or beside it: clear of the title and of the subtitles
@@ -124,241 +211,212 @@ class DotProductSoftmax(LessonScene):
         theta_label = MathTex(r"\theta", font_size=34)
         drop = DashedLine(origin, origin, color=B_COLOR, stroke_width=3, dash_length=0.08)
         proj = Line(origin, origin, color=B_COLOR, stroke_width=7)
-
-        unchanged = Unchanged()
-
-        def update(_mob):
-            if unchanged(theta.get_value()):
-                return          # b has not turned since the last frame
-            b = b_vec()
-            aim_arrow(arrow_b, plane.c2p(0, 0), plane.c2p(*b))
-            dot, na, nb, ang = qm.dot_and_angle(a, b)
-            for key, v in (("na", na), ("nb", nb), ("theta", math.degrees(ang)), ("dot", dot)):
-                set_shown(nums[key], v)
-            deg.next_to(nums["theta"], RIGHT, buff=0.05).align_to(nums["theta"], UP)
-            # the angle: the short way from a to b, so its size is the angle of dot_and_angle
-            turn = (theta.get_value() + math.pi) % (2 * math.pi) - math.pi
-            sign = 1.0 if turn >= 0 else -1.0
-            arc.become(Arc(radius=0.55, start_angle=base, angle=sign * ang, arc_center=origin,
-                           color=palette.INK, stroke_width=3))
-            mid = base + sign * ang / 2
-            way = np.array([math.cos(mid), math.sin(mid), 0.0])
-            # the angle's name on its bisector, further out when a's name is there
-            for radius in THETA_RADII:
-                theta_label.move_to(origin + radius * way)
-                if not overlaps(bounds(theta_label), bounds(label_a)):
-                    break
-            else:
-                theta_label.move_to(origin + THETA_RADII[0] * way)
-            # b's name over (or under) its tip, else beyond it or beside it: clear of the other names
-            b_out = np.array([*(b / np.linalg.norm(b)), 0.0])
-            place_clear(label_b, arrow_b.get_end(), (DOWN if b[1] < 0 else UP, UP if b[1] < 0 else DOWN, b_out,
-                                                     *SIDES), avoid=[bounds(m) for m in (label_a, theta_label,
-                                                                                         heading)])
-            # b's projection onto a: its foot on the line of a, |a| times its signed length is a . b
-            foot = (dot / na) * a_hat
-            drop.become(DashedLine(plane.c2p(*b), plane.c2p(*foot), color=B_COLOR, stroke_width=3,
-                                   dash_length=0.08))
-            proj.become(Line(origin, plane.c2p(*foot), color=B_COLOR, stroke_width=7))
-
-        driver = VGroup()
-        self.add(driver)
-        update(None)
-        drawn = VGroup(line_a, proj, drop, arc, theta_label)
-        with self.beat("dot_say", focus=law):
-            self.play(Write(heading), FadeIn(plane), FadeIn(line_a), FadeIn(arrow_a), FadeIn(label_a),
-                      FadeIn(arrow_b), FadeIn(label_b), FadeIn(panel), FadeIn(deg), run_time=1.0)
-            self.add(proj, drop, arc, theta_label)
-            driver.add_updater(update)
-            self.key_moment("aligned", **self._dot_probes(a, b_vec(), nums, plane, arc, proj, drop))
-            for stop, name in ((math.pi / 3, "acute"), (math.pi / 2, "perpendicular"),
-                               (2 * math.pi / 3, "obtuse"), (math.pi, "opposite")):
-                self.play(theta.animate.set_value(stop), run_time=1.2, rate_func=linear)
-                self.wait(0.4)
-                self.key_moment(name, **self._dot_probes(a, b_vec(), nums, plane, arc, proj, drop))
-            self.play(theta.animate.set_value(2 * math.pi), run_time=2.5, rate_func=linear)
-        driver.clear_updaters()
-        self.play(FadeOut(VGroup(plane, arrow_a, arrow_b, label_a, label_b, panel, deg, drawn)), run_time=0.6)
+        return _Dot(a, blen, base, heading, plane, origin, a_hat, arrow_a, arrow_b, label_a, label_b, law, nums,
+                    deg, panel, line_a, arc, theta_label, drop, proj)
 
     @staticmethod
-    def _dot_probes(a, b, nums, plane, arc, proj, drop):
+    def _b(d: _Dot, theta: float) -> np.ndarray:
+        """b at angle ``theta`` from a."""
+        ang = d.base + theta
+        return d.blen * np.array([math.cos(ang), math.sin(ang)])
+
+    def _draw_b(self, d: _Dot, theta: float) -> None:
+        """Draw b at angle ``theta`` from a: its arrow and name, the readouts,
+        the angle and b's projection onto a."""
+        b = self._b(d, theta)
+        plane, origin = d.plane, d.origin
+        aim_arrow(d.arrow_b, plane.c2p(0, 0), plane.c2p(*b))
+        dot, na, nb, ang = qm.dot_and_angle(d.a, b)
+        for key, v in (("na", na), ("nb", nb), ("theta", math.degrees(ang)), ("dot", dot)):
+            set_shown(d.nums[key], v)
+        d.deg.next_to(d.nums["theta"], RIGHT, buff=0.05).align_to(d.nums["theta"], UP)
+        # the angle: the short way from a to b, so its size is the angle of dot_and_angle
+        turn = (theta + math.pi) % (2 * math.pi) - math.pi
+        sign = 1.0 if turn >= 0 else -1.0
+        d.arc.become(Arc(radius=0.55, start_angle=d.base, angle=sign * ang, arc_center=origin,
+                         color=palette.INK, stroke_width=3))
+        mid = d.base + sign * ang / 2
+        way = np.array([math.cos(mid), math.sin(mid), 0.0])
+        # the angle's name on its bisector, further out when a's name is there
+        for radius in THETA_RADII:
+            d.theta_label.move_to(origin + radius * way)
+            if not overlaps(bounds(d.theta_label), bounds(d.label_a)):
+                break
+        else:
+            d.theta_label.move_to(origin + THETA_RADII[0] * way)
+        # b's name over (or under) its tip, else beyond it or beside it: clear of the other names
+        b_out = np.array([*(b / np.linalg.norm(b)), 0.0])
+        place_clear(d.label_b, d.arrow_b.get_end(), (DOWN if b[1] < 0 else UP, UP if b[1] < 0 else DOWN, b_out,
+                                                     *SIDES), avoid=[bounds(m) for m in (d.label_a, d.theta_label,
+                                                                                         d.heading)])
+        # b's projection onto a: its foot on the line of a, |a| times its signed length is a . b
+        foot = (dot / na) * d.a_hat
+        d.drop.become(DashedLine(plane.c2p(*b), plane.c2p(*foot), color=B_COLOR, stroke_width=3,
+                                 dash_length=0.08))
+        d.proj.become(Line(origin, plane.c2p(*foot), color=B_COLOR, stroke_width=7))
+
+    @staticmethod
+    def _dot_probes(d: _Dot, b: np.ndarray) -> dict:
         """The readouts, and what is drawn read back in plane coordinates: the
         projection segment (start, end), the drop line's ends and the arc's angle."""
         def coords(point):
-            return [float(v) for v in plane.p2c(point)[:2]]
-        center = plane.c2p(0, 0)
-        u, v = arc.get_start() - center, arc.get_end() - center
+            return [float(v) for v in d.plane.p2c(point)[:2]]
+        center = d.plane.c2p(0, 0)
+        u, v = d.arc.get_start() - center, d.arc.get_end() - center
         arc_deg = math.degrees(math.acos(np.clip(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v)), -1, 1)))
-        return {"a": a, "b": b, **{k: n.get_value() for k, n in nums.items()},
-                "proj": [coords(proj.get_start()), coords(proj.get_end())],
-                "drop": [coords(drop.get_start()), coords(drop.get_end())], "arc_deg": arc_deg}
+        return {"a": d.a, "b": b, **{k: n.get_value() for k, n in d.nums.items()},
+                "proj": [coords(d.proj.get_start()), coords(d.proj.get_end())],
+                "drop": [coords(d.drop.get_start()), coords(d.drop.get_end())], "arc_deg": arc_deg}
 
     # --- 2. softmax: exponentiate, then normalise ---------------------------
     def softmax_bars(self):
-        p, lang = self.params, self.lang
+        p = self.params
         scores = np.array(p.scores, dtype=float)
-        n = len(scores)
         expd = np.exp(scores)
         weights = qm.softmax(scores)
-
-        def make_chart(values, top=None):
-            """A bar chart of ``values`` with its own y range (up to ``top`` if given)."""
-            top = top or max(float(np.max(values)), 1e-9)
-            low = math.floor(min(0.0, float(np.min(values))))
-            step = _nice_step((top - low) / 4)
-            c = BarChart(list(values), y_range=[low, math.ceil(top * 1.15 / step - 1e-9) * step, step],
-                         x_length=min(7.0, 1.4 * n), y_length=4.4,
-                         bar_colors=[SCORE_BARS], y_axis_config={"font_size": AXIS_SIZE})
-            c.move_to([-2.0, -0.25, 0])
-            return c
-
-        state = {"chart": None, "labels": VGroup(), "step": text(" ", lang, size=28), "names": VGroup()}
-
-        def show(values, key, tex, top=None, **fields):
-            """The chart of ``values`` with its step: the words of text ``key`` over the formula ``tex``."""
-            chart = make_chart(values, top)
-            new_step = VGroup(wrapped_text(self.tr(key, **fields), lang, size=28, width=4.6, color=palette.AREA),
-                              MathTex(tex, font_size=40, color=palette.AREA)).arrange(DOWN, aligned_edge=LEFT,
-                                                                                      buff=0.35)
-            new_step.move_to([4.3, 1.2, 0])
-            labels = VGroup(*[number_tex(tex_number(v, 2, pad=True), font_size=28) for v in values])
-            # numbers wider than a bar's pitch shrink (never under the floor), then stand on two levels
-            pitch = chart.c2p(1, 0)[0] - chart.c2p(0, 0)[0]
-            widest = max(lab.width for lab in labels)
-            if widest > pitch - 0.1:   # one size for all: the widest fits, or is at the floor
-                factor = max((pitch - 0.1) / widest, max(least_scale(lab) for lab in labels))
-                for lab in labels:
-                    lab.scale(min(factor, 1.0))
-            for i, (lab, v) in enumerate(zip(labels, values)):
-                lab.next_to(chart.c2p(i + 0.5, max(v, 0.0)), UP, buff=0.12)
-            lift_clear(labels, max(lab.height for lab in labels) + 0.1,
-                       avoid=[bounds(m) for m in chart.y_axis.numbers])
-            names = VGroup(*[MathTex(f"s_{{{i + 1}}}", font_size=40, color=palette.MUTED)
-                             .next_to(chart.c2p(i + 0.5, min(0.0, float(np.min(values)))), DOWN, buff=0.2)
-                             for i in range(n)])
-            old = VGroup(*[m for m in (state["chart"], state["labels"], state["step"], state["names"]) if m])
-            self.play(FadeOut(old), FadeIn(chart), FadeIn(names), FadeIn(new_step), run_time=0.9)
-            self.play(FadeIn(labels), run_time=0.4)
-            state.update(chart=chart, labels=labels, step=new_step, names=names)
+        bars = _Bars(None, VGroup(), text(" ", self.lang, size=28), VGroup())
 
         def probes():
-            return dict(bars=bar_values(state["chart"]), labels=_texs(state["labels"]))
+            return dict(bars=bar_values(bars.chart), labels=_texs(bars.labels))
 
         with self.beat("softmax_say"):
-            show(scores, "raw", r"s_i")
+            self._show_bars(bars, scores, "raw", r"s_i")
             self.key_moment("scores", **probes())
-            show(expd, "exp", r"e^{s_i} > 0")
+            self._show_bars(bars, expd, "exp", r"e^{s_i} > 0")
             self.key_moment("exp", **probes())
-            show(weights, "normalised", r"w_i = \frac{e^{s_i}}{\sum_j e^{s_j}}", top=1.0,
-                 total=plain_number(float(weights.sum()), 2, pad=True))
+            self._show_bars(bars, weights, "normalised", r"w_i = \frac{e^{s_i}}{\sum_j e^{s_j}}", top=1.0,
+                            total=plain_number(float(weights.sum()), 2, pad=True))
             self.key_moment("weights", **probes())
         with self.beat("temperature_say"):
             for T in p.temperatures:
-                show(qm.softmax(scores, temperature=float(T)), "temperature",
-                     rf"T = {tex_number(float(T), 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0)
+                self._show_bars(bars, qm.softmax(scores, temperature=float(T)), "temperature",
+                                rf"T = {tex_number(float(T), 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0)
                 self.wait(0.4)
                 self.key_moment(f"temperature_{plain_number(float(T), 2, pad=True)}", t=float(T), **probes())
-        self.play(FadeOut(VGroup(state["chart"], state["names"], state["labels"], state["step"])),
-                  run_time=0.6)
+        self.play(FadeOut(VGroup(bars.chart, bars.names, bars.labels, bars.step)), run_time=0.6)
+
+    def _show_bars(self, bars: _Bars, values, key: str, tex: str, top: float | None = None, **fields) -> None:
+        """Replace what ``bars`` shows by the chart of ``values`` with its step:
+        the words of text ``key`` over the formula ``tex``."""
+        chart = _bar_chart(values, top)
+        new_step = VGroup(wrapped_text(self.tr(key, **fields), self.lang, size=28, width=4.6, color=palette.AREA),
+                          MathTex(tex, font_size=40, color=palette.AREA)).arrange(DOWN, aligned_edge=LEFT,
+                                                                                  buff=0.35)
+        new_step.move_to([4.3, 1.2, 0])
+        labels = _bar_labels(chart, values)
+        names = VGroup(*[MathTex(f"s_{{{i + 1}}}", font_size=40, color=palette.MUTED)
+                         .next_to(chart.c2p(i + 0.5, min(0.0, float(np.min(values)))), DOWN, buff=0.2)
+                         for i in range(len(values))])
+        old = VGroup(*[m for m in (bars.chart, bars.labels, bars.step, bars.names) if m])
+        self.play(FadeOut(old), FadeIn(chart), FadeIn(names), FadeIn(new_step), run_time=0.9)
+        self.play(FadeIn(labels), run_time=0.4)
+        bars.chart, bars.labels, bars.step, bars.names = chart, labels, new_step, names
 
     # --- 3. why divide by sqrt(d_k) -----------------------------------------
     def scaling(self):
-        p, lang = self.params, self.lang
+        h = self._histograms()
+        self._spread(h)
+        self._squeeze(h)
+        self._saturation(h)
+
+    def _histograms(self) -> _Hist:
+        """One histogram per d_k on one axis q.k in [-limit, limit]; bar heights
+        are densities (share / bin width), so dividing by sqrt(d_k) narrows
+        each bar and raises it, area kept."""
+        p = self.params
         dims = list(p.d_k)
         samples = {d: qm.dot_product_samples(d, p.samples, p.seed) for d in dims}
         limit = 3.0 * math.sqrt(max(dims))
         width = min(5.6, 12.6 / len(dims) - 0.6)
-        # one histogram per d_k on one axis q.k in [-limit, limit]; bar heights are densities
-        # (share / bin width), so dividing by sqrt(d_k) narrows each bar and raises it, area kept
         hists = {d: qm.histogram(samples[d], p.bins, limit) for d in dims}
         shares = {d: hists[d][0] / p.samples for d in dims}
         bin_w = 2 * limit / p.bins
         top = max(float(shares[d].max()) / (bin_w / math.sqrt(d)) for d in dims)
         y_top = math.ceil(top * 1.1 * 10) / 10
-        squeeze = ValueTracker(0.0)   # 0: raw q.k, 1: every q.k divided by sqrt(d_k)
-        panels, bars = VGroup(), {}
+        squeeze = ValueTracker(0.0)
+        panels = VGroup()
         for _d in dims:
             ax = Axes(x_range=[-limit, limit, limit / 3], y_range=[0, y_top, 0.1], x_length=width, y_length=3.0,
                       tips=False, axis_config={"include_numbers": False, "color": palette.MUTED})
             panels.add(ax)
         panels.arrange(RIGHT, buff=0.7).move_to([0, -0.65, 0])
-
-        def factor(d):
-            return 1.0 + squeeze.get_value() * (1.0 / math.sqrt(d) - 1.0)
-
-        def bar_group(d, ax):
-            group = VGroup(*[VMobject(fill_opacity=0.85, stroke_width=1,
-                                      color=HIST_BARS[i % 2]) for i in range(p.bins)])
-
-            unchanged = Unchanged()
-
-            def place(g):
-                f = factor(d)
-                if unchanged(f):
-                    return      # not squeezed since the last frame
-                edges = hists[d][1] * f
-                for i, bar in enumerate(g):
-                    h = shares[d][i] / (bin_w * f)
-                    bl, br = ax.c2p(edges[i], 0), ax.c2p(edges[i + 1], 0)
-                    tr, tl = ax.c2p(edges[i + 1], h), ax.c2p(edges[i], h)
-                    bar.set_points_as_corners([bl, br, tr, tl, bl])
-            place(group)
-            group.add_updater(place)
-            return group
-
+        h = _Hist(dims, samples, hists, shares, bin_w, limit, width, squeeze, panels)
         for d, ax in zip(dims, panels):
-            bars[d] = bar_group(d, ax)
-        shown = VGroup(panels, *bars.values())
+            h.bars[d] = self._bar_group(h, d, ax)
+        h.shown = VGroup(panels, *h.bars.values())
+        return h
 
-        def drawn(d, ax):
-            """The drawn bars read back in axis units: (left edge, right edge, areas, centres)."""
-            g = bars[d]
-            lefts = [float(ax.p2c(bar.get_corner(DOWN + LEFT))[0]) for bar in g]
-            rights = [float(ax.p2c(bar.get_corner(DOWN + RIGHT))[0]) for bar in g]
-            heights = [float(ax.p2c(bar.get_top())[1]) for bar in g]
-            areas = [(r - le) * h for le, r, h in zip(lefts, rights, heights)]
-            centres = [(r + le) / 2 for le, r in zip(lefts, rights)]
-            return {"extent": [min(lefts), max(rights)], "areas": areas, "centres": centres}
+    def _bar_group(self, h: _Hist, d: int, ax: Axes) -> VGroup:
+        """The bars of d_k = ``d`` on ``ax``, following ``h.squeeze``."""
+        group = VGroup(*[VMobject(fill_opacity=0.85, stroke_width=1,
+                                  color=HIST_BARS[i % 2]) for i in range(self.params.bins)])
 
-        def captions(group, scale):
-            caps = VGroup()
-            for d, c in zip(dims, group):
-                s = samples[d] / (math.sqrt(d) if scale else 1.0)
-                cap = MathTex(rf"d_k = {d}:\ \sigma = {tex_number(float(s.std()), 2, pad=True)}" +
-                              (r"" if scale else rf"\approx\sqrt{{{d}}} = {tex_number(math.sqrt(d), 2, pad=True)}"),
-                              font_size=30)
-                if cap.width > width:
-                    cap.scale_to_fit_width(width)
-                caps.add(cap.next_to(c, UP, buff=0.2))
-            return caps
+        unchanged = Unchanged()
 
-        raw_caps = captions(panels, False)
-        bound = tex_number(limit, 0)
+        def place(g):
+            f = 1.0 + h.squeeze.get_value() * (1.0 / math.sqrt(d) - 1.0)
+            if unchanged(f):
+                return      # not squeezed since the last frame
+            edges = h.hists[d][1] * f
+            for i, bar in enumerate(g):
+                height = h.shares[d][i] / (h.bin_w * f)
+                bl, br = ax.c2p(edges[i], 0), ax.c2p(edges[i + 1], 0)
+                tr, tl = ax.c2p(edges[i + 1], height), ax.c2p(edges[i], height)
+                bar.set_points_as_corners([bl, br, tr, tl, bl])
+        place(group)
+        group.add_updater(place)
+        return group
+
+    def _spread(self, h: _Hist) -> None:
+        """Raw q.k: the spread grows as sqrt(d_k)."""
+        raw_caps = self._captions(h, False)
+        bound = tex_number(h.limit, 0)
         axis_note = MathTex(rf"q\cdot k \in [-{bound}, {bound}]", font_size=28,
-                            color=palette.MUTED).next_to(panels, DOWN, buff=0.25)
-        with self.beat("spread_say", focus=raw_caps, n=p.samples):
-            self.play(FadeIn(shown), FadeIn(raw_caps), FadeIn(axis_note), run_time=1.2)
+                            color=palette.MUTED).next_to(h.panels, DOWN, buff=0.25)
+        with self.beat("spread_say", focus=raw_caps, n=self.params.samples):
+            self.play(FadeIn(h.shown), FadeIn(raw_caps), FadeIn(axis_note), run_time=1.2)
             self.wait(1.0)
-        self.key_moment("spread", stds=[float(samples[d].std()) for d in dims], captions=_texs(raw_caps),
-                        hist=[list(shares[d]) for d in dims],
-                        drawn=[drawn(d, ax) for d, ax in zip(dims, panels)])
-        scaled_caps = captions(panels, True)
+        h.caps, h.note = raw_caps, axis_note
+        self.key_moment("spread", stds=[float(h.samples[d].std()) for d in h.dims], captions=_texs(raw_caps),
+                        hist=[list(h.shares[d]) for d in h.dims],
+                        drawn=[_drawn(h, d, ax) for d, ax in zip(h.dims, h.panels)])
+
+    def _squeeze(self, h: _Hist) -> None:
+        """Every q.k divided by sqrt(d_k): the histograms narrow to one spread."""
+        scaled_caps = self._captions(h, True)
+        bound = tex_number(h.limit, 0)
         note = MathTex(rf"q\cdot k / \sqrt{{d_k}} \in [-{bound}, {bound}]", font_size=28, color=palette.MUTED)
-        note.next_to(panels, DOWN, buff=0.25)
+        note.next_to(h.panels, DOWN, buff=0.25)
         with self.beat("scaled_say", focus=scaled_caps):
             # the captions cross-fade (morphing glyphs into other glyphs is unreadable on the way)
-            self.play(squeeze.animate.set_value(1.0), FadeOut(raw_caps), FadeIn(scaled_caps),
-                      FadeOut(axis_note), FadeIn(note), run_time=2.5)
+            self.play(h.squeeze.animate.set_value(1.0), FadeOut(h.caps), FadeIn(scaled_caps),
+                      FadeOut(h.note), FadeIn(note), run_time=2.5)
             self.wait(1.0)
-        for g in bars.values():
+        for g in h.bars.values():
             g.clear_updaters()
+        h.caps, h.note = scaled_caps, note
         self.key_moment("scaled", captions=_texs(scaled_caps),
-                        stds=[float((samples[d] / math.sqrt(d)).std()) for d in dims],
-                        hist=[[float(v) for v in drawn(d, ax)["areas"]] for d, ax in zip(dims, panels)],
-                        drawn=[drawn(d, ax) for d, ax in zip(dims, panels)])
-        scaled = shown
+                        stds=[float((h.samples[d] / math.sqrt(d)).std()) for d in h.dims],
+                        hist=[[float(v) for v in _drawn(h, d, ax)["areas"]] for d, ax in zip(h.dims, h.panels)],
+                        drawn=[_drawn(h, d, ax) for d, ax in zip(h.dims, h.panels)])
 
-        d = max(dims)
+    def _captions(self, h: _Hist, scale: bool) -> VGroup:
+        """Over each panel, its d_k and the spread of its q.k (``scale``: divided by sqrt(d_k))."""
+        caps = VGroup()
+        for d, c in zip(h.dims, h.panels):
+            s = h.samples[d] / (math.sqrt(d) if scale else 1.0)
+            cap = MathTex(rf"d_k = {d}:\ \sigma = {tex_number(float(s.std()), 2, pad=True)}" +
+                          (r"" if scale else rf"\approx\sqrt{{{d}}} = {tex_number(math.sqrt(d), 2, pad=True)}"),
+                          font_size=30)
+            if cap.width > h.width:
+                cap.scale_to_fit_width(h.width)
+            caps.add(cap.next_to(c, UP, buff=0.2))
+        return caps
+
+    def _saturation(self, h: _Hist) -> None:
+        """The row of the largest d_k: its softmax saturates without the scaling."""
+        p, lang = self.params, self.lang
+        d = max(h.dims)
         hard, soft = qm.saturation(d, p.saturation_tokens, p.seed)
         pair = VGroup()
         root = rf"\sqrt{{d_k}} = \sqrt{{{d}}} = {tex_number(math.sqrt(d), 2)}"
@@ -378,12 +436,57 @@ class DotProductSoftmax(LessonScene):
             pair.add(VGroup(cap, c).arrange(DOWN, buff=0.3))
         pair.arrange(RIGHT, buff=1.0).move_to([0, -0.55, 0])
         with self.beat("saturate_say", d=d):
-            self.play(FadeOut(scaled), FadeOut(scaled_caps), FadeOut(note), run_time=0.5)
+            self.play(FadeOut(h.shown), FadeOut(h.caps), FadeOut(h.note), run_time=0.5)
             self.play(FadeIn(pair), run_time=1.0)
             self.wait(1.5)
         self.key_moment("saturation", hard=bar_values(pair[0][1]), soft=bar_values(pair[1][1]),
                         captions=[[part.get_tex_string() if isinstance(part, (MathTex, NumberTex)) else part.text
                                    for line in g[0] for part in line] for g in pair])
+
+
+def _turn(start: float, stop: float) -> Callable[[float], float]:
+    """b's angle from ``start`` to ``stop`` over [0, 1], as a ValueTracker runs it (manim's ``interpolate``)."""
+    return lambda t: interpolate(start, stop, t)
+
+
+def _bar_chart(values, top: float | None = None) -> BarChart:
+    """A bar chart of ``values`` with its own y range (up to ``top`` if given)."""
+    top = top or max(float(np.max(values)), 1e-9)
+    low = math.floor(min(0.0, float(np.min(values))))
+    step = _nice_step((top - low) / 4)
+    c = BarChart(list(values), y_range=[low, math.ceil(top * 1.15 / step - 1e-9) * step, step],
+                 x_length=min(7.0, 1.4 * len(values)), y_length=4.4,
+                 bar_colors=[SCORE_BARS], y_axis_config={"font_size": AXIS_SIZE})
+    c.move_to([-2.0, -0.25, 0])
+    return c
+
+
+def _bar_labels(chart: BarChart, values) -> VGroup:
+    """Each bar's value over it: numbers wider than a bar's pitch shrink (never
+    under the floor), then stand on two levels."""
+    labels = VGroup(*[number_tex(tex_number(v, 2, pad=True), font_size=28) for v in values])
+    pitch = chart.c2p(1, 0)[0] - chart.c2p(0, 0)[0]
+    widest = max(lab.width for lab in labels)
+    if widest > pitch - 0.1:   # one size for all: the widest fits, or is at the floor
+        factor = max((pitch - 0.1) / widest, max(least_scale(lab) for lab in labels))
+        for lab in labels:
+            lab.scale(min(factor, 1.0))
+    for i, (lab, v) in enumerate(zip(labels, values)):
+        lab.next_to(chart.c2p(i + 0.5, max(v, 0.0)), UP, buff=0.12)
+    lift_clear(labels, max(lab.height for lab in labels) + 0.1,
+               avoid=[bounds(m) for m in chart.y_axis.numbers])
+    return labels
+
+
+def _drawn(h: _Hist, d: int, ax: Axes) -> dict:
+    """The drawn bars of d_k = ``d`` read back in axis units: (left edge, right edge, areas, centres)."""
+    g = h.bars[d]
+    lefts = [float(ax.p2c(bar.get_corner(DOWN + LEFT))[0]) for bar in g]
+    rights = [float(ax.p2c(bar.get_corner(DOWN + RIGHT))[0]) for bar in g]
+    heights = [float(ax.p2c(bar.get_top())[1]) for bar in g]
+    areas = [(r - le) * ht for le, r, ht in zip(lefts, rights, heights)]
+    centres = [(r + le) / 2 for le, r in zip(lefts, rights)]
+    return {"extent": [min(lefts), max(rights)], "areas": areas, "centres": centres}
 
 
 def _texs(group) -> list[str]:

@@ -12,7 +12,7 @@ shown where a filter clips.
 """
 from __future__ import annotations
 
-import itertools
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -20,20 +20,17 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
-    ORIGIN,
     RIGHT,
     UL,
     UP,
     Arrow,
     DashedLine,
-    Dot,
     FadeIn,
     FadeOut,
     Group,
     ImageMobject,
     Indicate,
     Line,
-    ManimColor,
     MathTex,
     Mobject,
     MoveToTarget,
@@ -55,6 +52,7 @@ from qkv_lens.lesson.keys import Computed, File, Integer, Integers, Matrix, Numb
 from qkv_lens.numbers import plain_number
 from qkv_math.filters import LUMA
 from scenes.kit import palette
+from scenes.kit.colour import CORNERS, EDGES, ColourCube, cube_view, rgb_colour, swatch
 from scenes.kit.matrices import matrix_mob
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import NOTE_SIZE, note, text, title, wrap_lines, wrapped_text
@@ -69,32 +67,8 @@ SWATCH = 0.7         # side of a colour swatch
 # camera drops z): rgb -> CUBE_ORIGIN + CUBE_SIZE * rgb @ CUBE_VIEW.
 CUBE_SIZE = 3.0
 CUBE_ORIGIN = np.array([-5.2, -1.75, 0.0])
+CUBE_VIEW = cube_view(-70, -30)
 MAX_COLOUR_DOTS = 60  # the picture's colours drawn inside the cube, at most
-
-
-def _view(phi_deg: float, theta_deg: float) -> np.ndarray:
-    """(3, 3) rotation whose rows are the 3-D images of the r, g and b axes:
-    turned by ``theta`` about b, then tilted by ``phi`` about the screen's x."""
-    t, p = np.radians(theta_deg), np.radians(phi_deg)
-    rz = np.array([[np.cos(t), -np.sin(t), 0], [np.sin(t), np.cos(t), 0], [0, 0, 1]])
-    rx = np.array([[1, 0, 0], [0, np.cos(p), -np.sin(p)], [0, np.sin(p), np.cos(p)]])
-    return (rx @ rz).T
-
-
-CUBE_VIEW = _view(-70, -30)
-CORNERS = np.array(list(itertools.product((0.0, 1.0), repeat=3)))   # the 8 corners of [0, 1]^3
-EDGES = [(i, j) for i, j in itertools.combinations(range(8), 2)
-         if np.abs(CORNERS[i] - CORNERS[j]).sum() == 1]
-
-
-def cube_point(rgb: np.ndarray) -> np.ndarray:
-    """Scene position(s) of RGB colour(s) in the drawn cube (rows in, rows out)."""
-    return CUBE_ORIGIN + CUBE_SIZE * (np.asarray(rgb, dtype=float) @ CUBE_VIEW)
-
-
-def rgb_colour(rgb: np.ndarray) -> ManimColor:
-    """The colour of an RGB row, clipped to [0, 1] for display."""
-    return ManimColor(np.clip(np.asarray(rgb, dtype=float), 0.0, 1.0))
 
 
 def picture(image: np.ndarray, height: float, max_width: float | None = None) -> ImageMobject:
@@ -115,12 +89,6 @@ def cell_at(pic: ImageMobject, rows: int, r: int, c: int) -> np.ndarray:
     """Centre of pixel (r, c) of a picture ``rows`` pixels high."""
     cell = pic.height / rows
     return pic.get_corner(UL) + np.array([(c + 0.5) * cell, -(r + 0.5) * cell, 0])
-
-
-def swatch(rgb: np.ndarray) -> Square:
-    """A square filled with the colour ``rgb`` (clipped to [0, 1] for display)."""
-    return Square(SWATCH, fill_color=rgb_colour(rgb), fill_opacity=1.0,
-                  stroke_color=palette.INK, stroke_width=2)
 
 
 def shown_text(mob: Mobject) -> str:
@@ -153,30 +121,42 @@ def picture_colours(img: np.ndarray, most: int = MAX_COLOUR_DOTS) -> np.ndarray:
     return colours
 
 
-class ColourCube(VGroup):
-    """The RGB unit cube under a (3, 3) matrix: its 8 corners (dots in their
-    colours), 12 edges, and the picture's colours as small dots inside.
-    ``show(M)`` puts every point at ``rgb @ M`` and gives it that colour."""
+@dataclass
+class _Zoom:
+    """The worked pixel's neighbourhood, magnified (``PhotoFilter._zoom``)."""
+    region: Rectangle          # on the original
+    zoom: ImageMobject
+    zoom_frame: SurroundingRectangle
+    rays: VGroup               # from the region to the zoom
+    grid: VGroup               # the pixels' borders
+    hit: Square                # the worked pixel
+    names: Mobject             # its row and column
 
-    def __init__(self, colours: np.ndarray):
-        self.colours = np.asarray(colours, dtype=float)
-        self.edges = VGroup(*[Line(ORIGIN, RIGHT, color=palette.INK, stroke_width=3) for _ in EDGES])
-        self.inner = VGroup(*[Dot(radius=0.075) for _ in self.colours])
-        self.corners = VGroup(*[Dot(radius=0.11, stroke_color=palette.INK, stroke_width=2)
-                                for _ in CORNERS])
-        super().__init__(self.edges, self.inner, self.corners)
-        self.show(np.eye(3))
 
-    def show(self, M: np.ndarray) -> ColourCube:
-        ends = cube_point(CORNERS @ M)
-        for (i, j), edge in zip(EDGES, self.edges):
-            edge.set_points_as_corners([ends[i], ends[j]])
-        for dot, rgb in zip(self.corners, CORNERS):
-            dot.move_to(cube_point(rgb @ M)).set_fill(rgb_colour(rgb @ M), opacity=1.0)
-        for dot, rgb in zip(self.inner, self.colours):
-            dot.move_to(cube_point(rgb @ M)).set_fill(rgb_colour(rgb @ M), opacity=1.0)
-        return self
+@dataclass
+class _PixelSum:
+    """[swatch] [r g b] x W = [r' g' b'] [swatch] (``PhotoFilter._pixel_sum``)."""
+    sw_in: Square
+    row_in: VGroup
+    times: MathTex
+    W: VGroup
+    equals: MathTex
+    row_out: VGroup
+    sw_out: Square
+    tags: VGroup               # under the rows and W
+    block: VGroup              # all of it
 
+
+@dataclass
+class _Whole:
+    """The whole picture through the same W (``PhotoFilter._whole``)."""
+    recoloured: ImageMobject
+    rcap: Mobject
+    clip_note: Mobject         # how many values the display clips
+    arrow: Arrow
+    arrow_tag: MathTex
+    landed: Square             # the worked pixel's swatch, landing in the picture
+    clips: bool
 
 
 class PhotoFilterParams(Params):
@@ -230,15 +210,26 @@ class PhotoFilter(LessonScene):
 
     # --- one pixel, zoomed in and worked out -------------------------------
     def _pixel(self, img: np.ndarray, original: ImageMobject) -> None:
-        p, lang = self.params, self.lang
-        h, w, _ = img.shape
+        p = self.params
         r, c = p.pixel
         tint = qm.warm_tint(float(p.tint_strength))
         px = img[r, c]
         out = px @ tint
         tinted = qm.apply_color(img, tint)
+        z = self._zoom(img, original)
+        sum_ = self._pixel_sum(px, out, tint)
+        whole = self._whole(img, original, tinted, out, z, sum_)
+        self._zoom_in(z, sum_)
+        self._work_pixel(sum_, px)
+        self._tint_all(whole, sum_)
+        self.play(FadeOut(Group(z.region, z.zoom, z.grid, z.zoom_frame, z.rays, z.hit, z.names, sum_.block,
+                                whole.recoloured, whole.rcap, whole.arrow, whole.arrow_tag,
+                                *([whole.clip_note] if whole.clips else []))), run_time=0.6)
 
-        # the ZOOM x ZOOM neighbourhood, magnified in the middle of the top row
+    def _zoom(self, img: np.ndarray, original: ImageMobject) -> _Zoom:
+        """The ZOOM x ZOOM neighbourhood of the worked pixel, magnified in the middle of the top row."""
+        h, w, _ = img.shape
+        r, c = self.params.pixel
         k_r = k_c = min(ZOOM, h, w)
         r0, c0 = min(max(r - k_r // 2, 0), h - k_r), min(max(c - k_c // 2, 0), w - k_c)
         cell = original.height / h
@@ -256,17 +247,20 @@ class PhotoFilter(LessonScene):
                       *[Line(zoom.get_corner(UL) + DOWN * i * zcell, zoom.get_corner(UP + RIGHT) + DOWN * i * zcell)
                         for i in range(1, k_r)]).set_stroke(palette.PANEL, 2)
         hit = Square(zcell, color=palette.INK, stroke_width=5).move_to(cell_at(zoom, k_r, r - r0, c - c0))
-        names = note(self.tr("pixel", r=r, c=c), lang, color=palette.AREA, width=4.2)
+        names = note(self.tr("pixel", r=r, c=c), self.lang, color=palette.AREA, width=4.2)
         names.next_to(zoom, DOWN, buff=0.15)
+        return _Zoom(region, zoom, zoom_frame, rays, grid, hit, names)
 
-        # [swatch] [r g b] x W = [r' g' b'] [swatch], across the bottom, centred
+    @staticmethod
+    def _pixel_sum(px: np.ndarray, out: np.ndarray, tint: np.ndarray) -> _PixelSum:
+        """[swatch] [r g b] x W = [r' g' b'] [swatch], across the bottom, centred."""
         row_in = matrix_mob([px], font_size=36, digits=2)
         W = matrix_mob(tint, font_size=36, digits=2)
         row_out = matrix_mob([out], font_size=36, digits=2)
         outside = [j for j, v in enumerate(out) if not 0 <= v <= 1]
         for j in outside:   # what the display cannot show
             row_out.get_entries()[j].set_color(palette.ALERT)
-        sw_in, sw_out = swatch(px), swatch(out)
+        sw_in, sw_out = swatch(px, SWATCH), swatch(out, SWATCH)
         times, equals = MathTex(r"\times", font_size=40), MathTex("=", font_size=40)
         eq = VGroup(sw_in, row_in, times, W, equals, row_out, sw_out).arrange(RIGHT, buff=0.25)
         tags = VGroup(*[MathTex(s, font_size=32, color=palette.MUTED).next_to(m, DOWN, buff=0.12)
@@ -276,50 +270,64 @@ class PhotoFilter(LessonScene):
         if block.width > room:
             block.scale_to_fit_width(room)
         block.move_to([0, 0, 0]).align_to([0, -2.92, 0], DOWN)
+        return _PixelSum(sw_in, row_in, times, W, equals, row_out, sw_out, tags, block)
 
-        # the whole picture through the same W, at the right of the top row
+    def _whole(self, img: np.ndarray, original: ImageMobject, tinted, out: np.ndarray, z: _Zoom,
+               sum_: _PixelSum) -> _Whole:
+        """The whole picture through the same W, at the right of the top row,
+        the arrow to it from the zoom, and how many values the display clips."""
+        h = img.shape[0]
+        r, c = self.params.pixel
+        cell = original.height / h
         slot = config.frame_width / 2 - MARGIN - PIC_W / 2
         recoloured = picture(tinted.image, PIC_H, PIC_W).move_to([slot, 0, 0]).align_to([0, PIC_TOP, 0], UP)
-        rcap = note(self.tr("tinted"), lang, width=PIC_W + 0.4).next_to(recoloured, DOWN, buff=0.15)
+        rcap = note(self.tr("tinted"), self.lang, width=PIC_W + 0.4).next_to(recoloured, DOWN, buff=0.15)
         # how many values the display clips: under the output it happens to, once
-        clip_note = balanced_text(self.tr("clipped", n=tinted.clipped), lang, NOTE_SIZE, 5.0, palette.ALERT)
-        clip_note.next_to(tags[2], DOWN, buff=0.12).align_to(sw_out, RIGHT)
-        lift = -2.95 - min(clip_note.get_bottom()[1], block.get_bottom()[1])
+        clip_note = balanced_text(self.tr("clipped", n=tinted.clipped), self.lang, NOTE_SIZE, 5.0, palette.ALERT)
+        clip_note.next_to(sum_.tags[2], DOWN, buff=0.12).align_to(sum_.sw_out, RIGHT)
+        lift = -2.95 - min(clip_note.get_bottom()[1], sum_.block.get_bottom()[1])
         if lift > 0:
-            block.shift(UP * lift)
+            sum_.block.shift(UP * lift)
             clip_note.shift(UP * lift)
-        arrow = Arrow(zoom.get_right() + RIGHT * 0.2, recoloured.get_left() + LEFT * 0.2,
+        arrow = Arrow(z.zoom.get_right() + RIGHT * 0.2, recoloured.get_left() + LEFT * 0.2,
                       color=palette.INK, buff=0)
         arrow_tag = MathTex(r"\times W", font_size=36).next_to(arrow, UP, buff=0.1)
-        landed = swatch(out).scale(cell / SWATCH).move_to(cell_at(recoloured, h, r, c))
+        landed = swatch(out, SWATCH).scale(cell / SWATCH).move_to(cell_at(recoloured, h, r, c))
+        return _Whole(recoloured, rcap, clip_note, arrow, arrow_tag, landed, tinted.clipped > 0)
 
-        with self.beat("zoom_say", focus=sw_in):
-            self.play(FadeIn(region), run_time=0.6)
-            self.play(TransformFromCopy(region, zoom_frame), FadeIn(zoom), FadeIn(grid), FadeIn(rays), run_time=1.2)
-            self.play(FadeIn(hit), FadeIn(names), run_time=0.6)
-            self.play(TransformFromCopy(hit, sw_in), run_time=0.9)
-            self.play(FadeIn(row_in), FadeIn(tags[0]), run_time=0.8)
-        self.key_moment("zoom", zoom=zoom.source, swatch_in=sw_in.get_fill_color().to_rgb())
-        with self.beat("pixel_say", focus=sw_out):
-            self.play(FadeIn(times), FadeIn(W), FadeIn(tags[1]), run_time=0.8)
-            self.play(FadeIn(equals), TransformFromCopy(row_in, row_out), FadeIn(tags[2]), run_time=1.2)
-            self.play(TransformFromCopy(row_out, sw_out), run_time=0.8)
-        self.key_moment("pixel", pixel=px, shown_in=[e.get_tex_string() for e in row_in.get_entries()],
-                        shown_out=[e.get_tex_string() for e in row_out.get_entries()],
-                        swatch_in=sw_in.get_fill_color().to_rgb(),
-                        swatch_out=sw_out.get_fill_color().to_rgb())
-        clips = tinted.clipped > 0
-        with self.beat("whole_clip_say" if clips else "whole_say", focus=clip_note if clips else recoloured):
-            self.play(FadeIn(arrow), FadeIn(arrow_tag), run_time=0.6)
-            self.play(TransformFromCopy(sw_out, landed), run_time=0.9)
-            self.play(FadeIn(recoloured), FadeIn(rcap), run_time=1.0)
-            self.remove(landed)
+    def _zoom_in(self, z: _Zoom, sum_: _PixelSum) -> None:
+        with self.beat("zoom_say", focus=sum_.sw_in):
+            self.play(FadeIn(z.region), run_time=0.6)
+            self.play(TransformFromCopy(z.region, z.zoom_frame), FadeIn(z.zoom), FadeIn(z.grid), FadeIn(z.rays),
+                      run_time=1.2)
+            self.play(FadeIn(z.hit), FadeIn(z.names), run_time=0.6)
+            self.play(TransformFromCopy(z.hit, sum_.sw_in), run_time=0.9)
+            self.play(FadeIn(sum_.row_in), FadeIn(sum_.tags[0]), run_time=0.8)
+        self.key_moment("zoom", zoom=z.zoom.source, swatch_in=sum_.sw_in.get_fill_color().to_rgb())
+
+    def _work_pixel(self, sum_: _PixelSum, px: np.ndarray) -> None:
+        with self.beat("pixel_say", focus=sum_.sw_out):
+            self.play(FadeIn(sum_.times), FadeIn(sum_.W), FadeIn(sum_.tags[1]), run_time=0.8)
+            self.play(FadeIn(sum_.equals), TransformFromCopy(sum_.row_in, sum_.row_out), FadeIn(sum_.tags[2]),
+                      run_time=1.2)
+            self.play(TransformFromCopy(sum_.row_out, sum_.sw_out), run_time=0.8)
+        self.key_moment("pixel", pixel=px, shown_in=[e.get_tex_string() for e in sum_.row_in.get_entries()],
+                        shown_out=[e.get_tex_string() for e in sum_.row_out.get_entries()],
+                        swatch_in=sum_.sw_in.get_fill_color().to_rgb(),
+                        swatch_out=sum_.sw_out.get_fill_color().to_rgb())
+
+    def _tint_all(self, whole: _Whole, sum_: _PixelSum) -> None:
+        clips = whole.clips
+        focus = whole.clip_note if clips else whole.recoloured
+        with self.beat("whole_clip_say" if clips else "whole_say", focus=focus):
+            self.play(FadeIn(whole.arrow), FadeIn(whole.arrow_tag), run_time=0.6)
+            self.play(TransformFromCopy(sum_.sw_out, whole.landed), run_time=0.9)
+            self.play(FadeIn(whole.recoloured), FadeIn(whole.rcap), run_time=1.0)
+            self.remove(whole.landed)
             if clips:
-                self.play(FadeIn(clip_note), run_time=0.6)
-        self.key_moment("whole", tinted=recoloured.source, swatch_out=sw_out.get_fill_color().to_rgb(),
-                        clip_notes=[shown_text(clip_note)] if clips else [])
-        self.play(FadeOut(Group(region, zoom, grid, zoom_frame, rays, hit, names, block, recoloured, rcap,
-                                arrow, arrow_tag, *([clip_note] if clips else []))), run_time=0.6)
+                self.play(FadeIn(whole.clip_note), run_time=0.6)
+        self.key_moment("whole", tinted=whole.recoloured.source, swatch_out=sum_.sw_out.get_fill_color().to_rgb(),
+                        clip_notes=[shown_text(whole.clip_note)] if clips else [])
 
     # --- four more filters, all linear ---------------------------------------
     def _filters(self, img: np.ndarray, heading: Mobject, original: ImageMobject, cap: Mobject) -> Group:
@@ -374,18 +382,18 @@ class PhotoFilter(LessonScene):
     def _cube(self, img: np.ndarray) -> None:
         lang = self.lang
         G = qm.grayscale()
-        cube = ColourCube(picture_colours(img))
+        cube = ColourCube(picture_colours(img), origin=CUBE_ORIGIN, size=CUBE_SIZE, view=CUBE_VIEW)
         # the cube as it was, faint, with its axes named: the reference the collapse is seen against
-        ghost = VGroup(*[DashedLine(cube_point(CORNERS[i]), cube_point(CORNERS[j]), dash_length=0.08)
+        ghost = VGroup(*[DashedLine(cube.point(CORNERS[i]), cube.point(CORNERS[j]), dash_length=0.08)
                          for i, j in EDGES]).set_stroke(palette.MUTED, 2, opacity=0.6)
         axis_names = VGroup()
         for rgb, name in ((CORNERS[4], "r"), (CORNERS[2], "g"), (CORNERS[1], "b")):
-            tip = cube_point(rgb)
-            away = tip - cube_point(np.full(3, 0.5))
+            tip = cube.point(rgb)
+            away = tip - cube.point(np.full(3, 0.5))
             away[2] = 0
             axis_names.add(MathTex(name, font_size=40, color=rgb_colour(0.5 * rgb + 0.5))
                            .move_to(tip + 0.45 * away / np.linalg.norm(away)))
-        diagonal = DashedLine(cube_point(CORNERS[0]), cube_point(CORNERS[7]), dash_length=0.12)
+        diagonal = DashedLine(cube.point(CORNERS[0]), cube.point(CORNERS[7]), dash_length=0.12)
         diagonal.set_stroke(palette.AREA, 4)
         heading = text(self.tr("cube"), lang, size=28, color=palette.INK)
         heading.next_to(VGroup(ghost, axis_names), UP, buff=0.2)
@@ -393,7 +401,7 @@ class PhotoFilter(LessonScene):
             heading.to_edge(LEFT, buff=MARGIN)
         axis_tag = VGroup(text(self.tr("grey_axis"), lang, size=24, color=palette.AREA),
                           MathTex("r = g = b", font_size=34, color=palette.AREA)).arrange(RIGHT, buff=0.15)
-        axis_tag.next_to(cube_point(CORNERS[7]), RIGHT, buff=0.35)
+        axis_tag.next_to(cube.point(CORNERS[7]), RIGHT, buff=0.35)
 
         # the matrix and what it does, in the right-hand column
         W = matrix_mob(G, font_size=36, digits=3)

@@ -10,6 +10,8 @@ is titled by what the lens keeps and what it throws away.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 from manim import (
     DOWN,
@@ -46,7 +48,7 @@ from qkv_lens.lesson.keys import (
     Text,
     Vector,
 )
-from qkv_lens.numbers import column_parts, column_tex, plain_vector, tex_number
+from qkv_lens.numbers import plain_vector, tex_number
 from scenes.kit import palette
 from scenes.kit.glyphs import number_tex
 from scenes.kit.layout import WordPoint, bounds, within
@@ -55,6 +57,7 @@ from scenes.kit.matrices import matrix_mob
 from scenes.kit.moments import LABEL_TYPES
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import text, title, wrapped_text
+from scenes.kit.worked import column_line, write_column
 
 LENS_COLOURS = tuple(palette.QKV.values())
 FRAME_LEFT, FRAME_RIGHT = -6.95, 6.95   # what the scene uses of the frame's width
@@ -187,129 +190,179 @@ class ThreeLensesParams(Params):
         3, 3, noun="lenses", doc="exactly three lenses: what each keeps and drops, its axes and its matrix")
 
 
+@dataclass
+class _Work:
+    """One word's product with one lens, written out (``ThreeLenses._block``)."""
+    block: VGroup              # all of it: the word's name, the row x M = result, the lines
+    work: qm.WorkedProduct
+    vec: VGroup
+    M: VGroup
+    res: VGroup
+    word_name: VGroup
+    lines: VGroup              # one line of arithmetic per output
+    times: MathTex
+    eq: MathTex
+
+
+@dataclass
+class _Stage:
+    """What the beats share."""
+    names: list[str]
+    traits: list[tuple]
+    X: np.ndarray              # the words' traits, one row per word
+    heading: VGroup
+    table: VGroup
+    w: int                     # the word whose product is worked out
+    wide: bool = False         # the table and the work take the band above the panels in turn
+    work_left: float = 0.0     # the work's left edge, right of the table
+    panels: VGroup = field(default_factory=VGroup)
+    row_box: SurroundingRectangle | None = None
+    works: list[_Work] = field(default_factory=list)   # one per lens
+
+
 class ThreeLenses(LessonScene):
     params: ThreeLensesParams
     chapter = 1
     number = 2
     def construct(self):
+        self.s = self._stage()
+        self._intro()
+        self._lay_out()
+        for k in range(len(self.params.lenses)):
+            self._work(k)
+            self._lens(k)
+        self._outro()
+
+    def _stage(self) -> _Stage:
+        """The words, the title and the table of their traits."""
         p, lang = self.params, self.lang
         traits = [w.traits for w in p.words]
         X = np.array(traits, dtype=float)
         names = [w.name(lang) for w in p.words]
-        d = len(p.traits)
         heading = title(self.tr("title"), lang)
-
-        # --- the input: every word as a row of numbers, one column per trait
         table = self._table(names, traits, lang)
+        return _Stage(names, traits, X, heading, table, worked_word(traits))
+
+    # --- the input: every word as a row of numbers, one column per trait
+    def _intro(self) -> None:
+        s = self.s
+        table = s.table
         # first large, in the middle of the frame
-        room = heading.get_bottom()[1] - 0.5 - PANELS_BOTTOM
+        room = s.heading.get_bottom()[1] - 0.5 - PANELS_BOTTOM
         big = min(12.0 / table.width, room / table.height, 1.5)
         if big < least_scale(table):    # a wide table takes the frame's whole width
             big = min((FRAME_RIGHT - FRAME_LEFT) / table.width, room / table.height, 1.5)
         table.scale(big)
-        table.move_to([0, (heading.get_bottom()[1] + PANELS_BOTTOM) / 2, 0])
-        with self.beat("intro_say", n=d):
-            self.play(Write(heading), FadeIn(table.header), run_time=1.0)
+        table.move_to([0, (s.heading.get_bottom()[1] + PANELS_BOTTOM) / 2, 0])
+        with self.beat("intro_say", n=len(self.params.traits)):
+            self.play(Write(s.heading), FadeIn(table.header), run_time=1.0)
             self.play(LaggedStart(*[FadeIn(VGroup(table.names[i], *table.rows[i]), shift=0.2 * RIGHT)
-                                    for i in range(len(names))], lag_ratio=0.25), run_time=2.0)
+                                    for i in range(len(s.names))], lag_ratio=0.25), run_time=2.0)
         self.key_moment("intro", table=[[e.get_tex_string() for e in row] for row in table.rows])
 
-        # the table's place from now on: top left, the work to its right; when either would be too
-        # small to read there, each takes the whole band above the panels in turn (wide)
+    def _lay_out(self) -> None:
+        """The table's place from now on: top left, the work to its right; when
+        either would be too small to read there, each takes the whole band
+        above the panels in turn (wide).  The panels, and each lens's work."""
+        s, p = self.s, self.params
+        table = s.table
         table.generate_target()
         table_floor = least_scale(table) * table.height
         fit(table.target, 6.0, TOP - UPPER_BOTTOM)
-        wide = table.target.height < table_floor - 1e-9
-        if wide:     # as large as it reads, as wide as it needs
+        s.wide = table.target.height < table_floor - 1e-9
+        if s.wide:     # as large as it reads, as wide as it needs
             table.target.scale(table_floor / table.target.height)
         table.target.align_to([FRAME_LEFT, TOP, 0], UP + LEFT)
-        work_left = table.target.get_right()[0] + 0.6
+        s.work_left = table.target.get_right()[0] + 0.6
 
-        panels = self._panels(names, X, lang)
-        w = worked_word(traits)
-        row_box = SurroundingRectangle(VGroup(table.target[1][w], table.target[2 + w]), color=palette.AREA, buff=0.08)
-        blocks = [self._block(traits[w], names[w], lens, colour) for lens, colour in zip(p.lenses, LENS_COLOURS)]
-        if not wide:
-            wide = any(not self._fits(b.block, FRAME_RIGHT - work_left) for b in blocks)
-        left = FRAME_LEFT if wide else work_left
+        s.panels = self._panels(s.names, s.X, self.lang)
+        w = s.w
+        s.row_box = SurroundingRectangle(VGroup(table.target[1][w], table.target[2 + w]), color=palette.AREA,
+                                         buff=0.08)
+        works = [self._block(s.traits[w], s.names[w], lens, colour) for lens, colour in zip(p.lenses, LENS_COLOURS)]
+        if not s.wide:
+            s.wide = any(not self._fits(b.block, FRAME_RIGHT - s.work_left) for b in works)
+        left = FRAME_LEFT if s.wide else s.work_left
         # too wide even for the whole band: the name above the row, each line without its products
-        blocks = [b if self._fits(b.block, FRAME_RIGHT - left) else
-                  self._block(traits[w], names[w], lens, colour, compact=True)
-                  for b, lens, colour in zip(blocks, p.lenses, LENS_COLOURS)]
-        for b in blocks:
+        s.works = [b if self._fits(b.block, FRAME_RIGHT - left) else
+                   self._block(s.traits[w], s.names[w], lens, colour, compact=True)
+                   for b, lens, colour in zip(works, p.lenses, LENS_COLOURS)]
+        for b in s.works:
             fit(b.block, FRAME_RIGHT - left, TOP - UPPER_BOTTOM)
             b.block.move_to([(left + FRAME_RIGHT) / 2, 0, 0]).align_to([0, TOP, 0], UP)
-        for k, (lens, panel, colour, b) in enumerate(zip(p.lenses, panels, LENS_COLOURS, blocks)):
-            work, vec, M, res, word_name, lines, block = b.work, b.vec, b.M, b.res, b.word_name, b.lines, b.block
-            times, eq = b.times, b.eq
-            res_entries = res.get_entries()
-            res_entries.set_opacity(0)
 
-            with self.beat(f"work{k + 1}_say", focus=res, word=names[w], n=d,
-                           point=plain_vector(work.result)):
-                if k == 0:
-                    self.play(MoveToTarget(table), run_time=1.0)
-                    self.play(Create(row_box), run_time=0.5)
-                if wide:    # the table steps aside for the work
-                    self.play(FadeOut(table), FadeOut(row_box), run_time=0.6)
-                    self.play(FadeIn(vec), FadeIn(word_name), run_time=1.0)
-                else:
-                    self.play(TransformFromCopy(table.rows[w], vec.get_entries()), FadeIn(vec.get_brackets()),
-                              FadeIn(word_name), run_time=1.0)
-                self.play(FadeIn(times), FadeIn(M), FadeIn(eq), FadeIn(res), run_time=0.8)
-                for j, col_line in enumerate(lines):
-                    box = SurroundingRectangle(M.get_columns()[j], color=colour, buff=0.08)
-                    self.play(Create(box), run_time=0.4)
-                    self.play(Write(col_line), run_time=1.4)
-                    entry = res_entries[j]
-                    shown = entry.copy().set_opacity(1)
-                    self.play(TransformFromCopy(col_line[0][-len(shown[0]):], shown), FadeOut(box), run_time=0.7)
-                    entry.set_opacity(1)
-                    self.remove(shown)
-            self.key_moment(f"work{k + 1}", word=names[w], lines=[ln.get_tex_string() for ln in lines],
-                            result=[e.get_tex_string() for e in res_entries],
-                            matrix=[[e.get_tex_string() for e in row] for row in M.get_rows()])
+    # --- one word's product with lens k, column by column
+    def _work(self, k: int) -> None:
+        s = self.s
+        b, colour = s.works[k], LENS_COLOURS[k]
+        res_entries = b.res.get_entries()
+        res_entries.set_opacity(0)
+        with self.beat(f"work{k + 1}_say", focus=b.res, word=s.names[s.w], n=len(self.params.traits),
+                       point=plain_vector(b.work.result)):
+            if k == 0:
+                self.play(MoveToTarget(s.table), run_time=1.0)
+                self.play(Create(s.row_box), run_time=0.5)
+            if s.wide:    # the table steps aside for the work
+                self.play(FadeOut(s.table), FadeOut(s.row_box), run_time=0.6)
+                self.play(FadeIn(b.vec), FadeIn(b.word_name), run_time=1.0)
+            else:
+                self.play(TransformFromCopy(s.table.rows[s.w], b.vec.get_entries()), FadeIn(b.vec.get_brackets()),
+                          FadeIn(b.word_name), run_time=1.0)
+            self.play(FadeIn(b.times), FadeIn(b.M), FadeIn(b.eq), FadeIn(b.res), run_time=0.8)
+            for j, line in enumerate(b.lines):
+                box = SurroundingRectangle(b.M.get_columns()[j], color=colour, buff=0.08)
+                self.play(Create(box), run_time=0.4)
+                write_column(self, line, res_entries[j], 1.4, 0.7, FadeOut(box))
+        self.key_moment(f"work{k + 1}", word=s.names[s.w], lines=[ln.get_tex_string() for ln in b.lines],
+                        result=[e.get_tex_string() for e in res_entries],
+                        matrix=[[e.get_tex_string() for e in row] for row in b.M.get_rows()])
 
-            # --- the whole cloud lands on this lens's plane
-            guides, coords = self._guides(panel, panel.words[w], work.result, colour)
-            place_word_labels(panel.words, avoid=[panel.x_name, panel.y_name, *coords, *guides],
-                              inside=(*panel.axes.get_corner(DOWN + LEFT)[:2], panel.axes.get_right()[0],
-                                      panel.heading.get_bottom()[1] - 0.05))
-            others = [pt for i, pt in enumerate(panel.words) if i != w]
-            with self.beat(f"lens{k + 1}_say", keep=lens.keep.name(lang), drop=lens.drop.name(lang)):
-                self.play(FadeIn(panel.axes), FadeIn(panel.x_name), FadeIn(panel.y_name),
-                          FadeIn(panel.heading), run_time=0.7)
-                self.play(TransformFromCopy(res, panel.words[w]), run_time=1.0)
-                self.play(*[Create(g) for g in guides], FadeIn(coords), run_time=0.7)
-                if wide:    # the work steps aside for the table, whose names fly to their points
-                    self.play(FadeOut(block), FadeIn(table), FadeIn(row_box), run_time=0.6)
-                if others:
-                    self.play(*[TransformFromCopy(table.names[i], pt) for i, pt in enumerate(panel.words) if i != w],
-                              run_time=1.4)
-                groups = qm.collisions(X, panel.M, tol=1e-9)
-                if groups:
-                    self.play(*[Indicate(panel.words[i].label, color=palette.ALERT) for g in groups for i in g],
-                              run_time=0.8)
-            self.key_moment(f"lens{k + 1}", words=np.array([panel.axes.p2c(pt.dot.get_center())
-                                                            for pt in panel.words]),
-                            coords=[c.get_tex_string() for c in coords],
-                            collisions=qm.collisions(X, panel.M))
-            self.play(*([] if wide else [FadeOut(block)]), FadeOut(guides), FadeOut(coords), run_time=0.5)
+    # --- the whole cloud lands on lens k's plane
+    def _lens(self, k: int) -> None:
+        s, lang = self.s, self.lang
+        lens, panel, colour, b = self.params.lenses[k], s.panels[k], LENS_COLOURS[k], s.works[k]
+        w = s.w
+        guides, coords = self._guides(panel, panel.words[w], b.work.result, colour)
+        place_word_labels(panel.words, avoid=[panel.x_name, panel.y_name, *coords, *guides],
+                          inside=(*panel.axes.get_corner(DOWN + LEFT)[:2], panel.axes.get_right()[0],
+                                  panel.heading.get_bottom()[1] - 0.05))
+        others = [pt for i, pt in enumerate(panel.words) if i != w]
+        with self.beat(f"lens{k + 1}_say", keep=lens.keep.name(lang), drop=lens.drop.name(lang)):
+            self.play(FadeIn(panel.axes), FadeIn(panel.x_name), FadeIn(panel.y_name),
+                      FadeIn(panel.heading), run_time=0.7)
+            self.play(TransformFromCopy(b.res, panel.words[w]), run_time=1.0)
+            self.play(*[Create(g) for g in guides], FadeIn(coords), run_time=0.7)
+            if s.wide:    # the work steps aside for the table, whose names fly to their points
+                self.play(FadeOut(b.block), FadeIn(s.table), FadeIn(s.row_box), run_time=0.6)
+            if others:
+                self.play(*[TransformFromCopy(s.table.names[i], pt) for i, pt in enumerate(panel.words) if i != w],
+                          run_time=1.4)
+            groups = qm.collisions(s.X, panel.M, tol=1e-9)
+            if groups:
+                self.play(*[Indicate(panel.words[i].label, color=palette.ALERT) for g in groups for i in g],
+                          run_time=0.8)
+        self.key_moment(f"lens{k + 1}", words=np.array([panel.axes.p2c(pt.dot.get_center())
+                                                        for pt in panel.words]),
+                        coords=[c.get_tex_string() for c in coords],
+                        collisions=qm.collisions(s.X, panel.M))
+        self.play(*([] if s.wide else [FadeOut(b.block)]), FadeOut(guides), FadeOut(coords), run_time=0.5)
 
-        # --- the same input, three matrices, three views (beside the table, or in its place)
+    # --- the same input, three matrices, three views (beside the table, or in its place)
+    def _outro(self) -> None:
+        s = self.s
         mats = VGroup(*[matrix_mob(lens.matrix, font_size=MATH_SIZE).set_color(c)
-                        for lens, c in zip(p.lenses, LENS_COLOURS)]).arrange(RIGHT, buff=0.7)
-        alone = not self._fits(mats, FRAME_RIGHT - work_left)
-        left = FRAME_LEFT if alone else work_left
+                        for lens, c in zip(self.params.lenses, LENS_COLOURS)]).arrange(RIGHT, buff=0.7)
+        alone = not self._fits(mats, FRAME_RIGHT - s.work_left)
+        left = FRAME_LEFT if alone else s.work_left
         fit(mats, FRAME_RIGHT - left, TOP - UPPER_BOTTOM)
         mats.move_to([(left + FRAME_RIGHT) / 2, (TOP + UPPER_BOTTOM) / 2, 0])
         with self.beat("outro_say"):
-            self.play(FadeOut(row_box), *([FadeOut(table)] if alone else []), FadeIn(mats), run_time=0.8)
+            self.play(FadeOut(s.row_box), *([FadeOut(s.table)] if alone else []), FadeIn(mats), run_time=0.8)
             self.play(*[Indicate(m, color=c) for m, c in zip(mats, LENS_COLOURS)],
-                      *[Indicate(pn.heading[0], color=c) for pn, c in zip(panels, LENS_COLOURS)], run_time=1.2)
+                      *[Indicate(pn.heading[0], color=c) for pn, c in zip(s.panels, LENS_COLOURS)], run_time=1.2)
         self.key_moment("end")
 
-    def _block(self, x, name: str, lens, colour, compact: bool = False) -> VGroup:
+    def _block(self, x, name: str, lens, colour, compact: bool = False) -> _Work:
         """One word's product with a lens matrix, written out: its name, the
         row x times M = the result, and one line of arithmetic per output
         (``compact``: the name above the row x, each line without the step of
@@ -327,15 +380,10 @@ class ThreeLenses(LessonScene):
         word_name.next_to(vec, LEFT, buff=0.2)
         if compact:
             word_name.next_to(vec, UP, aligned_edge=LEFT, buff=0.15)
-        texts = [column_tex(c) if not compact else " = ".join(column_parts(c)[::len(column_parts(c)) - 1])
-                 for c in work.columns]
-        lines = VGroup(*[MathTex(t, font_size=MATH_SIZE, color=colour) for t in texts])
+        lines = VGroup(*[column_line(c, MATH_SIZE, colour, form="ends" if compact else "whole")
+                         for c in work.columns])
         lines.arrange(DOWN, aligned_edge=LEFT, buff=0.22).next_to(product, DOWN, buff=0.3)
-        block = VGroup(word_name, product, lines)
-        out = VGroup(block)
-        out.block, out.work, out.vec, out.M, out.res = block, work, vec, M, res
-        out.word_name, out.lines, out.times, out.eq = word_name, lines, times, eq
-        return out
+        return _Work(VGroup(word_name, product, lines), work, vec, M, res, word_name, lines, times, eq)
 
     @staticmethod
     def _fits(mob, width: float) -> bool:

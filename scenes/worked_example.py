@@ -9,6 +9,7 @@ proportions of W's column.  Row vectors: x has shape (n,), W (n, m).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -23,10 +24,10 @@ from manim import (
     GrowFromEdge,
     Line,
     MathTex,
+    Mobject,
     MoveToTarget,
     Rectangle,
     SurroundingRectangle,
-    TransformFromCopy,
     VGroup,
     Write,
 )
@@ -34,12 +35,13 @@ from manim import (
 import qkv_math as qm
 from qkv_lens.lesson import written_as_fraction
 from qkv_lens.lesson.keys import WORKED_COLUMNS, WORKED_ROWS, Matrix, Params, Vector
-from qkv_lens.numbers import column_parts, column_tex, plain_vector, tex_number
+from qkv_lens.numbers import plain_vector, tex_number
 from scenes.kit import palette
 from scenes.kit.legible import least_scale
 from scenes.kit.matrices import matrix_mob
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import text, title
+from scenes.kit.worked import column_line, write_column
 
 LINES_BOTTOM = -2.95   # lowest the block of arithmetic lines may reach (above the subtitles)
 BASELINE = -2.4        # bottom of the glasses: their recipes go below, above the subtitles
@@ -60,130 +62,195 @@ class WorkedExampleParams(Params):
         room=f"a frame holds the arithmetic of {WORKED_COLUMNS} outputs at a readable size")
 
 
+@dataclass
+class _Stage:
+    """What the beats share."""
+    work: qm.WorkedProduct
+    frac: bool                 # numbers written as fractions in the lesson ("1/2") stay fractions on screen
+    ing: list                  # a colour per input (row of W)
+    cols: list                 # a colour per output (column of W)
+    heading: VGroup
+    x_mat: VGroup
+    w_mat: VGroup
+    y_mat: VGroup
+    eq: MathTex
+    product: VGroup            # the row x W = y
+    names: VGroup              # x, W and y under their matrices
+    top: VGroup                # the row and its names
+    top_floor: float           # the least scale the row reads at
+    top_scale: float = 1.0     # the row's scale now, of its natural size
+    lines: VGroup = field(default_factory=VGroup)   # one line of arithmetic per output
+    gap: float = LINES_GAP     # between the row and the lines
+    one_at_a_time: bool = False   # each output's line in the place of the last
+    clearance: float = 0.0     # above the glasses' values (as the last ``_glasses`` laid them out)
+    baseline: float = BASELINE   # the glasses' bottom (likewise)
+
+
+@dataclass
+class _Glass:
+    """One output as a glass (``WorkedExample._glass``)."""
+    glass: VGroup
+    add: VGroup                # the positive products, stacked up from the bottom
+    remove: VGroup             # the negative ones, dashed blocks poured out from the top
+    level: Line                # at the sum
+    value: MathTex             # y_j = total, above the glass
+    recipe: MathTex            # W's column, under the glass
+    amounts: VGroup            # beside each layer, its amount
+
+
 class WorkedExample(LessonScene):
     params: WorkedExampleParams
     chapter = 1
     number = 6
     def construct(self):
-        lang = self.lang
+        self.s = self._stage()
+        self._fit_lines()
+        self._intro()
+        self._columns()
+        self._result()
+        glasses, levels, unit = self._pour()
+        cocktail = self._cocktail(glasses, levels, unit)
+        self._outro(cocktail)
+
+    def _stage(self) -> _Stage:
+        """The product x W = y, worked out, and its row of matrices under the title."""
         x, W = self.params.x, self.params.W
         work = qm.worked_product(x, W)
-        # numbers written as fractions in the lesson ("1/2") stay fractions on screen
         frac = written_as_fraction((x, W))
         n, m = len(x), len(W[0])
         ing = [palette.INGREDIENTS[i % len(palette.INGREDIENTS)] for i in range(n)]
         cols = [palette.COLUMNS[j % len(palette.COLUMNS)] for j in range(m)]
 
-        heading = title(self.tr("title"), lang)
+        heading = title(self.tr("title"), self.lang)
         x_mat, w_mat, y_mat, eq, product = self._product(x, W, work.result, ing, cols, frac)
         if product.width > WIDTH:     # long numbers: the columns as close as they can read
             x_mat, w_mat, y_mat, eq, product = self._product(x, W, work.result, ing, cols, frac, gap=0.45)
         names = VGroup(*[MathTex(s, font_size=40, color=palette.MUTED) for s in "xWy"])
         top = VGroup(product, names)
-        top_floor = least_scale(product)
-        s_top = self._place_top(product, names, heading, max(top_floor, min(1.0, WIDTH / product.width)))
-        # the lines under it, as large as they fit: each output on one row, else on two (factors, then
-        # sums); closer under the row x W = y, and that row smaller, while they would still be too small;
-        # failing that, one output's line at a time, each in the place of the last
-        natural = s_top
-        one_at_a_time = False
+        return _Stage(work, frac, ing, cols, heading, x_mat, w_mat, y_mat, eq, product, names, top,
+                      least_scale(product))
+
+    def _fit_lines(self) -> None:
+        """The lines under the row x W = y, as large as they fit: each output on
+        one row, else on two (factors, then sums); closer under the row, and
+        that row smaller, while they would still be too small; failing that,
+        one output's line at a time, each in the place of the last."""
+        s = self.s
+        natural = self._place_top(max(s.top_floor, min(1.0, WIDTH / s.product.width)))
         for split, gap in ((False, LINES_GAP), (True, LINES_GAP), (True, 0.3)):
-            lines = self._lines(work, cols, frac, split=split)
-            if self._lines_scale(lines, top, gap) >= least_scale(lines):
+            lines = self._lines(s.work, s.cols, s.frac, split=split)
+            if self._lines_scale(lines, s.top, gap) >= least_scale(lines):
                 break
-        while self._lines_scale(lines, top, gap) < least_scale(lines) and s_top > top_floor:
-            s_top = self._place_top(product, names, heading, max(top_floor, s_top * 0.95))
-        if self._lines_scale(lines, top, gap) < least_scale(lines):
-            one_at_a_time = True
-            s_top = self._place_top(product, names, heading, natural)
-            lines = self._lines(work, cols, frac, split=False)
+        while self._lines_scale(lines, s.top, gap) < least_scale(lines) and s.top_scale > s.top_floor:
+            self._place_top(max(s.top_floor, s.top_scale * 0.95))
+        if self._lines_scale(lines, s.top, gap) < least_scale(lines):
+            s.one_at_a_time = True
+            self._place_top(natural)
+            lines = self._lines(s.work, s.cols, s.frac, split=False)
             if WIDTH / max(line.width for line in lines) < least_scale(lines):
-                lines = self._lines(work, cols, frac, split=True)
+                lines = self._lines(s.work, s.cols, s.frac, split=True)
             for line in lines[1:]:
                 line.move_to(lines[0], aligned_edge=UP)
             gap = LINES_GAP
-        for entry in y_mat.get_entries():
+        s.lines, s.gap = lines, gap
+        for entry in s.y_mat.get_entries():
             entry.set_opacity(0)
 
-        with self.beat("intro_say", n=n, m=m):
-            self.play(Write(heading), run_time=0.8)
-            self.play(FadeIn(x_mat), FadeIn(w_mat), FadeIn(eq), FadeIn(y_mat), FadeIn(names),
+    def _intro(self) -> None:
+        s = self.s
+        x, W = self.params.x, self.params.W
+        with self.beat("intro_say", n=len(x), m=len(W[0])):
+            self.play(Write(s.heading), run_time=0.8)
+            self.play(FadeIn(s.x_mat), FadeIn(s.w_mat), FadeIn(s.eq), FadeIn(s.y_mat), FadeIn(s.names),
                       run_time=1.2)
-        self.key_moment("start", x=[e.get_tex_string() for e in x_mat.get_entries()],
-                        W=[[e.get_tex_string() for e in row] for row in w_mat.get_rows()])
+        self.key_moment("start", x=[e.get_tex_string() for e in s.x_mat.get_entries()],
+                        W=[[e.get_tex_string() for e in row] for row in s.w_mat.get_rows()])
 
-        # --- one output column at a time -----------------------------------
-        lines.next_to(top, DOWN, buff=gap)
+    # --- one output column at a time -----------------------------------
+    def _columns(self) -> None:
+        s = self.s
+        lines = s.lines
+        lines.next_to(s.top, DOWN, buff=s.gap)
         room = lines.get_top()[1] - LINES_BOTTOM
         if lines.height > room or lines.width > WIDTH:
             lines.scale(max(least_scale(lines), min(room / lines.height, WIDTH / lines.width)), about_edge=UP)
         lines.set_x(0)
-        if one_at_a_time:
+        if s.one_at_a_time:
             for line in lines:
                 line.align_to(lines, LEFT)
 
-        y_entries = y_mat.get_entries()
-        w_cols = w_mat.get_columns()
-        for j in range(len(work.columns)):
+        y_entries = s.y_mat.get_entries()
+        w_cols = s.w_mat.get_columns()
+        cols = s.cols
+        for j in range(len(s.work.columns)):
             box_w = SurroundingRectangle(w_cols[j], color=cols[j], buff=0.1)
-            box_x = SurroundingRectangle(x_mat.get_entries(), color=cols[j], buff=0.1)
+            box_x = SurroundingRectangle(s.x_mat.get_entries(), color=cols[j], buff=0.1)
             with self.beat("column_say", focus=lines[j], j=j + 1):
                 self.play(FadeIn(box_w), FadeIn(box_x),
                           *[e.animate.set_color(cols[j]) for e in w_cols[j]], run_time=0.6)
-                if one_at_a_time and j:
+                if s.one_at_a_time and j:
                     self.play(FadeOut(lines[j - 1]), run_time=0.4)
-                self.play(Write(lines[j]), run_time=1.6)
-                shown = y_entries[j].copy().set_opacity(1)
-                self.play(TransformFromCopy(lines[j][1][-1][-len(shown[0]):], shown), run_time=0.8)
-                y_entries[j].set_opacity(1)
-                self.remove(shown)
+                write_column(self, lines[j], y_entries[j], 1.6, 0.8, tex=lines[j][1])
                 self.play(FadeOut(box_w), FadeOut(box_x), run_time=0.4)
-        result_text = plain_vector(work.result, fractions=frac)
+
+    def _result(self) -> None:
+        s = self.s
+        y_entries = s.y_mat.get_entries()
+        result_text = plain_vector(s.work.result, fractions=s.frac)
         with self.beat("result_say", result=result_text):
             self.play(*[e.animate.scale(1.15) for e in y_entries], run_time=0.5)
             self.play(*[e.animate.scale(1 / 1.15) for e in y_entries], run_time=0.5)
-        self.key_moment("columns", lines=[l[1].get_tex_string() for l in lines],
+        self.key_moment("columns", lines=[l[1].get_tex_string() for l in s.lines],
                         result=[e.get_tex_string() for e in y_entries if e.get_fill_opacity() > 0])
 
-        # --- each output is a glass mixed by W's column --------------------
-        self.play(FadeOut(lines), run_time=0.6)
-        glasses, levels, unit = self._glasses(work, ing, cols, below=top.get_bottom()[1], fractions=frac,
-                                              taken=tuple(_box(mob) for mob in (*product, *names)))
-        if self.glass_room(top) < MIN_GLASS_ROOM and s_top > top_floor:
-            # a tall W leaves the glasses too little room: the row x W = y shrinks (as far as it reads)
-            top.save_state()
-            while self.glass_room(top) < MIN_GLASS_ROOM and s_top > top_floor:
-                s_top = self._place_top(product, names, heading, max(top_floor, s_top * 0.92))
-            top.generate_target()
-            top.restore()
-            product.shown_scale = s_top
-            self.play(MoveToTarget(top), run_time=0.6)
-            glasses, levels, unit = self._glasses(work, ing, cols, below=top.get_bottom()[1], fractions=frac,
-                                                  taken=tuple(_box(mob) for mob in (*product, *names)))
-        heading = text(self.tr("cocktail"), lang, size=32, color=palette.AREA)
+    # --- each output is a glass mixed by W's column --------------------
+    def _pour(self) -> tuple[list[_Glass], list[float], float]:
+        """The lines go; the glasses are laid out under the row x W = y, which
+        shrinks first (as far as it reads) when a tall W leaves them too little room."""
+        s = self.s
+        self.play(FadeOut(s.lines), run_time=0.6)
+        glasses, levels, unit = self._glasses(below=s.top.get_bottom()[1],
+                                              taken=tuple(_box(mob) for mob in (*s.product, *s.names)))
+        if self._glass_room() < MIN_GLASS_ROOM and s.top_scale > s.top_floor:
+            s.top.save_state()
+            while self._glass_room() < MIN_GLASS_ROOM and s.top_scale > s.top_floor:
+                self._place_top(max(s.top_floor, s.top_scale * 0.92))
+            s.top.generate_target()
+            s.top.restore()
+            self.play(MoveToTarget(s.top), run_time=0.6)
+            glasses, levels, unit = self._glasses(below=s.top.get_bottom()[1],
+                                                  taken=tuple(_box(mob) for mob in (*s.product, *s.names)))
+        return glasses, levels, unit
+
+    def _cocktail(self, glasses: list[_Glass], levels: list[float], unit: float) -> Mobject:
+        """The glasses fill, one after another; returns their heading."""
+        heading = text(self.tr("cocktail"), self.lang, size=32, color=palette.AREA)
         heading.to_corner(UP + RIGHT, buff=0.35)
         # "a negative amount pours some out": the poured-out blocks, if any
-        poured = next((g["remove"] for g in glasses if len(g["remove"])), None)
+        poured = next((g.remove for g in glasses if len(g.remove)), None)
         with self.beat("cocktail_say", focus=poured):
             self.play(FadeIn(heading), run_time=0.6)
             for g in glasses:
-                self.play(FadeIn(g["glass"]), FadeIn(g["recipe"]), run_time=0.4)
-                if len(g["add"]):     # a column whose products are all zero or negative pours nothing in
-                    self.play(*[GrowFromEdge(layer, DOWN) for layer in g["add"]],
-                              *[FadeIn(a) for a in g["amounts"] if not a.poured], run_time=0.8)
-                if len(g["remove"]):
-                    self.play(FadeIn(g["remove"]), *[FadeIn(a) for a in g["amounts"] if a.poured], run_time=0.6)
-                self.play(FadeIn(g["level"]), FadeIn(g["value"]), run_time=0.4)
+                self.play(FadeIn(g.glass), FadeIn(g.recipe), run_time=0.4)
+                if len(g.add):     # a column whose products are all zero or negative pours nothing in
+                    self.play(*[GrowFromEdge(layer, DOWN) for layer in g.add],
+                              *[FadeIn(a) for a in g.amounts if not a.poured], run_time=0.8)
+                if len(g.remove):
+                    self.play(FadeIn(g.remove), *[FadeIn(a) for a in g.amounts if a.poured], run_time=0.6)
+                self.play(FadeIn(g.level), FadeIn(g.value), run_time=0.4)
         self.key_moment("cocktail", levels=levels,
-                        values=[g["value"].get_tex_string() for g in glasses],
-                        amounts=[[(a.get_tex_string(), a.get_color().to_hex()) for a in g["amounts"]]
+                        values=[g.value.get_tex_string() for g in glasses],
+                        amounts=[[(a.get_tex_string(), a.get_color().to_hex()) for a in g.amounts]
                                  for g in glasses],
-                        layers=[[(r.height / unit, r.get_fill_color().to_hex()) for r in g["add"]]
+                        layers=[[(r.height / unit, r.get_fill_color().to_hex()) for r in g.add]
                                 for g in glasses],
-                        recipes=[g["recipe"].get_tex_string() for g in glasses])
-        outro = text(self.tr("outro"), lang, size=30, color=palette.AREA).move_to(heading)
-        with self.beat("outro_say", focus=w_mat):
-            self.play(FadeOut(heading), FadeIn(outro), run_time=0.8)
+                        recipes=[g.recipe.get_tex_string() for g in glasses])
+        return heading
+
+    def _outro(self, cocktail: Mobject) -> None:
+        outro = text(self.tr("outro"), self.lang, size=30, color=palette.AREA).move_to(cocktail)
+        with self.beat("outro_say", focus=self.s.w_mat):
+            self.play(FadeOut(cocktail), FadeIn(outro), run_time=0.8)
             self.wait(1.0)
         self.key_moment("end")
 
@@ -197,17 +264,17 @@ class WorkedExample(LessonScene):
         product = VGroup(x_mat, w_mat, eq, y_mat).arrange(RIGHT, buff=0.3)
         return x_mat, w_mat, y_mat, eq, product
 
-    @staticmethod
-    def _place_top(product, names, heading, scale: float) -> float:
+    def _place_top(self, scale: float) -> float:
         """Scale the row x W = y to ``scale`` of its natural size (its names
         keep theirs, under their matrices) and put it under the title, centred."""
-        by = scale / getattr(product, "shown_scale", 1.0)
+        s = self.s
+        by = scale / s.top_scale
         if by != 1.0:
-            product.scale(by)
-        product.shown_scale = scale
-        for name, mob in zip(names, (product[0], product[1], product[3])):
+            s.product.scale(by)
+        s.top_scale = scale
+        for name, mob in zip(s.names, (s.product[0], s.product[1], s.product[3])):
             name.next_to(mob, DOWN, buff=0.15)
-        VGroup(product, names).next_to(heading, DOWN, buff=0.35).set_x(0)
+        VGroup(s.product, s.names).next_to(s.heading, DOWN, buff=0.35).set_x(0)
         return scale
 
     def _lines(self, work: qm.WorkedProduct, cols, frac: bool, split: bool) -> VGroup:
@@ -216,12 +283,7 @@ class WorkedExample(LessonScene):
         lines = VGroup()
         for j, col in enumerate(work.columns):
             label = text(self.tr("column", j=j + 1), self.lang, size=32, color=cols[j])
-            if split:
-                parts = column_parts(col, frac)
-                line = MathTex(parts[0], "= " + " = ".join(parts[1:]), font_size=52, color=cols[j])
-                line[1].next_to(line[0], DOWN, aligned_edge=LEFT, buff=0.25).shift(0.5 * RIGHT)
-            else:
-                line = MathTex(column_tex(col, frac), font_size=52, color=cols[j])
+            line = column_line(col, 52, cols[j], frac, form="split" if split else "whole")
             lines.add(VGroup(label, line).arrange(RIGHT, buff=0.4))
         return lines.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
 
@@ -231,22 +293,20 @@ class WorkedExample(LessonScene):
         room = top.get_bottom()[1] - gap - LINES_BOTTOM
         return min(1.0, room / lines.height, WIDTH / lines.width)
 
-    def _glasses(self, work: qm.WorkedProduct, ing, cols, below: float, fractions: bool = False,
-                 taken: tuple = ()):
-        """One glass per output: positive products stacked up from the
-        baseline, negative ones drawn as dashed 'poured out' blocks from the
-        top down; a level line at the sum; beside each layer, its amount;
-        above the glass its value, under it its recipe.  Returns the glasses,
-        the level of each (in value units, read back from the drawing) and
-        the scene units per value unit.  The values stay below ``below``;
-        an amount that would cover another label (or one of the boxes
-        ``taken``) is left out: the recipe still names it."""
+    def _glasses(self, below: float, taken: tuple = ()) -> tuple[list[_Glass], list[float], float]:
+        """One glass per output (``_glass``).  Returns the glasses, the level
+        of each (in value units, read back from the drawing) and the scene
+        units per value unit.  The values stay below ``below``; an amount
+        that would cover another label (or one of the boxes ``taken``) is
+        left out: the recipe still names it."""
+        s = self.s
+        work, cols, fractions = s.work, s.cols, s.frac
         m = len(work.columns)
         spacing = min(3.2, 12.0 / m)
         width = min(1.3, spacing - 0.6)
         xs = np.linspace(-(m - 1) / 2, (m - 1) / 2, m) * spacing
         values = [self._value(j, col, cols[j], fractions, spacing - 0.2) for j, col in enumerate(work.columns)]
-        recipes = [self._recipe(col, ing, cols[j], fractions, spacing - 0.25) for j, col in enumerate(work.columns)]
+        recipes = [self._recipe(col, s.ing, cols[j], fractions, spacing - 0.25) for j, col in enumerate(work.columns)]
         # recipes on two rows lift the glasses off their usual baseline
         baseline = max(BASELINE, LINES_BOTTOM + 0.15 + max(r.height for r in recipes))
         ceiling = below - max(0.6, max(v.height for v in values) + 0.2)
@@ -255,64 +315,78 @@ class WorkedExample(LessonScene):
         span = max(max(pos), 1e-9) - min(low)
         unit = min(GLASS_HEIGHT, ceiling - 0.15 - baseline) / span
         base = baseline - min(low) * unit
-        self._clearance, self._baseline = below - ceiling, baseline
+        s.clearance, s.baseline = below - ceiling, baseline
         glasses, levels = [], []
         for j, col in enumerate(work.columns):
-            cx = xs[j]
-            add, remove, amounts = VGroup(), VGroup(), VGroup()
-            top = 0.0
-            for i, t in enumerate(col.terms):
-                p = float(t.product)
-                if p > 0:
-                    layer = Rectangle(width=width, height=p * unit, stroke_width=0,
-                                      fill_color=ing[i], fill_opacity=0.85)
-                    add.add(layer.move_to([cx, base + (top + p / 2) * unit, 0]))
-                    # how much of ingredient i goes in, on the glass's left
-                    amounts.add(self._amount(t.product, ing[i], fractions, layer, LEFT))
-                    amounts[-1].poured = False
-                    top += p
-            cur = top
-            for i, t in enumerate(col.terms):
-                p = float(t.product)
-                if p < 0:
-                    block = Rectangle(width=width, height=-p * unit, stroke_width=0,
-                                      fill_color=palette.PANEL, fill_opacity=0.75)
-                    block.move_to([cx, base + (cur + p / 2) * unit, 0])
-                    edge = DashedVMobject(Rectangle(width=width, height=-p * unit,
-                                                    color=ing[i], stroke_width=3).move_to(block))
-                    remove.add(VGroup(block, edge))
-                    # how much is poured out, on the glass's right
-                    amounts.add(self._amount(t.product, ing[i], fractions, block, RIGHT))
-                    amounts[-1].poured = True
-                    cur += p
-            # amounts too close to fit one above the other are left out (the recipe still names them)
-            kept = VGroup()
-            for a in amounts:
-                if all(abs(a.get_y() - b.get_y()) > (a.height + b.height) / 2 + 0.05
-                       or np.sign(a.get_x() - cx) != np.sign(b.get_x() - cx) for b in kept):
-                    kept.add(a)
-            amounts = kept
-            level_y = base + float(col.total) * unit
-            glass = VGroup(Line([cx - width / 2 - 0.08, base + max(pos) * unit + 0.15, 0],
-                                [cx - width / 2 - 0.08, base, 0]),
-                           Line([cx - width / 2 - 0.08, base, 0], [cx + width / 2 + 0.08, base, 0]),
-                           Line([cx + width / 2 + 0.08, base, 0],
-                                [cx + width / 2 + 0.08, base + max(pos) * unit + 0.15, 0]))
-            glass.set_stroke(palette.INK, 3)
-            level = Line([cx - width / 2 - 0.2, level_y, 0], [cx + width / 2 + 0.2, level_y, 0],
-                         color=cols[j], stroke_width=5)
-            value = values[j].next_to(glass, UP, buff=0.12)
-            recipe = recipes[j].next_to([cx, baseline, 0], DOWN, buff=0.15)
-            glasses.append(dict(glass=glass, add=add, remove=remove, level=level,
-                                value=value, recipe=recipe, amounts=amounts))
-            levels.append((level.get_center()[1] - base) / unit)
-        # an amount over a neighbouring glass, beside a neighbour's amount, value or recipe, or out of
-        # the frame, is drawn smaller, closer to its glass; if it still does not fit, it is left out
-        boxes = [_box(g[k]) for g in glasses for k in ("value", "recipe")] + list(taken)
+            g = self._glass(j, col, xs[j], width, base, unit, max(pos), values[j], recipes[j], baseline)
+            glasses.append(g)
+            levels.append((g.level.get_center()[1] - base) / unit)
+        self._fit_amounts(glasses, taken)
+        return glasses, levels, unit
+
+    def _glass(self, j: int, col, cx: float, width: float, base: float, unit: float, full: float,
+               value: MathTex, recipe: MathTex, baseline: float) -> _Glass:
+        """Output ``j``'s glass at ``cx``, its bottom at ``base``, ``full`` value
+        units tall: positive products stacked up from the bottom, negative
+        ones drawn as dashed 'poured out' blocks from the top down; a level
+        line at the sum; beside each layer, its amount; above the glass
+        ``value``, under ``baseline`` its ``recipe``."""
+        ing, fractions = self.s.ing, self.s.frac
+        add, remove, amounts = VGroup(), VGroup(), VGroup()
+        top = 0.0
+        for i, t in enumerate(col.terms):
+            p = float(t.product)
+            if p > 0:
+                layer = Rectangle(width=width, height=p * unit, stroke_width=0,
+                                  fill_color=ing[i], fill_opacity=0.85)
+                add.add(layer.move_to([cx, base + (top + p / 2) * unit, 0]))
+                # how much of ingredient i goes in, on the glass's left
+                amounts.add(self._amount(t.product, ing[i], fractions, layer, LEFT))
+                amounts[-1].poured = False
+                top += p
+        cur = top
+        for i, t in enumerate(col.terms):
+            p = float(t.product)
+            if p < 0:
+                block = Rectangle(width=width, height=-p * unit, stroke_width=0,
+                                  fill_color=palette.PANEL, fill_opacity=0.75)
+                block.move_to([cx, base + (cur + p / 2) * unit, 0])
+                edge = DashedVMobject(Rectangle(width=width, height=-p * unit,
+                                                color=ing[i], stroke_width=3).move_to(block))
+                remove.add(VGroup(block, edge))
+                # how much is poured out, on the glass's right
+                amounts.add(self._amount(t.product, ing[i], fractions, block, RIGHT))
+                amounts[-1].poured = True
+                cur += p
+        # amounts too close to fit one above the other are left out (the recipe still names them)
+        kept = VGroup()
+        for a in amounts:
+            if all(abs(a.get_y() - b.get_y()) > (a.height + b.height) / 2 + 0.05
+                   or np.sign(a.get_x() - cx) != np.sign(b.get_x() - cx) for b in kept):
+                kept.add(a)
+        level_y = base + float(col.total) * unit
+        glass = VGroup(Line([cx - width / 2 - 0.08, base + full * unit + 0.15, 0],
+                            [cx - width / 2 - 0.08, base, 0]),
+                       Line([cx - width / 2 - 0.08, base, 0], [cx + width / 2 + 0.08, base, 0]),
+                       Line([cx + width / 2 + 0.08, base, 0],
+                            [cx + width / 2 + 0.08, base + full * unit + 0.15, 0]))
+        glass.set_stroke(palette.INK, 3)
+        level = Line([cx - width / 2 - 0.2, level_y, 0], [cx + width / 2 + 0.2, level_y, 0],
+                     color=self.s.cols[j], stroke_width=5)
+        value.next_to(glass, UP, buff=0.12)
+        recipe.next_to([cx, baseline, 0], DOWN, buff=0.15)
+        return _Glass(glass, add, remove, level, value, recipe, kept)
+
+    @staticmethod
+    def _fit_amounts(glasses: list[_Glass], taken: tuple) -> None:
+        """An amount over a neighbouring glass, beside a neighbour's amount, value
+        or recipe, or out of the frame, is drawn smaller, closer to its glass;
+        if it still does not fit, it is left out."""
+        boxes = [_box(m) for g in glasses for m in (g.value, g.recipe)] + list(taken)
         for g in glasses:
-            others = [_box(h["glass"]) for h in glasses if h is not g]
+            others = [_box(h.glass) for h in glasses if h is not g]
             kept = VGroup()
-            for a in g["amounts"]:
+            for a in g.amounts:
                 for _ in range(2):
                     box = _box(a)
                     if _inside(box) and not any(_covers(box, b) for b in boxes + others):
@@ -320,12 +394,12 @@ class WorkedExample(LessonScene):
                         boxes.append(box)
                         break
                     a.scale(least_scale(a)).next_to(a.block, a.side, buff=0.12)
-            g["amounts"] = kept
-        return glasses, levels, unit
+            g.amounts = kept
 
-    def glass_room(self, top) -> float:
-        """How tall the glasses may be drawn under ``top`` (as the last ``_glasses`` laid them out)."""
-        return top.get_bottom()[1] - self._clearance - 0.15 - self._baseline
+    def _glass_room(self) -> float:
+        """How tall the glasses may be drawn under the row x W = y (as the last ``_glasses`` laid them out)."""
+        s = self.s
+        return s.top.get_bottom()[1] - s.clearance - 0.15 - s.baseline
 
     @staticmethod
     def _value(j: int, col, colour, fractions: bool, most: float) -> MathTex:

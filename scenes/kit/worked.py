@@ -1,0 +1,64 @@
+"""A product y = x M worked out one output at a time.
+
+Row vectors: x has shape (n,), M (n, m); output j is x times column j of M.
+``qkv_math.worked_product`` gives each column's terms, ``column_line`` sets
+one column's arithmetic as TeX (``qkv_lens.numbers.column_parts``: the
+factors x_i times M_ij, the products, the total) and ``write_column``
+writes that line, then flies its total into y's entry, which was hidden
+until then (opacity 0).
+
+    import qkv_math as qm
+    from manim import Scene, VGroup, DOWN
+    from scenes.kit.matrices import matrix_mob
+    from scenes.kit.worked import column_line, write_column
+
+    class Worked(Scene):
+        def construct(self):
+            x, M = [1, 2], [[3, 0], [1, 1]]
+            work = qm.worked_product(x, M)
+            y = matrix_mob([work.result])
+            lines = VGroup(*[column_line(c, 36, "#FFFFFF") for c in work.columns])
+            lines.arrange(DOWN).next_to(y, DOWN)
+            y.get_entries().set_opacity(0)
+            self.add(y)
+            for line, entry in zip(lines, y.get_entries()):
+                write_column(self, line, entry, 1.4, 0.7)
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from manim import DOWN, LEFT, RIGHT, Animation, MathTex, Mobject, ParsableManimColor, Scene, TransformFromCopy, Write
+
+from qkv_lens.numbers import column_parts, column_tex
+from qkv_math import WorkedColumn
+
+
+def column_line(col: WorkedColumn, font_size: float, color: ParsableManimColor, fractions: bool = False,
+                form: Literal["whole", "ends", "split"] = "whole") -> MathTex:
+    """One output's arithmetic in ``color``: ``whole`` all of it on one row
+    (factors = products = total), ``ends`` the factors = the total, ``split``
+    the factors on one row and ``= products = total`` under them (two parts
+    of the MathTex).  ``fractions`` writes non-integers as fractions."""
+    if form == "split":
+        parts = column_parts(col, fractions)
+        line = MathTex(parts[0], "= " + " = ".join(parts[1:]), font_size=font_size, color=color)
+        line[1].next_to(line[0], DOWN, aligned_edge=LEFT, buff=0.25).shift(0.5 * RIGHT)
+        return line
+    if form == "ends":
+        parts = column_parts(col, fractions)
+        return MathTex(" = ".join(parts[::len(parts) - 1]), font_size=font_size, color=color)
+    return MathTex(column_tex(col, fractions), font_size=font_size, color=color)
+
+
+def write_column(scene: Scene, line: Mobject, entry: Mobject, write_time: float, land_time: float,
+                 *also: Animation, tex: MathTex | None = None) -> None:
+    """Write ``line`` (one output's arithmetic, or a group that holds it as
+    ``tex``), then fly the total at its end into ``entry`` (a copy lands
+    and the entry shows), with the animations ``also`` alongside."""
+    tex = line if tex is None else tex
+    scene.play(Write(line), run_time=write_time)
+    shown = entry.copy().set_opacity(1)
+    scene.play(TransformFromCopy(tex[-1][-len(shown[0]):], shown), *also, run_time=land_time)
+    entry.set_opacity(1)
+    scene.remove(shown)
