@@ -7,7 +7,10 @@
 ``layout`` boxes, the free frame, labels placed beside their points,
 ``fix_in_frame`` for 3-D scenes; ``legible`` the 24 px floor labels shrink to;
 ``motion`` label swaps (``Slots``, ``crossfade``); ``live`` live maps;
-``charts`` bars, heat-maps and number grids; ``plane`` the deformable plane;
+``charts`` bars, heat-maps and number grids; ``grids`` vector rows and the
+score grid; ``boards`` the loss axes; ``worked`` the worked product's column
+reveal; ``colour`` the colour cube and swatches; ``three_d`` arrows and
+shading Cairo draws in 3-D; ``plane`` the deformable plane;
 ``scene`` ``LessonScene``; ``sections`` the lesson sections two scenes share;
 ``moments`` key moments read back for tests.  Numbers are written by
 ``qkv_lens.numbers`` (``tex_number``, ``plain_number``), which the loader
