@@ -303,7 +303,6 @@ def is_orphan(line: str) -> bool:
     return sum(_content(c) for c in line) <= 1
 
 
-_ORPHAN = 1000.0    # a line with a single content character
 _PER_LINE = 20.0    # every line costs: as few lines as fit
 _RAGGED = 4.0       # times (unused fraction of a line)² (half that for the last line)
 
