@@ -18,8 +18,9 @@ Where a line may break
 How the breaks are chosen
     Every allowed break gets a cost: after 。！？/ ". " is best, then ；: and
     ，、, , then a space or a Chinese/Latin boundary, then a break between two
-    Chinese characters (dearer inside a glossary term, a common word of the
-    lesson or a short quote).  Small heuristics add to it: a break that
+    Chinese characters (dearer inside a word, as jieba segments the text with
+    the glossary as its user dictionary, dearer still inside a glossary term
+    or a short quote).  Small heuristics add to it: a break that
     leaves a scrap of a clause ("... conclusion. Try" | "more"), a line ending
     in "the" or starting with 的, a break inside "Q, K, V" or beside "=".
     A dynamic programme picks the cues and their lines together, adding a
@@ -42,9 +43,12 @@ own and exceeds the width; :func:`check_cue` still reports that line.
 from __future__ import annotations
 
 import functools
+import logging
 import re
 import unicodedata
 from collections.abc import Callable
+
+import jieba
 
 from qkv_lens.texts import GLOSSARY
 
@@ -90,17 +94,6 @@ _EN_END_WEAK = frozenset(
 _EN_START_GOOD = frozenset("and or but so which that because while then yet where when with like".split())
 _ZH_END_GOOD = frozenset("的了着过")
 _ZH_START_BAD = frozenset("的了着过地得们吗呢吧啊")
-# Common words of the lesson (besides the glossary) that a line should not split.
-_ZH_WORDS = """
-哪里 这里 那里 一下 一起 一点 一些 一个 一条 一份 一杯 一张 一团 一束 一盏 一次 一步 一列 一行 每个 每一 这个 那个
-什么 为什么 我们 它们 他们 自己 可以 就是 只是 还是 但是 所以 如果 然后 最后 之后 以后 起来 出来 下去 正好 几乎
-依然 始终 不同 同一 相乘 相加 乘以 除以 等于 约等于 变成 对应 比例 原料 配方 坐标 坐标轴 直线 网格 原点 面积 倍数
-乘积 方向 长度 夹角 余弦 温度 标准差 随机 模型 学习 梯度 裁判 答案 注意力 向量 词向量 维度 权重 分数 数字 平面
-空间 点积 指数 总和 标签 牌子 滤镜 像素 颜色 影子 光线 墙上 墙壁 训练 损失 损失函数 嘉宾 职业 公式 位置 角色 内容
-信息 输入 输出 说明书 立方体 平行光 点光源 法向量 自由度 斜面 鸡尾酒 热力图 特征 分身 相亲会 聚会 配对 正确 错误
-""".split()
-
-
 def _wide(c: str) -> bool:
     return unicodedata.east_asian_width(c) in "WF" and c not in _SPACES
 
@@ -111,16 +104,28 @@ def _content(c: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1)
-def _zh_terms() -> tuple[tuple[str, float], ...]:
-    """Chinese terms a line should not split, with the extra cost of a break inside.
-
-    The glossary's terms (10 more) and a few common words of the lesson (8 more).
-    """
-    terms = dict.fromkeys(_ZH_WORDS, 8.0)
+def _segmenter() -> jieba.Tokenizer:
+    """jieba's segmenter, with the glossary's Chinese terms as its user
+    dictionary (a term is one word, whatever jieba's own dictionary says)."""
+    jieba.setLogLevel(logging.WARNING)
+    tokenizer = jieba.Tokenizer()
     for entry in GLOSSARY.values():
         if len(entry.get("zh", "")) >= 2:
-            terms[entry["zh"]] = 10.0
-    return tuple(terms.items())
+            tokenizer.add_word(entry["zh"], freq=10**6)
+    return tokenizer
+
+
+def _zh_words(text: str) -> list[tuple[int, int, float]]:
+    """The Chinese words of ``text`` a line should not split, as (start,
+    end, extra cost of a break inside): jieba's words of two or more
+    characters, the glossary's terms dearer."""
+    terms = {e["zh"] for e in GLOSSARY.values() if len(e.get("zh", "")) >= 2}
+    out, at = [], 0
+    for word in _segmenter().cut(text, HMM=False):
+        if len(word) >= 2 and all(_wide(c) and _content(c) for c in word):
+            out.append((at, at + len(word), 25.0 if word in terms else 20.0))
+        at += len(word)
+    return out
 
 
 def _normalise(text: str) -> str:
@@ -226,6 +231,30 @@ def _adjust(text: str, s: int, e: int, lang: str, klass: int) -> float:
     return extra
 
 
+_ITEM = re.compile(r"[^,;:.!?]*")
+
+
+def _list_commas(text: str) -> list[int]:
+    """The commas of ``text`` that separate items of a list ("food, tech,
+    red and round"; "turn, stretch along the axes, and turn back"): the
+    item before or after is at most three words, and it is itself between
+    list marks (a comma or colon before it; a comma, "and" or "or" after it)."""
+    out = []
+    for m in re.finditer(",", text):
+        k = m.start()
+        before = text[:k]
+        prev = before[len(before) - len(_ITEM.match(before[::-1]).group()):]
+        nxt = _ITEM.match(text, k + 1).group()
+        prev_mark = before[len(before) - len(prev) - 1:len(before) - len(prev)]
+        after = text[k + 1 + len(nxt):k + 2 + len(nxt)]
+        short_prev = 0 < len(prev.split()) <= 3 and prev_mark in (",", ":")
+        short_next = 0 < len(nxt.split()) <= 3 and (after == "," or re.match(r"\s*(and|or)\b", nxt) is not None
+                                                     or re.search(r"\b(and|or)\s", nxt) is not None)
+        if short_prev or short_next:
+            out.append(k)
+    return out
+
+
 def _breaks(text: str, lang: str) -> list[tuple[int, int, float, float]]:
     """Allowed breaks as (end of previous line, start of next, line cost, cue cost).
 
@@ -255,15 +284,17 @@ def _breaks(text: str, lang: str) -> list[tuple[int, int, float, float]]:
         for p in range(m.start() + 1, m.end()):
             soft[p], soft_cue[p] = 2.0, 8.0
     if lang == "zh":
-        for term, cost in _zh_terms():
-            start = text.find(term)
-            while start >= 0:
-                for p in range(start + 1, start + len(term)):
-                    soft[p] = max(soft[p], cost)
-                start = text.find(term, start + 1)
+        for start, end, cost in _zh_words(text):
+            for p in range(start + 1, end):
+                soft[p] = max(soft[p], cost)
     for m in _SOFT_GROUP[lang].finditer(text):
+        quoted = 20.0 if lang == "zh" and len(m.group()) <= 8 else 3.0   # “我想找谁” reads as one word
         for p in range(m.start() + 1, m.end()):
-            soft[p] = max(soft[p], 3.0)
+            soft[p] = max(soft[p], quoted)
+
+    if lang == "en":
+        for k in _list_commas(text):
+            soft_cue[k + 1] = max(soft_cue[k + 1], 12.0)   # a line may break in a list, a cue hardly
 
     out = [(first, first, 0.0, 0.0)]
     p = first + 1

@@ -1,16 +1,18 @@
 """Subtitle cues: readable lines, reading speed, and the text kept intact."""
+import functools
 import math
 import re
 import string
 import time
 
+import jieba
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from qkv_lens import cues
 from qkv_lens.cues import CPS, LINE_WIDTH, MAX_LINES, check_cue, cue_seconds, reading_seconds, split_cues
-from qkv_lens.texts import TEXTS, tr
+from qkv_lens.texts import GLOSSARY, TEXTS, tr
 
 # realistic values for the {field}s the scenes fill in
 _WORDS = {
@@ -303,3 +305,70 @@ def test_random_mixed_text_keeps_the_limits_and_round_trips(text, lang):
     for n, line in enumerate(lines):
         for problem in check_cue(line, lang):
             assert _allowed(problem, line, n, lines, text, lang), (problem, text, result)
+
+
+@functools.cache
+def _segmenter():
+    segmenter = jieba.Tokenizer()
+    for entry in GLOSSARY.values():
+        if len(entry.get("zh", "")) >= 2:
+            segmenter.add_word(entry["zh"], freq=10**6)
+    return segmenter
+
+
+def _words(text):
+    """Spans of the Chinese words of two or more characters in ``text``, as
+    jieba reads them with the glossary's terms as its own words, and of short
+    quotes (“我想找谁”): what a reader takes in at one glance."""
+    spans, at = [], 0
+    for word in _segmenter().cut(text, HMM=False):
+        if len(word) >= 2 and all(cues._wide(c) and cues._content(c) for c in word):
+            spans.append((at, at + len(word)))
+        at += len(word)
+    spans += [m.span() for m in re.finditer(r"“[^“”]{1,6}”", text)]
+    return spans
+
+
+@pytest.mark.parametrize("variant", ["short", "long"])
+def test_chinese_never_breaks_inside_a_word_or_a_short_quote(variant):
+    broken = []
+    for lang, key, v in _CASES:
+        if lang != "zh" or v != variant:
+            continue
+        text = _fill(lang, key, variant)
+        lines, at, ends = _lines(split_cues(text, lang)), 0, []
+        for line in lines[:-1]:
+            at = text.index(line, at) + len(line)
+            ends.append(at)
+        broken += [f"{key}: {text[max(0, b - 5):b]}|{text[b:b + 5]}" for b in ends
+                   for s, e in _words(text) if s < b < e]
+    assert not broken, "\n".join(broken)
+
+
+def _in_list(before: str, after: str) -> bool:
+    """Whether a comma between ``before`` and ``after`` separates list items:
+    the item before it is at most three words after a comma or colon, or the
+    item after it is at most three words before a comma, "and" or "or"."""
+    prev = re.split(r"[,;:.!?]", before)[-1]
+    mark = before[len(before) - len(prev) - 1:len(before) - len(prev)]
+    nxt = re.split(r"[,;:.!?]", after)[0]
+    end = after[len(nxt):len(nxt) + 1]
+    return (0 < len(prev.split()) <= 3 and mark in (",", ":")) or \
+        (0 < len(nxt.split()) <= 3 and (end == "," or re.search(r"(^|\s)(and|or)\s", nxt) is not None))
+
+
+@pytest.mark.parametrize("variant", ["short", "long"])
+def test_english_never_ends_a_cue_inside_a_list(variant):
+    """A cue that ends on a comma of a list ("edible," | "red, round, ...")
+    leaves the reader holding half a list: the list is read in one cue."""
+    split = []
+    for lang, key, v in _CASES:
+        if lang != "en" or v != variant:
+            continue
+        result = split_cues(_fill(lang, key, variant), lang)
+        for k in range(1, len(result)):
+            before = " ".join(c.replace("\n", " ") for c in result[:k])
+            after = " ".join(c.replace("\n", " ") for c in result[k:])
+            if before.endswith(",") and _in_list(before[:-1], after):
+                split.append(f"{key}: ...{before[-30:]!r} | {after[:30]!r}...")
+    assert not split, "\n".join(split)

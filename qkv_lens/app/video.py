@@ -1,8 +1,11 @@
-"""One probe of a rendered video, shared by the pipeline and the tests."""
+"""Measures of a rendered video, shared by the pipeline and the tests: its
+probe, the longest still stretch, beats that leave the picture as they found
+it, and frames where something touches the edge."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -66,3 +69,105 @@ def longest_hold(video: Path, tail: float = 1.5, level: int = 24, pixels: int = 
     if best[1] + best[0] > end - tail:
         best = (max(0.0, end - tail - best[1]), best[1])
     return best
+
+
+SUBTITLE_BAND = 0.12   # the bottom of the frame the subtitles take (kept out of every picture measure)
+
+
+THUMB = (256, 144)     # frames are compared as small grey thumbnails: a change must be seen, not a pixel
+
+
+def grey_frames_at(video: Path, times: list[float]) -> dict[float, Any]:
+    """The frame shown at each of ``times`` (s) as a THUMB-sized grey
+    thumbnail (int16 array, bilinear): the first frame that starts at or
+    after it (the last frame for a time past the end)."""
+    import av
+    import numpy as np
+    from PIL import Image
+
+    def thumb(frame: Any) -> Any:
+        return np.asarray(frame.to_image().convert("L").resize(THUMB, Image.BILINEAR), dtype=np.int16)
+
+    want, out, i, last = sorted(set(times)), {}, 0, None
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        for frame in container.decode(stream):
+            t = float(frame.pts * stream.time_base)
+            while i < len(want) and t >= want[i] - 1e-6:
+                out[want[i]] = thumb(frame)
+                i += 1
+            last = frame
+    for t in want[i:]:
+        out[t] = thumb(last)
+    return out
+
+
+def _changed(a: Any, b: Any, level: int = 24, pixels: int = 12) -> bool:
+    return int((abs(a - b) > level).sum()) >= pixels
+
+
+def _region(frame: Any, box: tuple[float, float, float, float] | None, frame_width: float,
+            frame_height: float) -> Any:
+    """The part of ``frame`` above the subtitle band, or inside ``box``
+    (scene units: left, bottom, right, top; the origin at the centre)."""
+    h, w = frame.shape
+    if box is None:
+        return frame[: int(h * (1 - SUBTITLE_BAND))]
+    x0 = int(max(0, (box[0] / frame_width + 0.5) * w))
+    x1 = int(min(w, (box[2] / frame_width + 0.5) * w + 1))
+    y0 = int(max(0, (0.5 - box[3] / frame_height) * h))
+    y1 = int(min(h * (1 - SUBTITLE_BAND), (0.5 - box[1] / frame_height) * h + 1))
+    return frame[y0:max(y0 + 1, y1), x0:max(x0 + 1, x1)]
+
+
+def unchanged_beats(video: Path, beats: Any, frame_width: float = 14.222, frame_height: float = 8.0,
+                    ) -> list[tuple[str, float, float, bool]]:
+    """The beats of ``beats`` (a ``qkv_lens.beats.Beats``) whose picture at
+    their end is what it was at their start: (id, start, end, whether it was
+    what the beat names, its focus box, that stood still, else the frame above
+    the subtitle band).  Whatever moved in between (a pulse, a flash) left
+    nothing new: the beat only talked, or its change came in another beat."""
+    keys = [(round(b.start + 0.1, 3), round(b.end - 0.1, 3)) for b in beats.beats]
+    frames = grey_frames_at(video, [t for k in keys for t in k])
+    out = []
+    for b, (a, z) in zip(beats.beats, keys):
+        whole = _changed(_region(frames[a], None, frame_width, frame_height),
+                         _region(frames[z], None, frame_width, frame_height))
+        named = whole if b.focus is None else _changed(_region(frames[a], b.focus, frame_width, frame_height),
+                                                      _region(frames[z], b.focus, frame_width, frame_height))
+        if not whole or not named:
+            out.append((b.id, b.start, b.end, b.focus is not None and whole))
+    return out
+
+
+def talk_only_run(video: Path, beats: Any) -> tuple[float, float, list[str]]:
+    """(seconds, start, ids) of the longest run of consecutive beats whose
+    picture above the subtitle band is the same at their end as at their start."""
+    still = {(i, s) for i, s, _, focus_only in unchanged_beats(video, beats) if not focus_only}
+    best, at, ids, start, run = 0.0, 0.0, [], 0.0, []
+    for b in beats.beats:
+        if (b.id, b.start) not in still:
+            run = []
+            continue
+        start, run = (b.start if not run else start), [*run, b.id]
+        if b.end - start > best:
+            best, at, ids = b.end - start, start, run
+    return best, at, ids
+
+
+def edge_frames(video: Path, margin: int = 3, level: int = 60, least: int = 4) -> list[float]:
+    """Times of the frames in which ``least`` or more bright pixels touch the
+    left, right or top edge (the subtitle band aside): something cut off."""
+    import av
+
+    hits = []
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        for frame in container.decode(stream):
+            g = frame.to_ndarray(format="gray")
+            h, w = g.shape
+            top = g[: int(h * (1 - SUBTITLE_BAND))]
+            n = int((top[:, :margin] > level).sum() + (top[:, w - margin:] > level).sum() + (g[:margin] > level).sum())
+            if n >= least:
+                hits.append(float(frame.pts * stream.time_base))
+    return hits

@@ -7,7 +7,9 @@ V_CORAL: ManimColor = ManimColor("#FF7F6B")     # value
 EMBED: ManimColor = ManimColor("#A9BCD0")       # input embeddings (light grey-blue)
 BASIS_I: ManimColor = ManimColor("#83C167")     # basis vector i (green)
 BASIS_J: ManimColor = ManimColor("#FC6255")     # basis vector j (red)
-AREA: ManimColor = ManimColor("#FFD166")        # the unit square, whose area is |det|
+AREA: ManimColor = ManimColor("#FFD166")        # the unit square, whose area is |det| (chapter 1)
+FOCUS: ManimColor = ManimColor("#FFFFFF")       # emphasis: a box or mark around what a sentence names
+#   (white: never one of Q gold, K teal, V coral, nor a colour whose meaning a reader must trust)
 INK: ManimColor = ManimColor("#ECECEC")         # ordinary text
 MUTED: ManimColor = ManimColor("#8A9BA8")       # secondary text, old grid
 ALERT: ManimColor = ManimColor("#FF4D6D")       # information lost, wrong answers

@@ -6,7 +6,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from manim import Animation, Group, Indicate, Mobject, ParsableManimColor, Scene, ValueTracker, Wait, config
+from manim import Animation, Group, Mobject, Scene, ValueTracker, Wait, config
 
 from qkv_lens.beats import Beat, Beats, Cue
 from qkv_lens.cues import cue_seconds, split_cues
@@ -17,10 +17,10 @@ from qkv_lens.store import write_atomic
 from qkv_lens.texts import tr
 from qkv_lens.voice import VoiceError, voice_clip, voice_mode
 
-from . import palette
 from .glyphs import share_number_glyphs
 from .live import forget_svg_sources
 from .moments import Moment, collect_labels
+from .motion import Emphasize
 from .text import outline_labels
 
 # A highlight eases in and out, so its first and last fifths look still on a
@@ -210,11 +210,12 @@ class LessonScene(Scene):
         t0 = self.renderer.time
         return [t0 + sum(weights[:k]) for k in range(len(weights))]
 
-    def wait_until(self, t: float, focus: Mobject, color: ParsableManimColor = palette.AREA) -> None:
-        """Let time run to scene time ``t`` (a cue's start), highlighting
-        ``focus`` every few seconds so the frame is never still for long."""
+    def wait_until(self, t: float, focus: Mobject) -> None:
+        """Let time run to scene time ``t`` (a cue's start), pulsing ``focus``
+        (``Emphasize``: no colour changes) every few seconds so the frame is
+        never still for long."""
         while t - self.renderer.time > 2.5:
-            self.play(Indicate(focus, scale_factor=1.06, color=color), run_time=1.0)
+            self.play(Emphasize(focus, scale_factor=1.06), run_time=1.0)
             self.wait(min(1.2, t - self.renderer.time - 1.0))
         if t - self.renderer.time > 0.05:
             self.wait(t - self.renderer.time)
@@ -262,8 +263,8 @@ class LessonScene(Scene):
                 and any(s in shown and s.has_points() for s in m.get_family())]
 
     def _pulse(self, target: Mobject) -> Animation:
-        """A highlight that leaves ``target`` as it was."""
-        return Indicate(target, scale_factor=1.06, color=palette.AREA)
+        """A highlight that leaves ``target`` as it was, and recolours nothing."""
+        return Emphasize(target, scale_factor=1.06)
 
     def tear_down(self) -> None:
         super().tear_down()
