@@ -16,7 +16,6 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
-    AnimationGroup,
     Arrow,
     Create,
     FadeIn,
