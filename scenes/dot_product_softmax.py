@@ -31,6 +31,7 @@ from manim import (
     MathTex,
     Mobject,
     NumberPlane,
+    ReplacementTransform,
     ValueTracker,
     VGroup,
     VMobject,
@@ -195,7 +196,7 @@ class DotProductSoftmax(LessonScene):
         nums = {}
         for key, tex in (("na", r"|a| ="), ("nb", r"|b| ="), ("theta", r"\theta ="), ("dot", r"a\cdot b =")):
             num = FastDecimal(0, num_decimal_places=2 if key != "theta" else 0, font_size=40,
-                              color=palette.AREA if key == "dot" else palette.INK)
+                              color=palette.FOCUS if key == "dot" else palette.INK)
             nums[key] = num
             rows.add(VGroup(MathTex(tex, font_size=40), num).arrange(RIGHT, buff=0.2))
         rows.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
@@ -287,30 +288,51 @@ class DotProductSoftmax(LessonScene):
             self._show_bars(bars, weights, "normalised", r"w_i = \frac{e^{s_i}}{\sum_j e^{s_j}}", top=1.0,
                             total=plain_number(float(weights.sum()), 2, pad=True))
             self.key_moment("weights", **probes())
-        with self.beat("temperature_say"):
-            for T in p.temperatures:
-                self._show_bars(bars, qm.softmax(scores, temperature=float(T)), "temperature",
-                                rf"T = {tex_number(float(T), 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0)
-                self.wait(0.4)
-                self.key_moment(f"temperature_{plain_number(float(T), 2, pad=True)}", t=float(T), **probes())
+        with self.beat("temperature_say"):   # the rule: every score divided by T before the exponent
+            self._show_step(bars, "temperature", r"w_i \propto e^{s_i / T}")
+        for T in p.temperatures:   # each temperature shown while its own sentence is said
+            w = qm.softmax(scores, temperature=float(T))
+            t = float(T)
+            kind = "low" if t < 1 else "one" if t == 1 else "high"
+            with self.beat(f"temperature_{kind}_say", t=plain_number(t, 1, pad=True),
+                           w=plain_number(float(w.max()), 2, pad=True)):
+                self._show_bars(bars, w, "temperature",
+                                rf"T = {tex_number(t, 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0, morph=True)
+                self.key_moment(f"temperature_{plain_number(t, 2, pad=True)}", t=t, at=self.renderer.time, **probes())
         self.play(FadeOut(VGroup(bars.chart, bars.names, bars.labels, bars.step)), run_time=0.6)
 
-    def _show_bars(self, bars: _Bars, values, key: str, tex: str, top: float | None = None, **fields) -> None:
+    def _show_bars(self, bars: _Bars, values, key: str, tex: str, top: float | None = None, morph: bool = False,
+                   **fields) -> None:
         """Replace what ``bars`` shows by the chart of ``values`` with its step:
         the words of text ``key`` over the formula ``tex``."""
         chart = _bar_chart(values, top)
-        new_step = VGroup(wrapped_text(self.tr(key, **fields), self.lang, size=28, width=4.6, color=palette.AREA),
-                          MathTex(tex, font_size=40, color=palette.AREA)).arrange(DOWN, aligned_edge=LEFT,
-                                                                                  buff=0.35)
-        new_step.move_to([4.3, 1.2, 0])
+        new_step = self._step(key, tex, **fields)
         labels = _bar_labels(chart, values)
         names = VGroup(*[MathTex(f"s_{{{i + 1}}}", font_size=40, color=palette.MUTED)
                          .next_to(chart.c2p(i + 0.5, min(0.0, float(np.min(values)))), DOWN, buff=0.2)
                          for i in range(len(values))])
+        if morph and bars.chart is not None:   # the same bars rise or fall to their new values
+            self.play(ReplacementTransform(bars.chart, chart), FadeOut(bars.labels), FadeOut(bars.step),
+                      FadeIn(new_step), run_time=1.2)
+            self.play(FadeIn(labels), run_time=0.4)
+            bars.chart, bars.labels, bars.step = chart, labels, new_step
+            return
         old = VGroup(*[m for m in (bars.chart, bars.labels, bars.step, bars.names) if m])
         self.play(FadeOut(old), FadeIn(chart), FadeIn(names), FadeIn(new_step), run_time=0.9)
         self.play(FadeIn(labels), run_time=0.4)
         bars.chart, bars.labels, bars.step, bars.names = chart, labels, new_step, names
+
+    def _step(self, key: str, tex: str, **fields) -> VGroup:
+        """A step's words (text ``key``) over its formula ``tex``, right of the chart."""
+        step = VGroup(wrapped_text(self.tr(key, **fields), self.lang, size=28, width=4.6, color=palette.FOCUS),
+                      MathTex(tex, font_size=40, color=palette.FOCUS)).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
+        return step.move_to([4.3, 1.2, 0])
+
+    def _show_step(self, bars: _Bars, key: str, tex: str) -> None:
+        """Only the step changes: its words and formula, the chart stays."""
+        new_step = self._step(key, tex)
+        self.play(FadeOut(bars.step, shift=UP * 0.2), FadeIn(new_step, shift=UP * 0.2), run_time=0.8)
+        bars.step = new_step
 
     # --- 3. why divide by sqrt(d_k) -----------------------------------------
     def scaling(self):
@@ -427,7 +449,7 @@ class DotProductSoftmax(LessonScene):
             # the words in Pango, the formula and the number typeset
             cap = VGroup(VGroup(text(self.tr(key), lang, size=28), MathTex(tex, font_size=34)).arrange(RIGHT, buff=0.2),
                          VGroup(text(self.tr("largest"), lang, size=28),
-                                number_tex(tex_number(float(w.max()), 2, pad=True), font_size=36, color=palette.AREA)
+                                number_tex(tex_number(float(w.max()), 2, pad=True), font_size=36, color=palette.FOCUS)
                                 ).arrange(RIGHT, buff=0.2)).arrange(DOWN, buff=0.2)
             number = cap[1][1]   # the number's digits sit on the words' baseline
             number.shift(UP * (baseline(cap[1][0]) - number.get_bottom()[1]))
@@ -435,10 +457,21 @@ class DotProductSoftmax(LessonScene):
                 cap.scale_to_fit_width(5.8)
             pair.add(VGroup(cap, c).arrange(DOWN, buff=0.3))
         pair.arrange(RIGHT, buff=1.0).move_to([0, -0.55, 0])
-        with self.beat("saturate_say", d=d):
+        # both rows start even (every weight 1/n) and reach their softmax as the sentence names them
+        even = []
+        for g, color in zip(pair, (palette.ALERT, SCORE_BARS)):
+            c = g[1]
+            e = BarChart([1.0 / len(hard)] * len(hard), y_range=[0, 1, 0.5], x_length=5.0, y_length=3.0,
+                         bar_colors=[color], y_axis_config={"font_size": AXIS_SIZE})
+            even.append(e.shift(c.c2p(0, 0) - e.c2p(0, 0)))
+        with self.beat("saturate_say", d=d) as sentence:
+            starts = self.cue_starts(sentence)
             self.play(FadeOut(h.shown), FadeOut(h.caps), FadeOut(h.note), run_time=0.5)
-            self.play(FadeIn(pair), run_time=1.0)
-            self.wait(1.5)
+            self.play(FadeIn(VGroup(*[g[0][0] for g in pair])), *[FadeIn(e) for e in even], run_time=1.0)
+            self.key_moment("saturation_even", hard=bar_values(even[0]), soft=bar_values(even[1]))
+            for k, t in enumerate((starts[-2] if len(starts) > 2 else self.renderer.time, starts[-1])):
+                self.wait_until(t, even[k])
+                self.play(ReplacementTransform(even[k], pair[k][1]), FadeIn(pair[k][0][1]), run_time=1.5)
         self.key_moment("saturation", hard=bar_values(pair[0][1]), soft=bar_values(pair[1][1]),
                         captions=[[part.get_tex_string() if isinstance(part, (MathTex, NumberTex)) else part.text
                                    for line in g[0] for part in line] for g in pair])

@@ -125,3 +125,25 @@ def test_saturation_captions_typeset_the_root_and_the_drawn_peak(scene):
         assert parts[-1] == f"{max(bars):.2f}"          # the largest weight is the tallest bar drawn
     assert any(f"d_k = {d}" in part for part in sat["captions"][0])
     assert any(rf"\sqrt{{{d}}} = {round(math.sqrt(d), 2):g}" in part for part in sat["captions"][1])
+
+
+def test_each_temperature_is_shown_while_its_own_sentence_is_said(scene):
+    p = load_lesson(LESSON).params["dot_product_softmax"]
+    said = [(k, s) for k, s in scene.said if k.startswith("temperature_") and k != "temperature_say"]
+    assert len(said) == len(p.temperatures)
+    scores = np.array(p.scores, dtype=float)
+    for (key, sentence), T in zip(said, p.temperatures):
+        t = float(T)
+        assert key == f"temperature_{'low' if t < 1 else 'one' if t == 1 else 'high'}_say"
+        w = np.exp(scores / t) / np.exp(scores / t).sum()
+        assert f"{t:.1f}" in sentence and f"{w.max():.2f}" in sentence
+    # the beat of each temperature holds the moment its chart is drawn
+    beats = [b for b in scene.beats if b.key.startswith("temperature_") and b.key != "temperature_say"]
+    for b in beats:
+        assert b.start <= scene.moments[f"temperature_{float(p.temperatures[beats.index(b)]):.2f}"].probes["at"] <= b.end
+
+
+def test_saturation_rows_start_even(scene):
+    even = scene.moments["saturation_even"].probes
+    n = len(even["hard"])
+    assert np.allclose(even["hard"], 1 / n) and np.allclose(even["soft"], 1 / n)
