@@ -139,8 +139,8 @@ def test_each_temperature_is_shown_while_its_own_sentence_is_said(scene):
         assert f"{t:.1f}" in sentence and f"{w.max():.2f}" in sentence
     # the beat of each temperature holds the moment its chart is drawn
     beats = [b for b in scene.beats if b.key.startswith("temperature_") and b.key != "temperature_say"]
-    for b in beats:
-        assert b.start <= scene.moments[f"temperature_{float(p.temperatures[beats.index(b)]):.2f}"].probes["at"] <= b.end
+    for b, T in zip(beats, p.temperatures):
+        assert b.start <= scene.moments[f"temperature_{float(T):.2f}"].probes["at"] <= b.end
 
 
 def test_saturation_rows_start_even(scene):
