@@ -50,11 +50,12 @@ from scenes.kit.layout import SIDES, bounds, lift_clear, overlaps, place_clear
 from scenes.kit.legible import least_scale
 from scenes.kit.live import LiveMap, Unchanged, aim_arrow
 from scenes.kit.scene import LessonScene
-from scenes.kit.text import text, title, wrapped_text
+from scenes.kit.text import outline_labels, text, title, wrapped_text
 
 AXIS_SIZE = 28                   # the numbers along a chart's axis
 SCORE_BARS = palette.COLUMNS[2]  # scores and weights: not Q, K or V, so none of their colours
-HIST_BARS = (palette.COLUMNS[2], palette.COLUMNS[3])   # a histogram's bins, alternating
+HIST_BARS = palette.COLUMNS[2]   # a histogram's bins (one colour: a bin is a bin)
+ZOOM = 3.0                       # once scaled, the axis shows [-ZOOM, ZOOM]: three spreads of one
 A_COLOR, B_COLOR = palette.INGREDIENTS[0], palette.INGREDIENTS[3]   # the vectors a and b
 THETA_RADII = (0.9, 1.3, 1.7, 2.1)   # the angle's name on its bisector, this far out (the first that is clear)
 
@@ -120,7 +121,10 @@ class _Hist:
     limit: float               # the axis runs over q.k in [-limit, limit]
     width: float               # of a panel
     squeeze: ValueTracker      # 0: raw q.k, 1: every q.k divided by sqrt(d_k)
+    view: ValueTracker         # the axis shows q.k in [-view, view]: limit, then ZOOM once scaled
+    count: ValueTracker        # how many of the samples are counted so far
     panels: VGroup
+    ticks: VGroup              # each panel's numbers under its axis, for the range shown
     bars: dict[int, VGroup] = field(default_factory=dict)
     shown: VGroup = field(default_factory=VGroup)   # the panels and their bars
     caps: VGroup = field(default_factory=VGroup)   # the captions shown, over the panels
@@ -312,6 +316,7 @@ class DotProductSoftmax(LessonScene):
                          .next_to(chart.c2p(i + 0.5, min(0.0, float(np.min(values)))), DOWN, buff=0.2)
                          for i in range(len(values))])
         if morph and bars.chart is not None:   # the same bars rise or fall to their new values
+            outline_labels(chart)
             self.play(ReplacementTransform(bars.chart, chart), FadeOut(bars.labels), FadeOut(bars.step),
                       FadeIn(new_step), run_time=1.2)
             self.play(FadeIn(labels), run_time=0.4)
@@ -361,27 +366,46 @@ class DotProductSoftmax(LessonScene):
             ax = Axes(x_range=[-limit, limit, limit / 3], y_range=[0, y_top, 0.1], x_length=width, y_length=3.0,
                       tips=False, axis_config={"include_numbers": False, "color": palette.MUTED})
             panels.add(ax)
-        panels.arrange(RIGHT, buff=0.7).move_to([0, -0.65, 0])
-        h = _Hist(dims, samples, hists, shares, bin_w, limit, width, squeeze, panels)
+        panels.arrange(RIGHT, buff=0.7).move_to([0, -0.45, 0])
+        h = _Hist(dims, samples, hists, shares, bin_w, limit, width, squeeze, ValueTracker(limit),
+                  ValueTracker(p.samples), panels, self._ticks(panels, limit, limit))
         for d, ax in zip(dims, panels):
             h.bars[d] = self._bar_group(h, d, ax)
         h.shown = VGroup(panels, *h.bars.values())
         return h
 
+    @staticmethod
+    def _ticks(panels: VGroup, limit: float, view: float) -> VGroup:
+        """Under each axis, the value of q.k at each of its ticks when it shows [-view, view]."""
+        ticks = VGroup()
+        for ax in panels:
+            for k in range(-3, 4):
+                v = k * view / 3
+                digits = 0 if abs(v - round(v)) < 1e-9 else 1
+                num = number_tex(tex_number(v, digits), font_size=AXIS_SIZE, color=palette.MUTED)
+                ticks.add(num.next_to(ax.c2p(k * limit / 3, 0), DOWN, buff=0.15))
+        return ticks
+
     def _bar_group(self, h: _Hist, d: int, ax: Axes) -> VGroup:
-        """The bars of d_k = ``d`` on ``ax``, following ``h.squeeze``."""
-        group = VGroup(*[VMobject(fill_opacity=0.85, stroke_width=1,
-                                  color=HIST_BARS[i % 2]) for i in range(self.params.bins)])
+        """The bars of d_k = ``d`` on ``ax``, following ``h.squeeze``, ``h.view`` and ``h.count``."""
+        group = VGroup(*[VMobject(fill_opacity=0.85, stroke_width=1, stroke_color=palette.BACKGROUND,
+                                  fill_color=HIST_BARS) for _ in range(self.params.bins)])
 
         unchanged = Unchanged()
+        edges0 = h.hists[d][1]
+        clipped = np.clip(h.samples[d], -h.limit, h.limit)
 
         def place(g):
             f = 1.0 + h.squeeze.get_value() * (1.0 / math.sqrt(d) - 1.0)
-            if unchanged(f):
-                return      # not squeezed since the last frame
-            edges = h.hists[d][1] * f
+            z = h.limit / h.view.get_value()        # axis units per unit of q.k
+            n = int(round(h.count.get_value()))
+            if unchanged(f, z, n):
+                return      # not squeezed, zoomed nor sampled since the last frame
+            shares = np.histogram(clipped[:n], bins=edges0)[0] / self.params.samples if n < len(clipped) \
+                else h.shares[d]
+            edges = np.clip(edges0 * f * z, -h.limit, h.limit)
             for i, bar in enumerate(g):
-                height = h.shares[d][i] / (h.bin_w * f)
+                height = shares[i] / (h.bin_w * f)
                 bl, br = ax.c2p(edges[i], 0), ax.c2p(edges[i + 1], 0)
                 tr, tl = ax.c2p(edges[i + 1], height), ax.c2p(edges[i], height)
                 bar.set_points_as_corners([bl, br, tr, tl, bl])
@@ -394,10 +418,13 @@ class DotProductSoftmax(LessonScene):
         raw_caps = self._captions(h, False)
         bound = tex_number(h.limit, 0)
         axis_note = MathTex(rf"q\cdot k \in [-{bound}, {bound}]", font_size=28,
-                            color=palette.MUTED).next_to(h.panels, DOWN, buff=0.25)
+                            color=palette.MUTED).next_to(VGroup(h.panels, h.ticks), DOWN, buff=0.15)
         with self.beat("spread_say", focus=raw_caps, n=self.params.samples):
-            self.play(FadeIn(h.shown), FadeIn(raw_caps), FadeIn(axis_note), run_time=1.2)
-            self.wait(1.0)
+            h.count.set_value(0)
+            self.play(FadeIn(h.shown), FadeIn(h.ticks), FadeIn(axis_note), run_time=1.0)
+            # the samples come in: each pair's q.k drops into its bin
+            self.play(h.count.animate(rate_func=linear).set_value(self.params.samples), run_time=3.0)
+            self.play(FadeIn(raw_caps), run_time=0.6)
         h.caps, h.note = raw_caps, axis_note
         self.key_moment("spread", stds=[float(h.samples[d].std()) for d in h.dims], captions=_texs(raw_caps),
                         hist=[list(h.shares[d]) for d in h.dims],
@@ -408,18 +435,26 @@ class DotProductSoftmax(LessonScene):
         scaled_caps = self._captions(h, True)
         bound = tex_number(h.limit, 0)
         note = MathTex(rf"q\cdot k / \sqrt{{d_k}} \in [-{bound}, {bound}]", font_size=28, color=palette.MUTED)
-        note.next_to(h.panels, DOWN, buff=0.25)
+        note.move_to(h.note)
+        view = min(ZOOM, h.limit)
+        zoomed = self._ticks(h.panels, h.limit, view)
+        zoom_note = MathTex(rf"q\cdot k / \sqrt{{d_k}} \in [-{tex_number(view, 0)}, {tex_number(view, 0)}]",
+                            font_size=28, color=palette.MUTED).move_to(h.note)
         with self.beat("scaled_say", focus=scaled_caps):
             # the captions cross-fade (morphing glyphs into other glyphs is unreadable on the way)
             self.play(h.squeeze.animate.set_value(1.0), FadeOut(h.caps), FadeIn(scaled_caps),
                       FadeOut(h.note), FadeIn(note), run_time=2.5)
-            self.wait(1.0)
+            self.key_moment("scaled", captions=_texs(scaled_caps),
+                            stds=[float((h.samples[d] / math.sqrt(d)).std()) for d in h.dims],
+                            hist=[[float(v) for v in _drawn(h, d, ax)["areas"]] for d, ax in zip(h.dims, h.panels)],
+                            drawn=[_drawn(h, d, ax) for d, ax in zip(h.dims, h.panels)])
+            # the axis zooms in on the narrow spikes: both are one bell of spread one
+            self.play(h.view.animate.set_value(view), FadeOut(h.ticks), FadeIn(zoomed),
+                      FadeOut(note), FadeIn(zoom_note), run_time=2.0)
         for g in h.bars.values():
             g.clear_updaters()
-        h.caps, h.note = scaled_caps, note
-        self.key_moment("scaled", captions=_texs(scaled_caps),
-                        stds=[float((h.samples[d] / math.sqrt(d)).std()) for d in h.dims],
-                        hist=[[float(v) for v in _drawn(h, d, ax)["areas"]] for d, ax in zip(h.dims, h.panels)],
+        h.caps, h.note, h.ticks = scaled_caps, zoom_note, zoomed
+        self.key_moment("zoomed", view=view, ticks=_texs(zoomed),
                         drawn=[_drawn(h, d, ax) for d, ax in zip(h.dims, h.panels)])
 
     def _captions(self, h: _Hist, scale: bool) -> VGroup:
@@ -457,6 +492,7 @@ class DotProductSoftmax(LessonScene):
                 cap.scale_to_fit_width(5.8)
             pair.add(VGroup(cap, c).arrange(DOWN, buff=0.3))
         pair.arrange(RIGHT, buff=1.0).move_to([0, -0.55, 0])
+        outline_labels(pair)   # its charts come in by a transform, not by add
         # both rows start even (every weight 1/n) and reach their softmax as the sentence names them
         even = []
         for g, color in zip(pair, (palette.ALERT, SCORE_BARS)):
@@ -466,7 +502,7 @@ class DotProductSoftmax(LessonScene):
             even.append(e.shift(c.c2p(0, 0) - e.c2p(0, 0)))
         with self.beat("saturate_say", d=d) as sentence:
             starts = self.cue_starts(sentence)
-            self.play(FadeOut(h.shown), FadeOut(h.caps), FadeOut(h.note), run_time=0.5)
+            self.play(FadeOut(h.shown), FadeOut(h.caps), FadeOut(h.note), FadeOut(h.ticks), run_time=0.5)
             self.play(FadeIn(VGroup(*[g[0][0] for g in pair])), *[FadeIn(e) for e in even], run_time=1.0)
             self.key_moment("saturation_even", hard=bar_values(even[0]), soft=bar_values(even[1]))
             for k, t in enumerate((starts[-2] if len(starts) > 2 else self.renderer.time, starts[-1])):

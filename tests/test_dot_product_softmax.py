@@ -147,3 +147,18 @@ def test_saturation_rows_start_even(scene):
     even = scene.moments["saturation_even"].probes
     n = len(even["hard"])
     assert np.allclose(even["hard"], 1 / n) and np.allclose(even["soft"], 1 / n)
+
+
+def test_axis_numbers_and_the_zoom_once_scaled(scene):
+    # the raw axis is numbered to +-limit; once scaled it zooms to +-3 and the bells fill it again
+    p = load_lesson(LESSON).params["dot_product_softmax"]
+    limit = 3 * math.sqrt(max(p.d_k))
+    z = scene.moments["zoomed"].probes
+    assert z["view"] == 3.0
+    assert z["ticks"][:7] == ["-3", "-2", "-1", "0", "1", "2", "3"]
+    for d, drawn, scaled in zip(p.d_k, z["drawn"], scene.moments["scaled"].probes["drawn"]):
+        # the same bars, stretched by limit / 3 on the axis
+        assert np.diff(drawn["extent"])[0] == pytest.approx(min(2 * limit, np.diff(scaled["extent"])[0] * limit / 3),
+                                                           rel=1e-6)
+    labels = {lab.content for lab in scene.moments["spread"].labels}
+    assert f"{limit:.0f}" in labels and f"-{limit:.0f}" in labels
