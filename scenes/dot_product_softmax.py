@@ -56,7 +56,7 @@ AXIS_SIZE = 28                   # the numbers along a chart's axis
 SCORE_BARS = palette.COLUMNS[2]  # scores and weights: not Q, K or V, so none of their colours
 HIST_BARS = palette.COLUMNS[2]   # a histogram's bins (one colour: a bin is a bin)
 ZOOM = 3.0                       # once scaled, the axis shows [-ZOOM, ZOOM]: three spreads of one
-A_COLOR, B_COLOR = palette.INGREDIENTS[0], palette.INGREDIENTS[3]   # the vectors a and b
+A_COLOR, B_COLOR = palette.INGREDIENTS[0], palette.INGREDIENTS[1]   # the vectors a and b (blue, violet: not Q, K)
 THETA_RADII = (0.9, 1.3, 1.7, 2.1)   # the angle's name on its bisector, this far out (the first that is clear)
 
 
@@ -158,9 +158,10 @@ class DotProductSoftmax(LessonScene):
         self.add(live.driver)
         live.follow()
         drawn = VGroup(d.line_a, d.proj, d.drop, d.arc, d.theta_label)
-        with self.beat("dot_say", focus=d.law):
+        with self.beat("dot_say", focus=d.law) as sentence:
+            roles_at = self.cue_starts(sentence)[-1]
             self.play(Write(heading), FadeIn(d.plane), FadeIn(d.line_a), FadeIn(d.arrow_a), FadeIn(d.label_a),
-                      FadeIn(d.arrow_b), FadeIn(d.label_b), FadeIn(d.panel), FadeIn(d.deg), run_time=1.0)
+                      FadeIn(d.arrow_b), FadeIn(d.label_b), FadeIn(d.panel[:2]), FadeIn(d.deg), run_time=1.0)
             self.add(d.proj, d.drop, d.arc, d.theta_label)
             live.attach()
             self.key_moment("aligned", **probes())
@@ -172,6 +173,10 @@ class DotProductSoftmax(LessonScene):
                 self.key_moment(name, **probes())
                 start = stop
             live.play(self, _turn(start, 2 * math.pi), 2.5, rate=linear)
+            # a and b named as what they are in attention, while the sentence says it
+            self.wait_until(roles_at, d.law)
+            self.play(FadeIn(d.panel[2], shift=UP * 0.2), run_time=0.8)
+            self.key_moment("roles", roles=d.panel[2][1].get_tex_string())
         live.driver.clear_updaters()
         self.play(FadeOut(VGroup(d.plane, d.arrow_a, d.arrow_b, d.label_a, d.label_b, d.panel, d.deg, drawn)),
                   run_time=0.6)
@@ -205,7 +210,10 @@ class DotProductSoftmax(LessonScene):
             rows.add(VGroup(MathTex(tex, font_size=40), num).arrange(RIGHT, buff=0.2))
         rows.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
         deg = MathTex(r"^\circ", font_size=40).next_to(nums["theta"], RIGHT, buff=0.05).align_to(nums["theta"], UP)
-        panel = VGroup(law, rows).arrange(DOWN, aligned_edge=LEFT, buff=0.5).move_to([3.2, 0.2, 0])
+        # what a and b stand for in attention: a query and a key
+        roles = VGroup(text(self.tr("roles"), self.lang, size=28, color=palette.MUTED),
+                       MathTex(r"a = q,\quad b = k", font_size=40)).arrange(RIGHT, buff=0.25)
+        panel = VGroup(law, rows, roles).arrange(DOWN, aligned_edge=LEFT, buff=0.5).move_to([3.2, 0.2, 0])
 
         origin = plane.c2p(0, 0)
         a_hat = a / np.linalg.norm(a)

@@ -156,9 +156,18 @@ def test_axis_numbers_and_the_zoom_once_scaled(scene):
     z = scene.moments["zoomed"].probes
     assert z["view"] == 3.0
     assert z["ticks"][:7] == ["-3", "-2", "-1", "0", "1", "2", "3"]
-    for d, drawn, scaled in zip(p.d_k, z["drawn"], scene.moments["scaled"].probes["drawn"]):
+    for drawn, scaled in zip(z["drawn"], scene.moments["scaled"].probes["drawn"]):
         # the same bars, stretched by limit / 3 on the axis
         assert np.diff(drawn["extent"])[0] == pytest.approx(min(2 * limit, np.diff(scaled["extent"])[0] * limit / 3),
                                                            rel=1e-6)
     labels = {lab.content for lab in scene.moments["spread"].labels}
     assert f"{limit:.0f}" in labels and f"-{limit:.0f}" in labels
+
+
+def test_a_and_b_are_a_query_and_a_key_in_no_qkv_colour(scene):
+    from scenes import dot_product_softmax as m
+    from scenes.kit import palette
+    assert scene.moments["roles"].probes["roles"] == r"a = q,\quad b = k"
+    for c in (m.A_COLOR, m.B_COLOR):   # far from Q gold, K teal and V coral
+        rgb = np.array(c.to_rgb())
+        assert all(np.abs(rgb - np.array(q.to_rgb())).sum() > 0.45 for q in palette.QKV.values()), c
