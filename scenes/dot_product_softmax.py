@@ -385,13 +385,18 @@ class DotProductSoftmax(LessonScene):
     @staticmethod
     def _ticks(panels: VGroup, limit: float, view: float) -> VGroup:
         """Under each axis, the value of q.k at each of its ticks when it shows [-view, view]."""
+        def number(v: float) -> NumberTex:
+            digits = 0 if abs(v - round(v)) < 1e-9 else 1
+            return number_tex(tex_number(v, digits), font_size=AXIS_SIZE, color=palette.MUTED)
+
+        pitch = abs(panels[0].c2p(limit / 3, 0)[0] - panels[0].c2p(0, 0)[0])
+        widest = max(number(k * view / 3).width for k in range(-3, 4))
+        # every tick numbered when the numbers fit between them, else the ends and zero
+        ks = range(-3, 4) if widest + 0.15 <= pitch else (-3, 0, 3)
         ticks = VGroup()
         for ax in panels:
-            for k in range(-3, 4):
-                v = k * view / 3
-                digits = 0 if abs(v - round(v)) < 1e-9 else 1
-                num = number_tex(tex_number(v, digits), font_size=AXIS_SIZE, color=palette.MUTED)
-                ticks.add(num.next_to(ax.c2p(k * limit / 3, 0), DOWN, buff=0.15))
+            for k in ks:
+                ticks.add(number(k * view / 3).next_to(ax.c2p(k * limit / 3, 0), DOWN, buff=0.15))
         return ticks
 
     def _bar_group(self, h: _Hist, d: int, ax: Axes) -> VGroup:

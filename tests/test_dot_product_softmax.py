@@ -171,3 +171,14 @@ def test_a_and_b_are_a_query_and_a_key_in_no_qkv_colour(scene):
     for c in (m.A_COLOR, m.B_COLOR):   # far from Q gold, K teal and V coral
         rgb = np.array(c.to_rgb())
         assert all(np.abs(rgb - np.array(q.to_rgb())).sum() > 0.45 for q in palette.QKV.values()), c
+
+
+def test_three_wide_panels_number_only_the_ends_and_zero(tmp_path):
+    # found by test_accepted_renders: d_k up to 512 in three panels, the tick numbers crowded each other
+    from tests.helpers import assert_clean_layout, dry_run
+    text = LESSON.read_text(encoding="utf-8").replace("d_k = [4, 64]", "d_k = [64, 1, 512]")
+    lesson = tmp_path / "l.toml"
+    lesson.write_text(text, encoding="utf-8")
+    s = dry_run(SCENE, tmp_path, lesson=lesson, lang="en")
+    assert "-45.3" not in {lab.content for lab in s.moments["spread"].labels}   # only -67.9, 0, 67.9
+    assert_clean_layout(s)
