@@ -31,6 +31,7 @@ from manim import (
     MathTex,
     Mobject,
     NumberPlane,
+    ReplacementTransform,
     ValueTracker,
     VGroup,
     VMobject,
@@ -49,12 +50,13 @@ from scenes.kit.layout import SIDES, bounds, lift_clear, overlaps, place_clear
 from scenes.kit.legible import least_scale
 from scenes.kit.live import LiveMap, Unchanged, aim_arrow
 from scenes.kit.scene import LessonScene
-from scenes.kit.text import text, title, wrapped_text
+from scenes.kit.text import outline_labels, text, title, wrapped_text
 
 AXIS_SIZE = 28                   # the numbers along a chart's axis
 SCORE_BARS = palette.COLUMNS[2]  # scores and weights: not Q, K or V, so none of their colours
-HIST_BARS = (palette.COLUMNS[2], palette.COLUMNS[3])   # a histogram's bins, alternating
-A_COLOR, B_COLOR = palette.INGREDIENTS[0], palette.INGREDIENTS[3]   # the vectors a and b
+HIST_BARS = palette.COLUMNS[2]   # a histogram's bins (one colour: a bin is a bin)
+ZOOM = 3.0                       # once scaled, the axis shows [-ZOOM, ZOOM]: three spreads of one
+A_COLOR, B_COLOR = palette.INGREDIENTS[0], palette.INGREDIENTS[1]   # the vectors a and b (blue, violet: not Q, K)
 THETA_RADII = (0.9, 1.3, 1.7, 2.1)   # the angle's name on its bisector, this far out (the first that is clear)
 
 
@@ -119,7 +121,10 @@ class _Hist:
     limit: float               # the axis runs over q.k in [-limit, limit]
     width: float               # of a panel
     squeeze: ValueTracker      # 0: raw q.k, 1: every q.k divided by sqrt(d_k)
+    view: ValueTracker         # the axis shows q.k in [-view, view]: limit, then ZOOM once scaled
+    count: ValueTracker        # how many of the samples are counted so far
     panels: VGroup
+    ticks: VGroup              # each panel's numbers under its axis, for the range shown
     bars: dict[int, VGroup] = field(default_factory=dict)
     shown: VGroup = field(default_factory=VGroup)   # the panels and their bars
     caps: VGroup = field(default_factory=VGroup)   # the captions shown, over the panels
@@ -153,9 +158,10 @@ class DotProductSoftmax(LessonScene):
         self.add(live.driver)
         live.follow()
         drawn = VGroup(d.line_a, d.proj, d.drop, d.arc, d.theta_label)
-        with self.beat("dot_say", focus=d.law):
+        with self.beat("dot_say", focus=d.law) as sentence:
+            roles_at = self.cue_starts(sentence)[-1]
             self.play(Write(heading), FadeIn(d.plane), FadeIn(d.line_a), FadeIn(d.arrow_a), FadeIn(d.label_a),
-                      FadeIn(d.arrow_b), FadeIn(d.label_b), FadeIn(d.panel), FadeIn(d.deg), run_time=1.0)
+                      FadeIn(d.arrow_b), FadeIn(d.label_b), FadeIn(d.panel[:2]), FadeIn(d.deg), run_time=1.0)
             self.add(d.proj, d.drop, d.arc, d.theta_label)
             live.attach()
             self.key_moment("aligned", **probes())
@@ -167,6 +173,10 @@ class DotProductSoftmax(LessonScene):
                 self.key_moment(name, **probes())
                 start = stop
             live.play(self, _turn(start, 2 * math.pi), 2.5, rate=linear)
+            # a and b named as what they are in attention, while the sentence says it
+            self.wait_until(roles_at, d.law)
+            self.play(FadeIn(d.panel[2], shift=UP * 0.2), run_time=0.8)
+            self.key_moment("roles", roles=d.panel[2][1].get_tex_string())
         live.driver.clear_updaters()
         self.play(FadeOut(VGroup(d.plane, d.arrow_a, d.arrow_b, d.label_a, d.label_b, d.panel, d.deg, drawn)),
                   run_time=0.6)
@@ -195,12 +205,15 @@ class DotProductSoftmax(LessonScene):
         nums = {}
         for key, tex in (("na", r"|a| ="), ("nb", r"|b| ="), ("theta", r"\theta ="), ("dot", r"a\cdot b =")):
             num = FastDecimal(0, num_decimal_places=2 if key != "theta" else 0, font_size=40,
-                              color=palette.AREA if key == "dot" else palette.INK)
+                              color=palette.FOCUS if key == "dot" else palette.INK)
             nums[key] = num
             rows.add(VGroup(MathTex(tex, font_size=40), num).arrange(RIGHT, buff=0.2))
         rows.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
         deg = MathTex(r"^\circ", font_size=40).next_to(nums["theta"], RIGHT, buff=0.05).align_to(nums["theta"], UP)
-        panel = VGroup(law, rows).arrange(DOWN, aligned_edge=LEFT, buff=0.5).move_to([3.2, 0.2, 0])
+        # what a and b stand for in attention: a query and a key
+        roles = VGroup(text(self.tr("roles"), self.lang, size=28, color=palette.MUTED),
+                       MathTex(r"a = q,\quad b = k", font_size=40)).arrange(RIGHT, buff=0.25)
+        panel = VGroup(law, rows, roles).arrange(DOWN, aligned_edge=LEFT, buff=0.5).move_to([3.2, 0.2, 0])
 
         origin = plane.c2p(0, 0)
         a_hat = a / np.linalg.norm(a)
@@ -287,30 +300,52 @@ class DotProductSoftmax(LessonScene):
             self._show_bars(bars, weights, "normalised", r"w_i = \frac{e^{s_i}}{\sum_j e^{s_j}}", top=1.0,
                             total=plain_number(float(weights.sum()), 2, pad=True))
             self.key_moment("weights", **probes())
-        with self.beat("temperature_say"):
-            for T in p.temperatures:
-                self._show_bars(bars, qm.softmax(scores, temperature=float(T)), "temperature",
-                                rf"T = {tex_number(float(T), 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0)
-                self.wait(0.4)
-                self.key_moment(f"temperature_{plain_number(float(T), 2, pad=True)}", t=float(T), **probes())
+        with self.beat("temperature_say"):   # the rule: every score divided by T before the exponent
+            self._show_step(bars, "temperature", r"w_i \propto e^{s_i / T}")
+        for T in p.temperatures:   # each temperature shown while its own sentence is said
+            w = qm.softmax(scores, temperature=float(T))
+            t = float(T)
+            kind = "low" if t < 1 else "one" if t == 1 else "high"
+            with self.beat(f"temperature_{kind}_say", t=plain_number(t, 1, pad=True),
+                           w=plain_number(float(w.max()), 2, pad=True)):
+                self._show_bars(bars, w, "temperature",
+                                rf"T = {tex_number(t, 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0, morph=True)
+                self.key_moment(f"temperature_{plain_number(t, 2, pad=True)}", t=t, at=self.renderer.time, **probes())
         self.play(FadeOut(VGroup(bars.chart, bars.names, bars.labels, bars.step)), run_time=0.6)
 
-    def _show_bars(self, bars: _Bars, values, key: str, tex: str, top: float | None = None, **fields) -> None:
+    def _show_bars(self, bars: _Bars, values, key: str, tex: str, top: float | None = None, morph: bool = False,
+                   **fields) -> None:
         """Replace what ``bars`` shows by the chart of ``values`` with its step:
         the words of text ``key`` over the formula ``tex``."""
         chart = _bar_chart(values, top)
-        new_step = VGroup(wrapped_text(self.tr(key, **fields), self.lang, size=28, width=4.6, color=palette.AREA),
-                          MathTex(tex, font_size=40, color=palette.AREA)).arrange(DOWN, aligned_edge=LEFT,
-                                                                                  buff=0.35)
-        new_step.move_to([4.3, 1.2, 0])
+        new_step = self._step(key, tex, **fields)
         labels = _bar_labels(chart, values)
         names = VGroup(*[MathTex(f"s_{{{i + 1}}}", font_size=40, color=palette.MUTED)
                          .next_to(chart.c2p(i + 0.5, min(0.0, float(np.min(values)))), DOWN, buff=0.2)
                          for i in range(len(values))])
+        if morph and bars.chart is not None:   # the same bars rise or fall to their new values
+            outline_labels(chart)
+            self.play(ReplacementTransform(bars.chart, chart), FadeOut(bars.labels), FadeOut(bars.step),
+                      FadeIn(new_step), run_time=1.2)
+            self.play(FadeIn(labels), run_time=0.4)
+            bars.chart, bars.labels, bars.step = chart, labels, new_step
+            return
         old = VGroup(*[m for m in (bars.chart, bars.labels, bars.step, bars.names) if m])
         self.play(FadeOut(old), FadeIn(chart), FadeIn(names), FadeIn(new_step), run_time=0.9)
         self.play(FadeIn(labels), run_time=0.4)
         bars.chart, bars.labels, bars.step, bars.names = chart, labels, new_step, names
+
+    def _step(self, key: str, tex: str, **fields) -> VGroup:
+        """A step's words (text ``key``) over its formula ``tex``, right of the chart."""
+        step = VGroup(wrapped_text(self.tr(key, **fields), self.lang, size=28, width=4.6, color=palette.FOCUS),
+                      MathTex(tex, font_size=40, color=palette.FOCUS)).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
+        return step.move_to([4.3, 1.2, 0])
+
+    def _show_step(self, bars: _Bars, key: str, tex: str) -> None:
+        """Only the step changes: its words and formula, the chart stays."""
+        new_step = self._step(key, tex)
+        self.play(FadeOut(bars.step, shift=UP * 0.2), FadeIn(new_step, shift=UP * 0.2), run_time=0.8)
+        bars.step = new_step
 
     # --- 3. why divide by sqrt(d_k) -----------------------------------------
     def scaling(self):
@@ -339,27 +374,51 @@ class DotProductSoftmax(LessonScene):
             ax = Axes(x_range=[-limit, limit, limit / 3], y_range=[0, y_top, 0.1], x_length=width, y_length=3.0,
                       tips=False, axis_config={"include_numbers": False, "color": palette.MUTED})
             panels.add(ax)
-        panels.arrange(RIGHT, buff=0.7).move_to([0, -0.65, 0])
-        h = _Hist(dims, samples, hists, shares, bin_w, limit, width, squeeze, panels)
+        panels.arrange(RIGHT, buff=0.7).move_to([0, -0.45, 0])
+        h = _Hist(dims, samples, hists, shares, bin_w, limit, width, squeeze, ValueTracker(limit),
+                  ValueTracker(p.samples), panels, self._ticks(panels, limit, limit))
         for d, ax in zip(dims, panels):
             h.bars[d] = self._bar_group(h, d, ax)
         h.shown = VGroup(panels, *h.bars.values())
         return h
 
+    @staticmethod
+    def _ticks(panels: VGroup, limit: float, view: float) -> VGroup:
+        """Under each axis, the value of q.k at each of its ticks when it shows [-view, view]."""
+        def number(v: float) -> NumberTex:
+            digits = 0 if abs(v - round(v)) < 1e-9 else 1
+            return number_tex(tex_number(v, digits), font_size=AXIS_SIZE, color=palette.MUTED)
+
+        pitch = abs(panels[0].c2p(limit / 3, 0)[0] - panels[0].c2p(0, 0)[0])
+        widest = max(number(k * view / 3).width for k in range(-3, 4))
+        # every tick numbered when the numbers fit between them, else the ends and zero
+        ks = range(-3, 4) if widest + 0.15 <= pitch else (-3, 0, 3)
+        ticks = VGroup()
+        for ax in panels:
+            for k in ks:
+                ticks.add(number(k * view / 3).next_to(ax.c2p(k * limit / 3, 0), DOWN, buff=0.15))
+        return ticks
+
     def _bar_group(self, h: _Hist, d: int, ax: Axes) -> VGroup:
-        """The bars of d_k = ``d`` on ``ax``, following ``h.squeeze``."""
-        group = VGroup(*[VMobject(fill_opacity=0.85, stroke_width=1,
-                                  color=HIST_BARS[i % 2]) for i in range(self.params.bins)])
+        """The bars of d_k = ``d`` on ``ax``, following ``h.squeeze``, ``h.view`` and ``h.count``."""
+        group = VGroup(*[VMobject(fill_opacity=0.85, stroke_width=1, stroke_color=palette.BACKGROUND,
+                                  fill_color=HIST_BARS) for _ in range(self.params.bins)])
 
         unchanged = Unchanged()
+        edges0 = h.hists[d][1]
+        clipped = np.clip(h.samples[d], -h.limit, h.limit)
 
         def place(g):
             f = 1.0 + h.squeeze.get_value() * (1.0 / math.sqrt(d) - 1.0)
-            if unchanged(f):
-                return      # not squeezed since the last frame
-            edges = h.hists[d][1] * f
+            z = h.limit / h.view.get_value()        # axis units per unit of q.k
+            n = int(round(h.count.get_value()))
+            if unchanged(f, z, n):
+                return      # not squeezed, zoomed nor sampled since the last frame
+            shares = np.histogram(clipped[:n], bins=edges0)[0] / self.params.samples if n < len(clipped) \
+                else h.shares[d]
+            edges = np.clip(edges0 * f * z, -h.limit, h.limit)
             for i, bar in enumerate(g):
-                height = h.shares[d][i] / (h.bin_w * f)
+                height = shares[i] / (h.bin_w * f)
                 bl, br = ax.c2p(edges[i], 0), ax.c2p(edges[i + 1], 0)
                 tr, tl = ax.c2p(edges[i + 1], height), ax.c2p(edges[i], height)
                 bar.set_points_as_corners([bl, br, tr, tl, bl])
@@ -372,10 +431,13 @@ class DotProductSoftmax(LessonScene):
         raw_caps = self._captions(h, False)
         bound = tex_number(h.limit, 0)
         axis_note = MathTex(rf"q\cdot k \in [-{bound}, {bound}]", font_size=28,
-                            color=palette.MUTED).next_to(h.panels, DOWN, buff=0.25)
+                            color=palette.MUTED).next_to(VGroup(h.panels, h.ticks), DOWN, buff=0.15)
         with self.beat("spread_say", focus=raw_caps, n=self.params.samples):
-            self.play(FadeIn(h.shown), FadeIn(raw_caps), FadeIn(axis_note), run_time=1.2)
-            self.wait(1.0)
+            h.count.set_value(0)
+            self.play(FadeIn(h.shown), FadeIn(h.ticks), FadeIn(axis_note), run_time=1.0)
+            # the samples come in: each pair's q.k drops into its bin
+            self.play(h.count.animate(rate_func=linear).set_value(self.params.samples), run_time=3.0)
+            self.play(FadeIn(raw_caps), run_time=0.6)
         h.caps, h.note = raw_caps, axis_note
         self.key_moment("spread", stds=[float(h.samples[d].std()) for d in h.dims], captions=_texs(raw_caps),
                         hist=[list(h.shares[d]) for d in h.dims],
@@ -386,18 +448,26 @@ class DotProductSoftmax(LessonScene):
         scaled_caps = self._captions(h, True)
         bound = tex_number(h.limit, 0)
         note = MathTex(rf"q\cdot k / \sqrt{{d_k}} \in [-{bound}, {bound}]", font_size=28, color=palette.MUTED)
-        note.next_to(h.panels, DOWN, buff=0.25)
+        note.move_to(h.note)
+        view = min(ZOOM, h.limit)
+        zoomed = self._ticks(h.panels, h.limit, view)
+        zoom_note = MathTex(rf"q\cdot k / \sqrt{{d_k}} \in [-{tex_number(view, 0)}, {tex_number(view, 0)}]",
+                            font_size=28, color=palette.MUTED).move_to(h.note)
         with self.beat("scaled_say", focus=scaled_caps):
             # the captions cross-fade (morphing glyphs into other glyphs is unreadable on the way)
             self.play(h.squeeze.animate.set_value(1.0), FadeOut(h.caps), FadeIn(scaled_caps),
                       FadeOut(h.note), FadeIn(note), run_time=2.5)
-            self.wait(1.0)
+            self.key_moment("scaled", captions=_texs(scaled_caps),
+                            stds=[float((h.samples[d] / math.sqrt(d)).std()) for d in h.dims],
+                            hist=[[float(v) for v in _drawn(h, d, ax)["areas"]] for d, ax in zip(h.dims, h.panels)],
+                            drawn=[_drawn(h, d, ax) for d, ax in zip(h.dims, h.panels)])
+            # the axis zooms in on the narrow spikes: both are one bell of spread one
+            self.play(h.view.animate.set_value(view), FadeOut(h.ticks), FadeIn(zoomed),
+                      FadeOut(note), FadeIn(zoom_note), run_time=2.0)
         for g in h.bars.values():
             g.clear_updaters()
-        h.caps, h.note = scaled_caps, note
-        self.key_moment("scaled", captions=_texs(scaled_caps),
-                        stds=[float((h.samples[d] / math.sqrt(d)).std()) for d in h.dims],
-                        hist=[[float(v) for v in _drawn(h, d, ax)["areas"]] for d, ax in zip(h.dims, h.panels)],
+        h.caps, h.note, h.ticks = scaled_caps, zoom_note, zoomed
+        self.key_moment("zoomed", view=view, ticks=_texs(zoomed),
                         drawn=[_drawn(h, d, ax) for d, ax in zip(h.dims, h.panels)])
 
     def _captions(self, h: _Hist, scale: bool) -> VGroup:
@@ -427,7 +497,7 @@ class DotProductSoftmax(LessonScene):
             # the words in Pango, the formula and the number typeset
             cap = VGroup(VGroup(text(self.tr(key), lang, size=28), MathTex(tex, font_size=34)).arrange(RIGHT, buff=0.2),
                          VGroup(text(self.tr("largest"), lang, size=28),
-                                number_tex(tex_number(float(w.max()), 2, pad=True), font_size=36, color=palette.AREA)
+                                number_tex(tex_number(float(w.max()), 2, pad=True), font_size=36, color=palette.FOCUS)
                                 ).arrange(RIGHT, buff=0.2)).arrange(DOWN, buff=0.2)
             number = cap[1][1]   # the number's digits sit on the words' baseline
             number.shift(UP * (baseline(cap[1][0]) - number.get_bottom()[1]))
@@ -435,10 +505,22 @@ class DotProductSoftmax(LessonScene):
                 cap.scale_to_fit_width(5.8)
             pair.add(VGroup(cap, c).arrange(DOWN, buff=0.3))
         pair.arrange(RIGHT, buff=1.0).move_to([0, -0.55, 0])
-        with self.beat("saturate_say", d=d):
-            self.play(FadeOut(h.shown), FadeOut(h.caps), FadeOut(h.note), run_time=0.5)
-            self.play(FadeIn(pair), run_time=1.0)
-            self.wait(1.5)
+        outline_labels(pair)   # its charts come in by a transform, not by add
+        # both rows start even (every weight 1/n) and reach their softmax as the sentence names them
+        even = []
+        for g, color in zip(pair, (palette.ALERT, SCORE_BARS)):
+            c = g[1]
+            e = BarChart([1.0 / len(hard)] * len(hard), y_range=[0, 1, 0.5], x_length=5.0, y_length=3.0,
+                         bar_colors=[color], y_axis_config={"font_size": AXIS_SIZE})
+            even.append(e.shift(c.c2p(0, 0) - e.c2p(0, 0)))
+        with self.beat("saturate_say", d=d) as sentence:
+            starts = self.cue_starts(sentence)
+            self.play(FadeOut(h.shown), FadeOut(h.caps), FadeOut(h.note), FadeOut(h.ticks), run_time=0.5)
+            self.play(FadeIn(VGroup(*[g[0][0] for g in pair])), *[FadeIn(e) for e in even], run_time=1.0)
+            self.key_moment("saturation_even", hard=bar_values(even[0]), soft=bar_values(even[1]))
+            for k, t in enumerate((starts[-2] if len(starts) > 2 else self.renderer.time, starts[-1])):
+                self.wait_until(t, even[k])
+                self.play(ReplacementTransform(even[k], pair[k][1]), FadeIn(pair[k][0][1]), run_time=1.5)
         self.key_moment("saturation", hard=bar_values(pair[0][1]), soft=bar_values(pair[1][1]),
                         captions=[[part.get_tex_string() if isinstance(part, (MathTex, NumberTex)) else part.text
                                    for line in g[0] for part in line] for g in pair])

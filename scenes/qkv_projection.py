@@ -16,7 +16,6 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
-    AnimationGroup,
     Arrow,
     Create,
     FadeIn,
@@ -34,6 +33,7 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.numbers import tex_number
 from scenes.kit import palette
 from scenes.kit.charts import HeatMap, TraitBars
@@ -51,6 +51,7 @@ TOP = config.frame_height / 2 - 0.4             # the highest a many-row q, k, v
 FLOOR = -2.95                                   # just above the subtitle band (y >= -3.04)
 LANE = 1.1          # right of the heat-map: the products and the lane their arrows run down
 MIN_SPAN = 1.0      # scene units the bars of a chart span at the least, however large its values
+FLOW_TIME = 3.0     # seconds one output bar takes to build (write, flow, grow, clear)
 ROLES = tuple((role.lower(), f"W_{role}", color) for role, color in palette.QKV.items())  # ("q", "W_Q", gold), ...
 
 
@@ -225,22 +226,25 @@ class QKVProjection(LessonScene):
             self.play(FadeOut(box), run_time=0.3)
 
     def _product(self, name: str, wname: str, color) -> None:
-        """The product itself: each trait's share flows from its row of W into the bar it feeds."""
+        """The product itself: every trait's share x_i W_ij is written at its row of W, the
+        non-zero ones flow into the bar they feed and the zeros fade, column by column, paced
+        to the sentence.  After the first product, the bar the sentence names flows while it is
+        named, and the others in a beat of their own."""
         s, p = self.s, self.params
         head, bars = s.right[name]
         heat = s.heat
         work = qm.worked_product(p.embeddings[p.focus], getattr(p, wname))
         feeds = {j: [i for i, term in enumerate(col.terms) if term.product != 0]
                  for j, col in enumerate(work.columns)}
-        say, fields = self.flow_text(name, wname, feeds, s.traits, s.dims[name])
-        flows = []
-        with self.beat(say, focus=bars.bars, **fields):
-            for j in [j for j in feeds if feeds[j]]:
-                flows += self.flow_into(j, feeds[j], work.columns[j], s.x_bars, heat, bars, color,
-                                        moment=f"{name}_flow_{j}")
-            rest = [j for j in feeds if not feeds[j]]
-            if rest:   # bars nothing feeds stay at zero
-                self.play(*[a for j in rest for a in self.grow_bar(bars, j)], run_time=0.6)
+        say, fields, named = self.flow_text(name, wname, feeds, s.traits, s.dims[name])
+        flows: list[dict] = []
+        first = list(feeds) if named is None else [named]
+        with self.beat(say, focus=bars.bars, **fields) as sentence:
+            flows += self._flow_columns(first, sentence, work, heat, bars, color, name)
+        rest = [j for j in feeds if j not in first]
+        if rest:
+            with self.beat("rest_say", focus=bars.bars, w=wname) as sentence:
+                flows += self._flow_columns(rest, sentence, work, heat, bars, color, name)
         s.right_groups.add(VGroup(head, bars))
         s.shown[name] = bars
         self.key_moment(name, x=s.x_bars.shown_values(), heat=heat.values.copy(),
@@ -250,20 +254,50 @@ class QKVProjection(LessonScene):
                         bar_rows=[b.get_center()[1] for b in bars.bars],
                         **{f"{k}_bars": b.shown_values() for k, b in s.shown.items()})
 
+    def _flow_columns(self, columns: list[int], sentence: str, work: qm.WorkedProduct, heat: HeatMap,
+                      bars: TraitBars, color, name: str) -> list[dict]:
+        """Output bars ``columns`` built one after another, sharing the sentence's time."""
+        # the sentence's reading time, as the beat will last at the least
+        need = sum(cue_seconds(c, self.lang) for c in split_cues(sentence, self.lang))
+        slot = need / max(len(columns), 1)
+        drawn = []
+        for j in columns:
+            feeders = [i for i, term in enumerate(work.columns[j].terms) if term.product != 0]
+            drawn += self.flow_into(j, feeders, work.columns[j], self.s.x_bars, heat, bars, color,
+                                    moment=f"{name}_flow_{j}", hold=max(0.0, slot - FLOW_TIME))
+        return drawn
+
     def _outro(self) -> None:
         """One word, three views: the last W goes, the caption comes and the three headings are lit."""
         s, lang = self.s, self.lang
         with self.beat("outro_say", word=s.word):
             self.play(FadeOut(s.heat), run_time=0.6)
-            outro = text(self.tr("outro"), lang, size=30, color=palette.AREA)
+            outro = text(self.tr("outro"), lang, size=30, color=palette.FOCUS)
             outro.next_to(s.x_bars, DOWN, buff=0.45).align_to(s.word_label, LEFT)
             if outro.get_bottom()[1] < FLOOR:   # no room under many traits: where the heat-map was
-                outro = wrapped_text(self.tr("outro"), lang, size=30, color=palette.AREA,
+                outro = wrapped_text(self.tr("outro"), lang, size=30, color=palette.FOCUS,
                                      width=s.column.get_left()[0] - 0.3 - s.gap_left)
                 outro.move_to([(s.gap_left + s.column.get_left()[0] - 0.3) / 2, s.heat.cells.get_y(), 0])
-            self.play(FadeIn(outro), *[Indicate(g[0], color=c) for g, (_, _, c) in zip(s.right_groups, ROLES)],
-                      run_time=1.5)
-        self.key_moment("end", **{f"{k}_bars": b.shown_values() for k, b in s.shown.items()})
+            marks = self.view_marks(s.right_groups)
+            self.play(FadeIn(outro), run_time=0.6)
+            # the three views, one after another: a white box around each heading and its bars
+            self.play(LaggedStart(*[Create(m) for m in marks], lag_ratio=0.6), run_time=1.5)
+        self.key_moment("end", marks=[(m.get_left()[0], m.get_right()[0], m.get_bottom()[1], m.get_top()[1])
+                                      for m in marks],
+                        **{f"{k}_bars": b.shown_values() for k, b in s.shown.items()})
+
+    @staticmethod
+    def view_marks(groups: VGroup) -> list[Mobject]:
+        """A white box around each view (its heading and bars), kept inside the frame: the outro
+        names the three views by boxing them, never by scaling them out of the frame."""
+        marks = []
+        for g in groups:
+            box = SurroundingRectangle(g, color=palette.FOCUS, buff=0.1, stroke_width=3)
+            room = config.frame_width / 2 - 0.08
+            if box.get_right()[0] > room:     # the column stands at the edge: the box hugs it
+                box.stretch_to_fit_width(box.width - (box.get_right()[0] - room), about_edge=LEFT)
+            marks.append(box)
+        return marks
 
     def _column(self, heads: dict[str, VGroup], dims: dict[str, list[str]], results: dict[str, np.ndarray],
                 unit: float, buff: float = 0.3) -> tuple[dict[str, tuple[VGroup, TraitBars]], VGroup]:
@@ -283,37 +317,41 @@ class QKVProjection(LessonScene):
         return right, column
 
     def flow_text(self, name: str, wname: str, feeds: dict[int, list[int]], traits: list[str],
-                  dims: list[str]) -> tuple[str, dict[str, str]]:
-        """The narration of a product: the first one explains the flow; the
-        others name the bar fed by the most traits and those traits."""
+                  dims: list[str]) -> tuple[str, dict[str, str], int | None]:
+        """The narration of a product and the bar it names: the first one explains the flow
+        (every bar, none named); the others name the bar fed by the most traits and those traits."""
         if not any(feeds.values()):
-            return "flow_none_say", {"w": wname}
+            return "flow_none_say", {"w": wname}, None
         if name == ROLES[0][0]:
-            return f"{name}_flow_say", {}
+            return f"{name}_flow_say", {}, None
         j = max(feeds, key=lambda d: len(feeds[d]))
         names = [self.tr("quoted", name=traits[i]) for i in feeds[j]]
         listed = names[0] if len(names) == 1 else \
             self.tr("sep").join(names[:-1]) + self.tr("and") + names[-1]
-        return f"{name}_flow_say", {"dim": dims[j], "traits": listed}
+        return f"{name}_flow_say", {"dim": dims[j], "traits": listed}, j
 
     def flow_into(self, j: int, feeders: list[int], column: qm.WorkedColumn, x_bars: TraitBars,
-                  heat: HeatMap, bars: TraitBars, color, moment: str) -> list[dict]:
-        """Output bar j built before the eyes: each trait that feeds it (x_i
-        and W_ij both non-zero) is lit with its cell of W, its product x_i W_ij
-        is written at the end of its row and flows along an arrow into bar j,
-        then the bar grows to their sum.  Returns what was drawn (for tests)."""
-        cols = heat.values.shape[1]
-        cell = [heat.cells[i * cols + j] for i in range(heat.values.shape[0])]
+                  heat: HeatMap, bars: TraitBars, color, moment: str, hold: float = 0.0) -> list[dict]:
+        """Output bar j built before the eyes: W's column j is lit and every
+        trait's share x_i W_ij is written at the end of its row; the non-zero
+        ones (x_i and W_ij both non-zero, their traits lit) flow along arrows
+        into bar j while the zeros fade, then the bar grows to their sum.
+        ``hold`` seconds more are spent reading the shares.  Returns what was
+        drawn (for tests)."""
+        rows, cols = heat.values.shape
+        cell = [heat.cells[i * cols + j] for i in range(rows)]
         lit = [SurroundingRectangle(VGroup(*cell), color=color, buff=0.03, stroke_width=2)]
         lit += [SurroundingRectangle(VGroup(x_bars.labels[i], x_bars.bars[i], x_bars.numbers[i]),
                                      color=color, buff=0.05, stroke_width=3) for i in feeders]
         lit += [SurroundingRectangle(cell[i], color=color, buff=0.0, stroke_width=5) for i in feeders]
-        products = [number_tex(tex_number(float(column.terms[i].product), 2, pad=True), font_size=28, color=color)
-                    for i in feeders]
-        for i, m in zip(feeders, products):   # at the end of its row, just right of the heat-map
+        shares = [number_tex(tex_number(float(column.terms[i].product), 2, pad=True), font_size=28,
+                             color=color if i in feeders else palette.MUTED) for i in range(rows)]
+        for i, m in enumerate(shares):   # at the end of its row, just right of the heat-map
             m.move_to([heat.cells.get_right()[0] + 0.12 + m.width / 2, cell[i].get_center()[1], 0])
+        products = [shares[i] for i in feeders]
+        zeros = [m for i, m in enumerate(shares) if i not in feeders]
         # each share runs right, down (or up) a lane left of the q/k/v column, then into the bar's name
-        lane = max(m.get_right()[0] for m in products) + 0.12
+        lane = max(m.get_right()[0] for m in shares) + 0.12
         end = np.array([bars.labels[j].get_left()[0] - 0.1, bars.bars[j].get_center()[1], 0.0])
         paths = []
         for m in products:
@@ -324,13 +362,19 @@ class QKVProjection(LessonScene):
                                 max_stroke_width_to_length_ratio=20))
             path.set_color(color)
             paths.append(path)
-        self.play(*[Create(b) for b in lit], run_time=0.6)
-        self.play(LaggedStart(*[AnimationGroup(FadeIn(m), Create(path, lag_ratio=1.0))
-                                for m, path in zip(products, paths)], lag_ratio=0.3), run_time=1.2)
+        # every share written, row by row, as its trait meets its cell of W
+        self.play(*[Create(b) for b in lit], LaggedStart(*[FadeIn(m, shift=RIGHT * 0.15) for m in shares],
+                                                         lag_ratio=0.12), run_time=0.9)
+        if hold > 0.05:
+            self.wait(hold)
+        # the non-zero shares flow, the zeros send nothing and fade
+        flow = [LaggedStart(*[Create(path, lag_ratio=1.0) for path in paths], lag_ratio=0.3)] if paths else []
+        self.play(*[FadeOut(m, scale=0.5) for m in zeros], *flow, run_time=1.1)
         drawn = [{"start": path[0].get_start(), "end": path[-1].get_end(), "value": m.get_tex_string()}
                  for m, path in zip(products, paths)]
-        self.key_moment(moment, flows=drawn)
-        self.play(*self.grow_bar(bars, j), run_time=0.7)
+        if drawn:
+            self.key_moment(moment, flows=drawn, zeros=len(zeros))
+        self.play(*self.grow_bar(bars, j), run_time=0.6)
         self.play(*[FadeOut(m) for m in (*lit, *products, *paths)], run_time=0.4)
         return drawn
 

@@ -125,3 +125,60 @@ def test_saturation_captions_typeset_the_root_and_the_drawn_peak(scene):
         assert parts[-1] == f"{max(bars):.2f}"          # the largest weight is the tallest bar drawn
     assert any(f"d_k = {d}" in part for part in sat["captions"][0])
     assert any(rf"\sqrt{{{d}}} = {round(math.sqrt(d), 2):g}" in part for part in sat["captions"][1])
+
+
+def test_each_temperature_is_shown_while_its_own_sentence_is_said(scene):
+    p = load_lesson(LESSON).params["dot_product_softmax"]
+    said = [(k, s) for k, s in scene.said if k.startswith("temperature_") and k != "temperature_say"]
+    assert len(said) == len(p.temperatures)
+    scores = np.array(p.scores, dtype=float)
+    for (key, sentence), T in zip(said, p.temperatures):
+        t = float(T)
+        assert key == f"temperature_{'low' if t < 1 else 'one' if t == 1 else 'high'}_say"
+        w = np.exp(scores / t) / np.exp(scores / t).sum()
+        assert f"{t:.1f}" in sentence and f"{w.max():.2f}" in sentence
+    # the beat of each temperature holds the moment its chart is drawn
+    beats = [b for b in scene.beats if b.key.startswith("temperature_") and b.key != "temperature_say"]
+    for b, T in zip(beats, p.temperatures):
+        assert b.start <= scene.moments[f"temperature_{float(T):.2f}"].probes["at"] <= b.end
+
+
+def test_saturation_rows_start_even(scene):
+    even = scene.moments["saturation_even"].probes
+    n = len(even["hard"])
+    assert np.allclose(even["hard"], 1 / n) and np.allclose(even["soft"], 1 / n)
+
+
+def test_axis_numbers_and_the_zoom_once_scaled(scene):
+    # the raw axis is numbered to +-limit; once scaled it zooms to +-3 and the bells fill it again
+    p = load_lesson(LESSON).params["dot_product_softmax"]
+    limit = 3 * math.sqrt(max(p.d_k))
+    z = scene.moments["zoomed"].probes
+    assert z["view"] == 3.0
+    assert z["ticks"][:7] == ["-3", "-2", "-1", "0", "1", "2", "3"]
+    for drawn, scaled in zip(z["drawn"], scene.moments["scaled"].probes["drawn"]):
+        # the same bars, stretched by limit / 3 on the axis
+        assert np.diff(drawn["extent"])[0] == pytest.approx(min(2 * limit, np.diff(scaled["extent"])[0] * limit / 3),
+                                                           rel=1e-6)
+    labels = {lab.content for lab in scene.moments["spread"].labels}
+    assert f"{limit:.0f}" in labels and f"-{limit:.0f}" in labels
+
+
+def test_a_and_b_are_a_query_and_a_key_in_no_qkv_colour(scene):
+    from scenes import dot_product_softmax as m
+    from scenes.kit import palette
+    assert scene.moments["roles"].probes["roles"] == r"a = q,\quad b = k"
+    for c in (m.A_COLOR, m.B_COLOR):   # far from Q gold, K teal and V coral
+        rgb = np.array(c.to_rgb())
+        assert all(np.abs(rgb - np.array(q.to_rgb())).sum() > 0.45 for q in palette.QKV.values()), c
+
+
+def test_three_wide_panels_number_only_the_ends_and_zero(tmp_path):
+    # found by test_accepted_renders: d_k up to 512 in three panels, the tick numbers crowded each other
+    from tests.helpers import assert_clean_layout, dry_run
+    text = LESSON.read_text(encoding="utf-8").replace("d_k = [4, 64]", "d_k = [64, 1, 512]")
+    lesson = tmp_path / "l.toml"
+    lesson.write_text(text, encoding="utf-8")
+    s = dry_run(SCENE, tmp_path, lesson=lesson, lang="en")
+    assert "-45.3" not in {lab.content for lab in s.moments["spread"].labels}   # only -67.9, 0, 67.9
+    assert_clean_layout(s)

@@ -145,3 +145,36 @@ def test_a_product_nothing_feeds_says_so(tmp_path):
     assert_readable_beats(s)
 
 
+
+
+def test_the_worked_query_shows_something():
+    # the query taken apart is not nearly empty: two of its bars are fed, one of them by two traits
+    terms, out = expected_terms()
+    assert np.count_nonzero(out["q"]) >= 2
+    assert max(np.count_nonzero(terms["q"][:, j]) for j in range(terms["q"].shape[1])) >= 2
+
+
+def test_every_share_is_written_and_the_zeros_fade(scene):
+    # each fed bar's moment: its non-zero shares flow while the zero shares of its column have faded
+    terms, _ = expected_terms()
+    for k in "qkv":
+        for j in range(terms[k].shape[1]):
+            name = f"{k}_flow_{j}"
+            if name in scene.moments:
+                assert scene.moments[name].probes["zeros"] == np.count_nonzero(terms[k][:, j] == 0)
+
+
+def test_outro_marks_stay_inside_the_frame(scene):
+    from manim import config
+    marks = scene.moments["end"].probes["marks"]
+    assert len(marks) == 3
+    for left, right, bottom, top in marks:
+        assert -config.frame_width / 2 + 0.05 < left < right < config.frame_width / 2 - 0.05
+        assert -config.frame_height / 2 < bottom < top < config.frame_height / 2
+
+
+def test_named_bar_flows_while_named_and_the_rest_in_their_own_beat(scene):
+    keys = [k for k, _ in scene.said]
+    # k and v name one bar; the other bars come in a beat of their own
+    assert keys.count("rest_say") == 2
+    assert keys.index("k_flow_say") < keys.index("rest_say") < keys.index("v_flow_say")
