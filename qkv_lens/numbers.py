@@ -114,6 +114,14 @@ def percent(share: float) -> str:
     return plain_number(100 * float(share), 0)
 
 
+def about(v: float, digits: int = 2) -> str:
+    """A large positive ratio rounded to ``digits`` significant digits, with
+    thousands separated, for narration: 29113.4 -> ``29,000``, 35.4 -> ``35``."""
+    v = float(v)
+    rounded = float(f"{v:.{digits - 1}e}")
+    return f"{rounded:,.0f}" if rounded >= 10 ** (digits - 1) else plain_number(rounded, digits)
+
+
 def _sci_parts(v: float, digits: int) -> tuple[str, int | None]:
     """(mantissa, power of ten) of a quantity that spans decades: from 0.01
     up to 1000 written as is with ``digits`` decimals (one more below 0.1),
