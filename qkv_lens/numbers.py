@@ -11,6 +11,7 @@ The API (TeX goes into ``scenes.kit.glyphs.number_tex`` for a number shown alone
 ``sci(v, digits=2)`` / ``sci_text(v, ...)``     quantities that span decades (a loss):
                                                 ``4.4 \\times 10^{-5}`` / ``4.4×10⁻⁵``
 ``percent(share)``                              a share in [0, 1] as whole percent: ``95``
+``about(v, digits=2)``                          a large ratio to 2 significant digits: ``29,000``
 ==============================================  =====================================
 
 The rules, the same for both targets:
