@@ -11,6 +11,7 @@ The API (TeX goes into ``scenes.kit.glyphs.number_tex`` for a number shown alone
 ``sci(v, digits=2)`` / ``sci_text(v, ...)``     quantities that span decades (a loss):
                                                 ``4.4 \\times 10^{-5}`` / ``4.4×10⁻⁵``
 ``percent(share)``                              a share in [0, 1] as whole percent: ``95``
+``about(v, digits=2)``                          a large ratio to 2 significant digits: ``29,000``
 ==============================================  =====================================
 
 The rules, the same for both targets:
@@ -112,6 +113,14 @@ def plain_vector(values: Iterable[Number], digits: int = 3, fractions: bool = Fa
 def percent(share: float) -> str:
     """A share in [0, 1] as a whole percentage, without the sign: 0.953 -> ``95``."""
     return plain_number(100 * float(share), 0)
+
+
+def about(v: float, digits: int = 2) -> str:
+    """A large positive ratio rounded to ``digits`` significant digits, with
+    thousands separated, for narration: 29113.4 -> ``29,000``, 35.4 -> ``35``."""
+    v = float(v)
+    rounded = float(f"{v:.{digits - 1}e}")
+    return f"{rounded:,.0f}" if rounded >= 10 ** (digits - 1) else plain_number(rounded, digits)
 
 
 def _sci_parts(v: float, digits: int) -> tuple[str, int | None]:

@@ -65,3 +65,30 @@ def test_layout_catches_an_outline_left_without_its_text():
     fade = crossfade(old.set_fill(opacity=1), new)
     fade.interpolate(1.0)                         # the kit's cross-fade fades both together
     assert not any("outline" in p for p in layout_problems(Moment("m", collect_labels([old, new]))))
+
+
+def test_layout_reads_every_digit_of_a_tick_number():
+    """A tick number's exponent is read too: ``10^{-2}`` is as small as its
+    exponent's digits, on loss axes and on manim's own axes alike."""
+    import numpy as np
+    from manim import Axes, MathTex
+
+    from scenes.kit.boards import LossAxes
+    from scenes.kit.moments import collect_labels
+
+    def small(*mobs):
+        return [p for p in layout_problems(Moment("m", collect_labels(mobs))) if "too small" in p]
+
+    # the digits of 10 are drawn at 27 px, its exponent's at 18: too small
+    assert small(MathTex("10^{-2}", font_size=28))
+    assert small(MathTex(r"4.4 \times 10^{-5}", font_size=30))
+    assert small(MathTex("10^{-2}", font_size=40)) == []
+    assert small(MathTex(r"4.4 \times 10^{-5}", font_size=40)) == []
+    losses = 1.5 * 0.98 ** np.arange(400)
+    board = LossAxes(losses, 400, "en", "steps", "loss")
+    ticks = [lab for lab in collect_labels([board]) if lab.kind == "MathTex"]
+    assert any("^" in lab.content for lab in ticks) and small(board) == []
+    assert any("10^" in p for p in small(board.copy().scale(0.8)))      # the exponents drop under the floor
+    axes = Axes(x_range=[0, 3, 1], y_range=[0, 3, 1], x_length=3, y_length=3,
+                axis_config={"include_numbers": True, "font_size": 16})
+    assert len(small(axes)) == 4                                        # manim's numbers are seen too

@@ -8,7 +8,7 @@ import pytest
 from manim import Dot, Square, Text, ThreeDScene, VGroup, config, tempconfig
 
 from qkv_lens import numbers
-from qkv_lens.numbers import percent, plain_number, plain_vector, sci, sci_text, tex_number
+from qkv_lens.numbers import about, percent, plain_number, plain_vector, sci, sci_text, tex_number
 from qkv_lens.registry import SCENES
 from qkv_lens.texts import TEXTS, tr
 from scenes.kit import palette
@@ -129,6 +129,14 @@ def test_sci_forms():
     assert sci_text(4.4e-5) == "4.4×10⁻⁵"
     assert sci(0.42) == sci_text(0.42) == "0.42"
     assert sci(0.044) == "0.044"
+
+
+def test_about_keeps_two_significant_digits():
+    # "29,113 times smaller" is false precision: a ratio is said to two significant digits
+    assert about(29113.4) == "29,000"
+    assert about(35.4) == "35"
+    assert about(99.6) == "100"
+    assert about(3.14159) == "3.1"
 
 
 def test_percent_is_a_whole_number():

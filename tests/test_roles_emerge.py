@@ -133,3 +133,93 @@ def test_the_referee_count_is_told_as_measured(scene, run):
         assert "train_say" in said
 
 
+
+
+def test_what_guests_seek_is_not_drawn_in_the_wrong_grey(scene):
+    # "names in grey are wrong": the truth column must not share the wrong read-outs' grey
+    from scenes.kit import palette
+    from scenes.roles_emerge import WRONG_READ
+    colours = scene.moments["party"].probes["wants_colour"]
+    assert colours and all(c.lower() != WRONG_READ.to_hex().lower() for c in colours)
+    assert all(c.lower() != palette.MUTED.to_hex().lower() for c in colours)
+
+
+def _cue_of(beat, needle: str):
+    return next(c for c in beat.cues if needle in c.text.replace("\n", " ") or needle in c.text.replace("\n", ""))
+
+
+def test_the_peak_is_on_screen_while_it_is_named(scene, run):
+    """'4 wrong at step 8' is read while step 8 (with its 4 red boxes) is shown, not a later step."""
+    _, match = run.display_party
+    half = max(2, len(run.snapshots) // 2)
+    wrong = [int(np.sum(s.attention.argmax(1) != match)) for s in run.snapshots[:half]]
+    peak = int(np.argmax(wrong))
+    if wrong[peak] <= wrong[0]:
+        pytest.skip("this run's count does not rise")
+    beat = next(b for b in scene.beats if b.key == "train_rise_say")
+    cue = _cue_of(beat, str(run.snapshots[peak].step))
+    times = [scene.moments[f"snapshot_{k}"].probes["time"] for k in range(len(run.snapshots))]
+    assert scene.moments[f"snapshot_{peak}"].probes["wrong"] == wrong[peak]
+    # the count is named at the cue's end: the peak is fully shown a second before, and stays past it
+    assert cue.start <= times[peak] <= cue.end - 1.0 and times[peak + 1] >= cue.end
+
+
+def test_training_is_played_a_step_at_a_time(scene, run):
+    """The early snapshots come one at a time, over a second apart, from the beat after the referee's."""
+    times = [scene.moments[f"snapshot_{k}"].probes["time"] for k in range(len(run.snapshots))]
+    half = max(2, len(run.snapshots) // 2)
+    assert all(b - a >= 1.15 for a, b in zip(times[1:half], times[2:half + 2]))
+    train = next(b for b in scene.beats if b.key.startswith("train"))
+    assert train.start <= times[1] <= train.start + 2.0
+
+
+def test_no_beat_is_talk_only(scene):
+    """Every beat before the training changes the picture: the referee draws its marks,
+    the chance beat its boxes and the guessing line (no still board for a whole sentence)."""
+    assert scene.moments["referee"].probes["marks"] >= 2
+    said = dict(scene.said)
+    assert "chance_say" in said
+
+
+def test_the_ratio_is_said_to_two_significant_digits(scene, run):
+    from qkv_lens.numbers import about
+    ratio = run.snapshots[0].loss / run.snapshots[-1].loss
+    said = dict(scene.said)["outro_say"]
+    assert about(ratio) in said
+    digits = about(ratio).replace(",", "").rstrip("0")
+    assert len(digits.replace(".", "")) <= 2
+
+
+def test_emphasis_is_white_never_area_gold(scene):
+    from manim import VMobject
+
+    from scenes.kit import palette
+    gold = palette.AREA.to_hex().lower()
+    for m in scene.mobjects:
+        for part in m.get_family():
+            if part.has_points() and isinstance(part, VMobject):
+                assert part.get_stroke_color().to_hex().lower() != gold, part
+                assert part.get_fill_color().to_hex().lower() != gold, part
+
+
+def test_no_pulse_pushes_anything_off_the_frame(tmp_path, monkeypatch):
+    """Every pulse (the beats' filler, the waits between cues) grows what it pulses by a few
+    per cent: nothing pulsed may then reach the frame's edge (the whole table did)."""
+    from manim import config
+
+    import scenes.kit.scene as kit_scene
+    from scenes.kit.motion import Emphasize
+
+    reach = []
+
+    class Recorded(Emphasize):
+        def __init__(self, mobject, scale_factor=1.08, **kw):
+            grown = mobject.copy().scale(scale_factor)
+            reach.append((grown.get_left()[0], grown.get_right()[0], grown.get_top()[1]))
+            super().__init__(mobject, scale_factor=scale_factor, **kw)
+
+    monkeypatch.setattr(kit_scene, "Emphasize", Recorded)
+    dry_run(SCENE, tmp_path, lang="en")
+    half_w, half_h = config.frame_width / 2, config.frame_height / 2
+    assert reach
+    assert all(-half_w + 0.1 < left and right < half_w - 0.1 and top < half_h - 0.1 for left, right, top in reach)

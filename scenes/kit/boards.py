@@ -30,7 +30,8 @@ from manim import DOWN, LEFT, RIGHT, UR, Axes, MathTex, VGroup
 from . import palette
 from .text import text
 
-TICK_SIZE = 28     # the axes' numbers
+TICK_SIZE = 40     # the decades: their exponents at the legibility floor
+STEP_SIZE = 32     # the steps along the bottom
 LABEL_SIZE = 24    # the axes' names
 
 
@@ -56,7 +57,7 @@ class LossAxes(Axes):
                       .next_to(self.c2p(0, k - self.lo), LEFT, buff=0.12))
         powers = [10 ** e for e in range(int(np.log10(max(steps, 1))) + 1)]
         for s in powers[::2 if len(powers) > 4 else 1]:
-            ticks.add(MathTex(str(s), font_size=TICK_SIZE, color=palette.MUTED)
+            ticks.add(MathTex(str(s), font_size=STEP_SIZE, color=palette.MUTED)
                       .next_to(self.c2p(np.log10(s + 1), 0), DOWN, buff=0.12))
         x_label = text(x_name, lang, size=LABEL_SIZE, color=palette.MUTED)
         x_label.next_to(self.x_axis, RIGHT, buff=0.15)

@@ -89,6 +89,9 @@ def _screen_box(m: Mobject, camera: Camera | None) -> tuple[float, float, float,
 
 _SIGNS = re.compile(r"\\[A-Za-z]+")       # TeX commands: \\times, \\circ, \\approx
 _WORDY = re.compile(r"[^\W_]")            # a letter, digit or CJK character
+# a number with a power of ten, as TeX: 10^{-2}, 4.4\times10^{-5} (a tick or a loss); every digit
+# of it is read, the exponent's too, so it is as small as its smallest digit
+_POWER = re.compile(r"-?(?:[\d.,]+\\times)?10\^(?:\{-?\d+\}|\d)")
 
 
 def _glyph_height(m: Mobject, camera: Camera | None) -> float:
@@ -100,6 +103,8 @@ def _glyph_height(m: Mobject, camera: Camera | None) -> float:
         return float("inf")
     if isinstance(m, Matrix):
         return min((_glyph_height(e, camera) for e in m.get_entries()), default=float("inf"))
+    if isinstance(m, (MathTex, SingleStringMathTex)) and _POWER.fullmatch(re.sub(r"\s", "", _content(m))):
+        return _smallest_digit(m, camera)
     heights = []
     for leaf in m.family_members_with_points():
         if leaf.submobjects and any(s.has_points() for s in leaf.submobjects):
@@ -107,6 +112,19 @@ def _glyph_height(m: Mobject, camera: Camera | None) -> float:
         b, t = _screen_box(leaf, camera)[1::2]
         heights.append(t - b)
     return max(heights, default=float("inf"))
+
+
+def _smallest_digit(m: Mobject, camera: Camera | None) -> float:
+    """How tall the smallest digit of a typeset number is drawn (an exponent's digit, in ``10^{-2}``):
+    digits are the glyphs taller than wide (not a minus, a point or a times sign)."""
+    heights = []
+    for leaf in m.family_members_with_points():
+        if leaf.submobjects and any(s.has_points() for s in leaf.submobjects):
+            continue
+        left, bottom, right, top = _screen_box(leaf, camera)
+        if top - bottom >= 1.15 * (right - left):
+            heights.append(top - bottom)
+    return min(heights, default=float("inf"))
 
 
 def is_bracket(m: Mobject) -> bool:
