@@ -42,7 +42,6 @@ from manim import (
 )
 
 import qkv_math as qm
-from qkv_lens.cues import split_cues
 from qkv_lens.numbers import percent, plain_number, sci_text, tex_number
 from qkv_lens.runs import training_runs
 from qkv_math.training import Run
@@ -222,7 +221,7 @@ class RoleSwap(LessonScene):
         towards "whom I seek", the end labels boxed), then where they start."""
         panels = self.s.panels.values()
         with self.beat("probe_say") as sentence:
-            at = self._cue_at(sentence, 0.4, 0.85)
+            at = self.cue_at(sentence, 0.4, 0.85)
             self.play(*[FadeIn(panel.dots) for panel in panels], run_time=0.4)
             self._show(0, run_time=1.0)
             towards = VGroup()      # per panel: towards "whom I seek" (white), towards "who I am" (grey)
@@ -234,9 +233,9 @@ class RoleSwap(LessonScene):
                                   stroke_width=4, tip_length=0.16, max_tip_length_to_length_ratio=1),
                             Arrow([mid, y, 0], [track.get_start()[0], y, 0], buff=0, color=palette.MUTED,
                                   stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=1))
-            ends = VGroup(*[p.ends for p in panels])
+            ends = [e for p in panels for e in p.ends]
             self.wait_until(at[0], VGroup(*[p.dots for p in panels]))
-            self.play(Create(towards), Emphasize(ends, scale_factor=1.1), run_time=0.8)
+            self.play(Create(towards), *[Emphasize(e, scale_factor=1.08) for e in ends], run_time=0.8)
             self.key_moment("probe_reads", towards=[(float(a.get_start()[0]), float(a.get_end()[0]),
                                                      a.get_color().to_hex()) for a in towards],
                             tracks=[_edges(p.tracks[0][0]) for p in panels],
@@ -253,7 +252,7 @@ class RoleSwap(LessonScene):
         runs, panels = self.s.runs, self.s.panels
         loss = {f: sci_text(runs[f].snapshots[0].loss) for f in runs}
         with self.beat("start_say", l_std=loss["standard"], l_swp=loss["swapped"]) as sentence:
-            at = self._cue_at(sentence, 0.45)
+            at = self.cue_at(sentence, 0.45)
             boxes = VGroup(*[SurroundingRectangle(p.values, color=palette.FOCUS, buff=0.08) for p in panels.values()])
             self.play(Create(boxes), run_time=0.6)
             self.wait_until(at[0], boxes)
@@ -329,7 +328,7 @@ class RoleSwap(LessonScene):
                                                                buff=0.06, stroke_width=2))
                            for p in (std, swp)])
         with self.beat("outro_say") as sentence:
-            at = self._cue_at(sentence, 0.15, 0.45, 0.7)   # who asks, who carries content, what decides
+            at = self.cue_at(sentence, 0.15, 0.45, 0.7)   # who asks, who carries content, what decides
             self.play(*[Emphasize(n, scale_factor=1.15) for n in names], run_time=0.8)
             self.wait_until(at[0], names)
             self.play(Create(ask), run_time=0.5)
@@ -345,15 +344,6 @@ class RoleSwap(LessonScene):
             self.play(FadeIn(moral, shift=UP * 0.2), *[Emphasize(b, scale_factor=1.15) for b in ask], run_time=0.8)
             self.focus_on(ask, arrows)
         self.key_moment("end", settled=settled)
-
-    def _cue_at(self, sentence: str, *fractions: float) -> list[float]:
-        """When the cue being read at each fraction of ``sentence`` (by its
-        characters) starts: a picture in step with the words in either language."""
-        cues = split_cues(sentence, self.lang)
-        starts = self.cue_starts(sentence)
-        ends = np.cumsum([len(c.replace("\n", "")) for c in cues])
-        return [starts[min(int(np.searchsorted(ends, f * ends[-1], side="right")), len(cues) - 1)]
-                for f in fractions]
 
     @staticmethod
     def _slot_arrow(panel: Panel, slot: Mobject, row: int) -> TipableVMobject:

@@ -98,7 +98,7 @@ def test_same_start_yet_different_losses_is_said_and_shown(scene, runs):
     assert losses[0] in said and losses[1] in said
     moment = scene.moments["same_start"].probes
     # the boxes sit round the two loss lines, which show those numbers
-    for box, line, shown in zip(moment["boxes"], moment["losses"], moment["boxed"]):
+    for box, line in zip(moment["boxes"], moment["losses"]):
         assert box[0] < line[0] and box[1] < line[1] and box[2] > line[2] and box[3] > line[3]
         assert box[2] - line[2] < 0.3 and line[0] - box[0] < 0.3
     assert [shown_number(s) for s in moment["boxed"]] == pytest.approx([runs[f].snapshots[0].loss

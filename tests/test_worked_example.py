@@ -7,7 +7,7 @@ import pytest
 
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
-from qkv_lens.numbers import column_tex
+from qkv_lens.numbers import column_tex, tex_number
 from scenes.kit import palette
 from tests.helpers import LESSON, ROOT, assert_clean_layout, dry_run
 
@@ -123,3 +123,37 @@ def test_a_number_is_shown_as_the_lesson_writes_it(tmp_path, written, shown, tot
     first = squash(s.moments["columns"].probes["lines"][0])
     # the default W's first column is [1, 0]: 1/2 x 1 + 4 x 0 = 1/2
     assert first == rf"{shown}\times1+4\times0={total}"
+
+
+def test_each_factor_slides_in_from_where_it_stands(scene):
+    """Column j: a copy of x_i lands on w_ij in W, then x_i x w_ij is written
+    in the line as its own parts (in the column's colour), and the total
+    flies into y_j."""
+    lesson = load_lesson(LESSON).params["worked_example"]
+    work = qm.worked_product(lesson.x, lesson.W)
+    colours = [palette.COLUMNS[j].to_hex() for j in range(len(work.columns))]
+    for j, col in enumerate(work.columns):
+        m = scene.moments[f"column_{j + 1}"].probes
+        assert len(m["landed"]) == len(col.terms)
+        for landed, on in m["landed"]:
+            assert landed == pytest.approx(on, abs=1e-6)
+        parts = [squash(p) for p in m["parts"]]
+        for i, t in enumerate(col.terms):
+            k = 4 * i
+            assert parts[k] == squash(tex_number(t.x, paren_negative=i > 0))
+            assert parts[k + 1] == r"\times" and parts[k + 2] == squash(tex_number(t.w, paren_negative=True))
+            if i:
+                assert parts[k - 1] == "+"
+        assert squash(m["line"]) == squash(column_tex(col))
+        assert set(m["colors"]) == {colours[j]}
+        assert m["shown"] == 1 and squash(m["entry"]) == squash(tex_number(col.total))
+
+
+def test_the_recipe_is_w_and_emphasis_is_white(scene):
+    """The outro boxes each column of W in white (FOCUS, never AREA gold);
+    the glasses' heading is white too."""
+    end = scene.moments["end"].probes
+    for box, col in zip(end["boxes"], end["columns"]):
+        assert box[0] < col[0] and box[1] < col[1] and box[2] > col[2] and box[3] > col[3]
+    assert scene.moments["cocktail"].probes["heading"] == palette.FOCUS.to_hex()
+    assert len(end["recipes"]) == len(end["boxes"])
