@@ -22,6 +22,7 @@ from manim import (
     RIGHT,
     UP,
     UR,
+    Circle,
     Circumscribe,
     FadeIn,
     FadeOut,
@@ -40,6 +41,7 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.numbers import plain_number, tex_number
 from scenes.kit import palette
 from scenes.kit.glyphs import number_tex
@@ -153,6 +155,7 @@ class _Stage:
     work: _Worked | None = None
     sums: VGroup = field(default_factory=VGroup)    # each row's sum of weights
     sum_head: MathTex | None = None
+    tags: dict[str, VGroup] = field(default_factory=dict)   # sign, label, content over the headings
     sum_rows: dict[int, Mobject] = field(default_factory=dict)   # the sums shown so far, by row
     boxed: list[tuple[tuple[int, ...], tuple[float, float, float, float]]] = field(default_factory=list)
     shown_weights: np.ndarray | None = None   # the weights as shown: each row's numbers sum to 1.00
@@ -284,14 +287,23 @@ class AttentionMatching(LessonScene):
 
     # --- the beats -----------------------------------------------------------
     def _intro(self) -> None:
-        """Every token with its q, k and v."""
+        """Every token with its q, k and v: the sign it holds, the label it wears, what it brings,
+        each shown as the sentence's clause names it."""
         s = self.s
-        with self.beat("intro_say"):
+        tags = self._tags()
+        with self.beat("intro_say") as said:
+            t0 = self.renderer.time
+            total = sum(cue_seconds(c, self.lang) for c in split_cues(said, self.lang))
+            clauses = [0] + [i + 1 for i, ch in enumerate(said) if ch in ";；"]   # one clause per role
             self.play(Write(s.heading), FadeIn(s.formula), run_time=1.0)
             self.play(FadeIn(s.token_labels, lag_ratio=0.2), run_time=0.8)
-            for role, rows in (("Q", s.q_rows), ("K", s.k_rows), ("V", s.v_rows)):
-                self.play(FadeIn(s.heads[role]), FadeIn(rows, lag_ratio=0.15), run_time=1.2)
+            for k, (role, rows) in enumerate((("Q", s.q_rows), ("K", s.k_rows), ("V", s.v_rows))):
+                if len(clauses) == 3:
+                    self.wait_until(t0 + total * clauses[k] / len(said), s.token_labels)
+                self.play(FadeIn(s.heads[role]), FadeIn(tags[role]), FadeIn(rows, lag_ratio=0.15), run_time=1.2)
+        s.tags = tags
         self.key_moment("vectors", q=s.q_rows.shown(), k=s.k_rows.shown(), v=s.v_rows.shown(),
+                        tags={role: (bounds(tag[0]), bounds(s.heads[role])) for role, tag in s.tags.items()},
                         grid_shown=self._shown_count(s.grid.cells))
 
     def _worked(self) -> None:
@@ -304,7 +316,7 @@ class AttentionMatching(LessonScene):
         w = s.work = self._worked_cell(work)
         with self.beat("worked_say", word=s.names[qi], other=s.names[best], d=s.d,
                        score=plain_number(work.total, 2, pad=True)):
-            self.play(FadeOut(s.v_rows), FadeOut(s.heads["V"]), run_time=0.5)
+            self.play(FadeOut(s.v_rows), FadeOut(s.heads["V"]), FadeOut(VGroup(*s.tags.values())), run_time=0.5)
             self._set_step("scores", r"Q\,K^{\top}")
             self._place_worked(w)
             self.play(FadeIn(w.q_box), FadeIn(w.k_box), FadeIn(w.head), run_time=0.6)
@@ -542,6 +554,30 @@ class AttentionMatching(LessonScene):
         self.add(*[dst for _, dst in pairs])
 
     # --- pictures the beats show ---------------------------------------------
+    def _tags(self) -> dict[str, VGroup]:
+        """The metaphor over each heading: q a sign (a board), k a label (a tag with its hole),
+        v the content (a box); each VGroup(word, its outline)."""
+        s, lang = self.s, self.lang
+        stacked = abs(s.heads["Q"].get_y() - s.heads["K"].get_y()) > 0.05   # q over k: the words go left
+        tags = {}
+        for role, key in (("Q", "tag_q"), ("K", "tag_k"), ("V", "tag_v")):
+            color = palette.QKV[role]
+            word = text(self.tr(key), lang, size=24, color=color)
+            if stacked and role != "V":
+                word.next_to(s.heads[role], LEFT, buff=0.25)
+            else:
+                word.next_to(s.heads[role], UP, buff=0.14)
+            if role == "V":
+                shape = SurroundingRectangle(word, color=color, buff=0.07, stroke_width=2)
+            else:
+                shape = SurroundingRectangle(word, color=color, buff=0.07, stroke_width=2, corner_radius=0.08)
+            if role == "K":   # the label's hole, in room of its own left of the word
+                shape.stretch_to_fit_width(shape.width + 0.14, about_edge=RIGHT)
+                shape = VGroup(shape, Circle(radius=0.035, color=color, stroke_width=2)
+                               .move_to(shape.get_left() + RIGHT * 0.1))
+            tags[role] = VGroup(word, shape)
+        return tags
+
     def _exp_column(self) -> _ExpColumn:
         """The query row's softmax worked out: e^s (of s / T when T is not 1)
         and their total; then each e^s over the total = the weight as the grid shows it."""

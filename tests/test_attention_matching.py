@@ -228,3 +228,13 @@ def test_the_best_match_is_singled_out(scene):
     probes = scene.moments["scores"].probes
     assert probes["boxed"] == [a.query, best, (a.query, best)]
     assert probes["box_color"].upper() == str(palette.FOCUS.to_hex()).upper()
+
+
+def test_the_metaphor_is_drawn_over_the_headings(scene):
+    # sign (q), label (k), content (v): each word over (or, stacked, left of) its own heading
+    tags = scene.moments["vectors"].probes["tags"]
+    assert set(tags) == {"Q", "K", "V"}
+    for word, head in tags.values():
+        over = word[1] >= head[3] and word[0] < head[2] and head[0] < word[2]
+        left = word[2] <= head[0] and word[1] < head[3] and head[1] < word[3]
+        assert over or left
