@@ -304,6 +304,7 @@ class AttentionMatching(LessonScene):
         s.tags = tags
         self.key_moment("vectors", q=s.q_rows.shown(), k=s.k_rows.shown(), v=s.v_rows.shown(),
                         tags={role: (bounds(tag[0]), bounds(s.heads[role])) for role, tag in s.tags.items()},
+                        tag_shapes=[bounds(tag[1]) for tag in s.tags.values()], title=bounds(s.heading),
                         grid_shown=self._shown_count(s.grid.cells))
 
     def _worked(self) -> None:
@@ -566,11 +567,11 @@ class AttentionMatching(LessonScene):
             if stacked and role != "V":
                 word.next_to(s.heads[role], LEFT, buff=0.25)
             else:
-                word.next_to(s.heads[role], UP, buff=0.14)
+                word.next_to(s.heads[role], UP, buff=0.1)
             if role == "V":
-                shape = SurroundingRectangle(word, color=color, buff=0.07, stroke_width=2)
+                shape = SurroundingRectangle(word, color=color, buff=0.05, stroke_width=2)
             else:
-                shape = SurroundingRectangle(word, color=color, buff=0.07, stroke_width=2, corner_radius=0.08)
+                shape = SurroundingRectangle(word, color=color, buff=0.05, stroke_width=2, corner_radius=0.06)
             if role == "K":   # the label's hole, in room of its own left of the word
                 shape.stretch_to_fit_width(shape.width + 0.14, about_edge=RIGHT)
                 shape = VGroup(shape, Circle(radius=0.035, color=color, stroke_width=2)

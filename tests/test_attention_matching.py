@@ -238,3 +238,7 @@ def test_the_metaphor_is_drawn_over_the_headings(scene):
         over = word[1] >= head[3] and word[0] < head[2] and head[0] < word[2]
         left = word[2] <= head[0] and word[1] < head[3] and head[1] < word[3]
         assert over or left
+    # the boards and tags stay clear of the title
+    from scenes.kit.layout import overlaps
+    probes = scene.moments["vectors"].probes
+    assert not any(overlaps(shape, probes["title"], pad=0.03) for shape in probes["tag_shapes"])
