@@ -89,6 +89,7 @@ class QKVProjection(LessonScene):
     params: AttentionParams
     chapter = 2
     number = 7
+    sparse_moments = {"embedding": "the embedding table opens alone; W_Q fills the right next"}
     s: _Stage
 
     def construct(self):

@@ -104,6 +104,8 @@ class WorkedExample(LessonScene):
     params: WorkedExampleParams
     chapter = 1
     number = 6
+    sparse_moments = {"start": "y = x W opens alone at the top; the glasses fill the space below from the next beat"}
+
     def construct(self):
         self.s = self._stage()
         self._fit_lines()

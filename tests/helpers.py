@@ -104,11 +104,35 @@ def layout_problems(moment: Moment, margin: float = 0.02, min_overlap: float = 0
     return problems
 
 
+# A key moment's content (the box of everything visible) fills at least this
+# share of the frame above the subtitle band, unless the scene says why not.
+MIN_FRAME_USE = 0.5
+
+
+def frame_use(moment: Moment) -> float:
+    """The share of the frame above the subtitle band that the box of
+    everything visible at ``moment`` covers (0 when nothing is)."""
+    if moment.content is None:
+        return 0.0
+    half_w, half_h = config.frame_width / 2, config.frame_height / 2
+    band_top = -half_h + SUBTITLE_BAND * config.frame_height
+    l, b, r, t = moment.content
+    w = max(0.0, min(r, half_w) - max(l, -half_w))
+    h = max(0.0, min(t, half_h) - max(b, band_top))
+    return w * h / (2 * half_w * (half_h - band_top))
+
+
 def assert_clean_layout(scene) -> None:
     """Every key moment of ``scene``: labels inside the frame, above the
-    subtitle band, at least MIN_GLYPH_PX tall at 1080p, none overlapping."""
+    subtitle band, at least MIN_GLYPH_PX tall at 1080p, none overlapping;
+    and content over at least MIN_FRAME_USE of the frame, unless the scene's
+    ``sparse_moments`` says why that moment holds less."""
     assert scene.moments, "the scene recorded no key moments"
     problems = [p for m in scene.moments.values() for p in layout_problems(m)]
+    why = getattr(scene, "sparse_moments", {})
+    problems += [f"{m.name}: its content covers {frame_use(m):.0%} of the frame above the subtitles "
+                 f"(at least {MIN_FRAME_USE:.0%}, or say why in sparse_moments)"
+                 for m in scene.moments.values() if m.name not in why and frame_use(m) < MIN_FRAME_USE]
     assert not problems, "\n".join(problems)
 
 

@@ -10,8 +10,9 @@ import time
 
 import pytest
 
+from qkv_lens import beats as beats_file
 from qkv_lens.app.subtitles import cue_times, cues, srt_to_vtt
-from qkv_lens.app.video import longest_hold
+from qkv_lens.app.video import beat_changes, edge_frames, longest_hold, talk_only_run
 from tests.helpers import LESSON, ROOT, cue_problems, probe_video
 
 pytestmark = pytest.mark.render
@@ -96,6 +97,34 @@ def test_no_still_frame_longer_than_six_seconds(out, scene, lang):
     # measured on the video, frame against frame (the last 1.5 s may hold)
     hold, at = longest_hold(out / lang / "480p15" / f"{scene}.mp4")
     assert hold <= 6.0, f"the picture stands still for {hold:.1f} s from {at:.1f} s"
+
+
+# Scenes whose picture fills the frame by design (SpaceDeformation's grid is
+# the whole plane): something bright touches the edge all along.
+FILLS_FRAME = {"SpaceDeformation"}
+
+
+@pytest.mark.parametrize("scene, lang", JOBS)
+def test_no_run_of_talk_only_beats_longer_than_six_seconds(out, scene, lang):
+    # a beat that leaves the picture as it found it (a pulse that returns) only talks
+    folder = out / lang / "480p15"
+    run, at, ids = talk_only_run(folder / f"{scene}.mp4", beats_file.read(folder, f"{scene}.beats.json"))
+    assert run <= 6.0, f"{run:.1f} s from {at:.1f} s of beats that change nothing: {ids}"
+
+
+@pytest.mark.parametrize("scene, lang", JOBS)
+def test_what_a_beat_names_changes_while_its_sentence_is_shown(out, scene, lang):
+    # read from the beats file: the focus box of each beat that names something
+    folder = out / lang / "480p15"
+    changes = beat_changes(folder / f"{scene}.mp4", beats_file.read(folder, f"{scene}.beats.json"))
+    late = [(c.id, round(c.start, 1)) for c in changes if c.named is False]
+    assert not late, f"named, but unchanged during its own sentence: {late}"
+
+
+@pytest.mark.parametrize("scene, lang", [j for j in JOBS if j[0] not in FILLS_FRAME])
+def test_nothing_touches_the_frame_edge(out, scene, lang):
+    hits = edge_frames(out / lang / "480p15" / f"{scene}.mp4")
+    assert not hits, f"{len(hits)} frames touch the edge, from {hits[0]:.1f} s"
 
 
 @pytest.mark.parametrize("scene, lang", JOBS)

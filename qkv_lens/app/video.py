@@ -120,38 +120,44 @@ def _region(frame: Any, box: tuple[float, float, float, float] | None, frame_wid
     return frame[y0:max(y0 + 1, y1), x0:max(x0 + 1, x1)]
 
 
-def unchanged_beats(video: Path, beats: Any, frame_width: float = 14.222, frame_height: float = 8.0,
-                    ) -> list[tuple[str, float, float, bool]]:
-    """The beats of ``beats`` (a ``qkv_lens.beats.Beats``) whose picture at
-    their end is what it was at their start: (id, start, end, whether it was
-    what the beat names, its focus box, that stood still, else the frame above
-    the subtitle band).  Whatever moved in between (a pulse, a flash) left
-    nothing new: the beat only talked, or its change came in another beat."""
+@dataclass(frozen=True)
+class BeatChange:
+    id: str
+    start: float
+    end: float
+    picture: bool         # the picture above the subtitle band differs between the beat's start and end
+    named: bool | None    # what the beat names (its focus box) differs too; None when it names nothing
+
+
+def beat_changes(video: Path, beats: Any, frame_width: float = 14.222, frame_height: float = 8.0,
+                 ) -> list[BeatChange]:
+    """For each beat of ``beats`` (a ``qkv_lens.beats.Beats``): whether its
+    picture, and the part it names, are different at its end (0.1 s before)
+    from its start (0.1 s after).  Whatever moved in between and went back (a
+    pulse, a flash) left nothing new."""
     keys = [(round(b.start + 0.1, 3), round(b.end - 0.1, 3)) for b in beats.beats]
     frames = grey_frames_at(video, [t for k in keys for t in k])
     out = []
     for b, (a, z) in zip(beats.beats, keys):
         whole = _changed(_region(frames[a], None, frame_width, frame_height),
                          _region(frames[z], None, frame_width, frame_height))
-        named = whole if b.focus is None else _changed(_region(frames[a], b.focus, frame_width, frame_height),
-                                                      _region(frames[z], b.focus, frame_width, frame_height))
-        if not whole or not named:
-            out.append((b.id, b.start, b.end, b.focus is not None and whole))
+        named = None if b.focus is None else _changed(_region(frames[a], b.focus, frame_width, frame_height),
+                                                     _region(frames[z], b.focus, frame_width, frame_height))
+        out.append(BeatChange(b.id, b.start, b.end, whole, named))
     return out
 
 
 def talk_only_run(video: Path, beats: Any) -> tuple[float, float, list[str]]:
     """(seconds, start, ids) of the longest run of consecutive beats whose
     picture above the subtitle band is the same at their end as at their start."""
-    still = {(i, s) for i, s, _, focus_only in unchanged_beats(video, beats) if not focus_only}
     best, at, ids, start, run = 0.0, 0.0, [], 0.0, []
-    for b in beats.beats:
-        if (b.id, b.start) not in still:
+    for c in beat_changes(video, beats):
+        if c.picture:
             run = []
             continue
-        start, run = (b.start if not run else start), [*run, b.id]
-        if b.end - start > best:
-            best, at, ids = b.end - start, start, run
+        start, run = (c.start if not run else start), [*run, c.id]
+        if c.end - start > best:
+            best, at, ids = c.end - start, start, run
     return best, at, ids
 
 

@@ -46,6 +46,7 @@ class Moment:
     name: str
     labels: list[Label]
     probes: dict[str, Any] = field(default_factory=dict)
+    content: tuple[float, float, float, float] | None = None   # box of everything visible, as drawn
 
 
 def _visible(mob: Mobject) -> bool:
@@ -74,6 +75,17 @@ def _content(mob: Mobject) -> str:
     if isinstance(mob, ImageMobject):
         return "image"
     return type(mob).__name__
+
+
+def drawn_box(mobjects: Iterable[Mobject], camera: Camera | None) -> tuple[float, float, float, float] | None:
+    """Left, bottom, right, top of the visible parts of ``mobjects`` together,
+    as ``camera`` draws them (None if nothing is visible)."""
+    pts = [camera.transform_points_pre_display(sub, sub.points) if camera is not None else sub.points
+           for m in mobjects for sub in m.get_family() if len(sub.points) and _visible(sub)]
+    if not pts:
+        return None
+    allp = np.concatenate(pts)
+    return (float(allp[:, 0].min()), float(allp[:, 1].min()), float(allp[:, 0].max()), float(allp[:, 1].max()))
 
 
 def _screen_box(m: Mobject, camera: Camera | None) -> tuple[float, float, float, float]:

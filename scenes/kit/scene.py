@@ -20,7 +20,7 @@ from qkv_lens.voice import VoiceError, voice_clip, voice_mode
 
 from .glyphs import share_number_glyphs
 from .live import forget_svg_sources
-from .moments import Moment, collect_labels
+from .moments import Moment, collect_labels, drawn_box
 from .motion import Emphasize
 from .text import outline_labels
 
@@ -85,6 +85,9 @@ class LessonScene(Scene):
 
     info: SceneInfo
     params: Params            # each scene narrows it: ``params: WorkedExampleParams``
+    # key moments whose content may cover less than half of the frame, and why
+    # (the layout check asks every other moment to use the frame)
+    sparse_moments: dict[str, str] = {}
 
     def __init__(self, *args, **kwargs):
         self.info = by_class(type(self).__name__)
@@ -161,7 +164,7 @@ class LessonScene(Scene):
             t += length
         for a, b, cue in timed:
             self.add_subcaption(cue, duration=b - a, offset=a - end)
-        box = _box(self._on_screen(named)) if named else None
+        box = drawn_box(self._on_screen(named), self.renderer.camera) if named else None   # frame units, 3-D too
         self.beats.append(Beat(beat_id, key, start, end, sentence, tuple(Cue(*c) for c in timed), clip.seconds,
                                box))
 
@@ -289,7 +292,9 @@ class LessonScene(Scene):
 
     def key_moment(self, name: str, **probes) -> None:
         """Record what is on screen now (labels and the scene's probes)."""
-        self.moments[name] = Moment(name, collect_labels(self.mobjects, self.renderer.camera), probes)
+        camera = self.renderer.camera
+        self.moments[name] = Moment(name, collect_labels(self.mobjects, camera), probes,
+                                    drawn_box(self.mobjects, camera))
 
 
 def pick_focus(last: list[Mobject], animated: list[Mobject]) -> list[Mobject]:
@@ -301,15 +306,6 @@ def pick_focus(last: list[Mobject], animated: list[Mobject]) -> list[Mobject]:
         return last
     largest = max(animated, key=lambda m: _extent([m]))
     return [largest] if _extent([largest]) > reach else last
-
-
-def _box(mobjects: list[Mobject]) -> tuple[float, float, float, float] | None:
-    """Left, bottom, right, top of ``mobjects`` together, as drawn (None if none)."""
-    if not mobjects:
-        return None
-    group = Group(*mobjects)
-    (l, b, _), (r, t, _) = group.get_corner([-1, -1, 0]), group.get_corner([1, 1, 0])
-    return (float(l), float(b), float(r), float(t))
 
 
 def _extent(mobjects: list[Mobject]) -> float:
