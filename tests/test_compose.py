@@ -117,3 +117,16 @@ def test_export_follows_the_lessons_order_and_its_chapters(tmp_path):
     assert len(titles) == 2
     vtt = (tmp_path / "en" / "480p15" / "lesson.chapters.vtt").read_text(encoding="utf-8")
     assert vtt.index(titles[0]) < vtt.index(titles[1])
+
+
+def test_reordering_the_chapters_alone_rebuilds_the_page(tmp_path, fake):
+    first = lesson_with(tmp_path, chapter("One", A) + chapter("Two", C))
+    assert run_cli(tmp_path, "--jobs", "1", lesson=first) == 0
+    page_file = tmp_path / "out" / "index.html"
+    before = page_file.read_text(encoding="utf-8")
+    assert before.index(f'id="en-{A}"') < before.index(f'id="en-{C}"')
+    fake.calls.clear()
+    swapped = lesson_with(tmp_path, chapter("Two", C) + chapter("One", A))
+    assert run_cli(tmp_path, "--jobs", "1", lesson=swapped) == 0
+    after = page_file.read_text(encoding="utf-8")
+    assert fake.calls == [] and after.index(f'id="en-{C}"') < after.index(f'id="en-{A}"')

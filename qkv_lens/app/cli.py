@@ -228,11 +228,10 @@ def render_lesson(args, quiet: bool = False) -> int:
                                on_start=display.started, on_done=record)
     failed = [r for r in results if not r.ok]
     page_error = ""
-    if jobs or not (out / "index.html").exists():
-        try:
-            page.build(out, base_lesson(lessons).chapters)
-        except page.PageError as err:
-            page_error = str(err)
+    try:        # always: the lesson's chapters may have changed with nothing to render
+        page.build(out, base_lesson(lessons).chapters)
+    except page.PageError as err:
+        page_error = str(err)
     elapsed = time.monotonic() - t0
     if not jobs:
         display.say(f"nothing changed: {len(cached)} render(s) up to date (hash check, {elapsed:.2f}s)")
