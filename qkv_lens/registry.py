@@ -49,6 +49,11 @@ QUALITIES = {  # -q letter -> manim's folder name
 }
 
 
+def in_lesson(lesson) -> list[SceneInfo]:
+    """The scenes ``lesson`` (a ``qkv_lens.lesson.Lesson``) lists, in its order."""
+    return [by_class(name) for name in lesson.scene_names]
+
+
 def by_class(name: str) -> SceneInfo:
     """The scene whose class is called ``name`` (exactly)."""
     for s in SCENES:

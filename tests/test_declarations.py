@@ -62,7 +62,7 @@ def test_each_scene_reads_the_section_it_declares(info):
 def test_every_declared_key_has_its_shipped_value_and_no_other_is_shipped():
     shipped = defaults()
     sections = discover().sections
-    assert set(shipped) == set(sections) | {"language", "voice"}
+    assert set(shipped) == set(sections) | {"language", "voice", "chapters"}
     for name, section in sections.items():
         written = [k for k, spec in section.keys.items() if not isinstance(spec, Computed)]
         assert list(shipped[name]) == written, name

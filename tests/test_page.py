@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from qkv_lens.app import manifest, page
+from qkv_lens.lesson import load_lesson
 from qkv_lens.texts import tr
+from tests.helpers import LESSON
 
 FPS = 10
 W, H = 160, 90
@@ -41,6 +43,8 @@ SEEN = {
 }
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--autoplay-policy=no-user-gesture-required"]
+
+CHAPTERS = load_lesson(LESSON).chapters   # the shipped lesson's headings and order
 
 
 def write_clip(path: Path, seconds: float) -> None:
@@ -95,7 +99,7 @@ def site(tmp_path_factory) -> Path:
             manifest.record(out, {"scene": scene, "order": order, "key": "k", "language": lang,
                                   "quality": "480p15", "format": "mp4", "voice": "none", "duration": ends[-1],
                                   "width": W, "height": H, "files": files, "bytes": 1, "render_seconds": 0.1})
-    page.build(out)
+    page.build(out, CHAPTERS)
     return out
 
 
@@ -165,10 +169,10 @@ def test_a_damaged_manifest_or_beats_file_is_a_page_error(site, tmp_path):
     beats = out / "en" / "480p15" / "WorkedExample.beats.json"
     beats.write_text('{"beats": [{"id": "a"}]}', encoding="utf-8")
     with pytest.raises(page.PageError, match=re.escape(f"{beats}: damaged beats file")):
-        page.build(out)
+        page.build(out, CHAPTERS)
     (out / manifest.NAME).write_text('{"renders": 3}', encoding="utf-8")
     with pytest.raises(page.PageError, match="manifest.json: damaged"):
-        page.build(out)
+        page.build(out, CHAPTERS)
     assert (out / "index.html").read_bytes() == before
     assert not list(out.glob(".index.html.*"))
 
@@ -196,7 +200,7 @@ def test_the_beats_are_inlined_and_a_clip_without_them_is_one_beat(site, tmp_pat
         if e["scene"] == "WorkedExample" and e["language"] == "en":
             e["files"] = [f for f in e["files"] if not f.endswith(".beats.json")]
     (out / manifest.NAME).write_text(json.dumps(doc), encoding="utf-8")
-    page.build(out)
+    page.build(out, CHAPTERS)
     [clip] = [c for c in lesson_data(out / "index.html")["clips"]["en"] if c["scene"] == "WorkedExample"]
     assert [(b["start"], b["end"]) for b in clip["beats"]] == [(0.0, 4.0)]
     assert clip["beats"][0]["say"] == page.math_html(tr("en", "worked_example.summary"))

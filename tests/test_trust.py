@@ -36,7 +36,6 @@ from qkv_lens import voice
 from qkv_lens.app import cli, manifest, page
 from qkv_lens.app import render as render_mod
 from qkv_lens.lesson import LessonError, load_lesson
-from qkv_lens.registry import find
 from qkv_lens.store import clean_parts, read_inside, temp_beside
 from tests.helpers import LESSON, ROOT
 from tests.test_export import make_renders
@@ -132,8 +131,7 @@ def test_every_output_is_renamed_from_a_fresh_random_temporary_file(tmp_path, st
     out = tmp_path / "out"
     for _ in range(2):
         assert render(out, "--force") == 0
-    monkeypatch.setattr("qkv_lens.app.export.SCENES", (find(SCENE),))
-    assert cli.main(["export", "--lang", "en", "--out", str(out)]) == 0
+    assert cli.main(["export", SCENE, "--lang", "en", "--out", str(out)]) == 0
     landed = [(s, d) for s, d in renamed if Path(d).is_relative_to(out)]
     names = {Path(d).name for _, d in landed}
     assert {f"{SCENE}.{x}" for x in ("mp4", "srt", "vtt", "png", "beats.json")} | \
@@ -232,17 +230,16 @@ def test_a_listed_path_that_is_absolute_or_climbs_out_is_refused(site, tmp_path,
     assert p.returncode == 1
     assert f"{site / manifest.NAME}: damaged, renders[0]: file " in one_line(p.stderr)
     assert (site / "index.html").read_bytes() == before
-    e = cli.main(["export", "--lang", "en", "--out", str(site)])
+    e = cli.main(["export", SCENE, "--lang", "en", "--out", str(site)])
     assert e == 1 and not list(site.rglob("lesson.*"))
 
 
 def test_export_refuses_outside_files(site, tmp_path, monkeypatch, capsys):
     target = victim(tmp_path)
-    monkeypatch.setattr("qkv_lens.app.export.SCENES", (find(SCENE),))
     srt = site / "en" / "480p15" / f"{SCENE}.srt"
     srt.unlink()
     srt.symlink_to(target)
-    assert cli.main(["export", "--lang", "en", "--out", str(site)]) == 1
+    assert cli.main(["export", SCENE, "--lang", "en", "--out", str(site)]) == 1
     assert "leads outside" in one_line(capsys.readouterr().err)
     assert not list(site.rglob("lesson.*"))
     outside_mp4 = tmp_path / "elsewhere" / "clip.mp4"
@@ -252,7 +249,7 @@ def test_export_refuses_outside_files(site, tmp_path, monkeypatch, capsys):
     video = site / "en" / "480p15" / f"{SCENE}.mp4"
     video.unlink()
     video.symlink_to(outside_mp4)
-    assert cli.main(["export", "--lang", "en", "--out", str(site)]) == 1
+    assert cli.main(["export", SCENE, "--lang", "en", "--out", str(site)]) == 1
     assert f"{video}: leads outside" in one_line(capsys.readouterr().err)
 
 
@@ -271,7 +268,7 @@ def test_a_manifest_number_that_is_not_finite_or_in_range_is_refused(site, value
     # a render skips the damaged entry: it renders that scene again, and the page is whole again
     stand_in.calls.clear()
     assert render(site) == 0 and stand_in.calls == [SCENE]
-    page.build(site)
+    page.build(site, load_lesson(LESSON).chapters)
     json.loads(re.search(r'id="lesson-data">(.*?)</script>', (site / "index.html").read_text()).group(1))
 
 
@@ -297,10 +294,9 @@ def test_the_page_data_is_always_valid_json(site):
 
 
 def test_a_damaged_poster_is_named_by_its_file(site, monkeypatch, capsys):
-    monkeypatch.setattr("qkv_lens.app.export.SCENES", (find(SCENE),))
     poster = site / "en" / "480p15" / f"{SCENE}.png"
     poster.write_bytes(b"\x89PNG\r\n\x1a\n not really")
-    assert cli.main(["export", "--lang", "en", "--out", str(site)]) == 1
+    assert cli.main(["export", SCENE, "--lang", "en", "--out", str(site)]) == 1
     line = one_line(capsys.readouterr().err)
     assert f"{poster}: damaged poster" in line and "BytesIO" not in line
 

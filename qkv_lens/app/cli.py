@@ -37,7 +37,7 @@ from qkv_lens.beats import parse as parse_beats
 from qkv_lens.fonts import FontMissing, font_for
 from qkv_lens.lesson import LANGUAGES, VOICES, Lesson, LessonError, default_lesson_path, load_lesson
 from qkv_lens.lesson.reference import reference
-from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find
+from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find, in_lesson
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, shown, write_atomic
 from qkv_lens.voice import VoiceError, voice_key, voice_mode
 
@@ -89,12 +89,17 @@ def resolve(args) -> tuple[Path, dict[str, Lesson], list[SceneInfo]]:
         for lang in langs:
             font_for(lang)
         names = getattr(args, "scenes", None) or []
-        scenes = list(dict.fromkeys(find(n) for n in names)) if names else list(SCENES)
+        scenes = list(dict.fromkeys(find(n) for n in names)) if names else in_lesson(base)
     except (LessonError, FontMissing) as err:
         raise UsageError(str(err)) from None
     except KeyError as err:
         raise UsageError(err.args[0]) from None
     return lesson_path, lessons, scenes
+
+
+def base_lesson(lessons: dict[str, Lesson]) -> Lesson:
+    """The lesson behind ``lessons`` (one per language; only the language differs)."""
+    return next(iter(lessons.values()))
 
 
 def check_out(out: Path) -> None:
@@ -146,8 +151,23 @@ def cmd_keys(args) -> int:
 
 
 def cmd_list(args) -> int:
-    for s in SCENES:
-        print(f"{s.number:>2}  {s.name:<20} scenes/{s.module}.py  [{s.lesson_section}]")
+    """The lesson's chapters and scenes in order; with --all, every scene there is."""
+    try:
+        lesson = load_lesson(lesson_file(args))
+    except LessonError as err:
+        raise UsageError(str(err)) from None
+    n = 0
+    for chapter in lesson.chapters:
+        print(chapter.title.name(lesson.language))
+        for name in chapter.scenes:
+            n += 1
+            s = find(name)
+            print(f"{n:>4}  {s.name:<20} scenes/{s.module}.py  [{s.lesson_section}]")
+    rest = [s for s in SCENES if s.name not in lesson.scene_names]
+    if args.all and rest:
+        print("not in this lesson:")
+        for s in rest:
+            print(f"   -  {s.name:<20} scenes/{s.module}.py  [{s.lesson_section}]")
     return 0
 
 
@@ -208,11 +228,10 @@ def render_lesson(args, quiet: bool = False) -> int:
                                on_start=display.started, on_done=record)
     failed = [r for r in results if not r.ok]
     page_error = ""
-    if jobs or not (out / "index.html").exists():
-        try:
-            page.build(out)
-        except page.PageError as err:
-            page_error = str(err)
+    try:        # always: the lesson's chapters may have changed with nothing to render
+        page.build(out, base_lesson(lessons).chapters)
+    except page.PageError as err:
+        page_error = str(err)
     elapsed = time.monotonic() - t0
     if not jobs:
         display.say(f"nothing changed: {len(cached)} render(s) up to date (hash check, {elapsed:.2f}s)")
@@ -248,7 +267,11 @@ def cmd_lesson(args) -> int:
                       1)
     check_out(out)
     try:
-        path = page.build(out)
+        chapters = load_lesson(lesson_file(args)).chapters
+    except LessonError as err:
+        raise UsageError(str(err)) from None
+    try:
+        path = page.build(out, chapters)
     except page.PageError as err:
         return _error(str(err), 1)
     print(shown(path))
@@ -259,21 +282,21 @@ def cmd_export(args) -> int:
     """The lesson as lesson.mp4 (chapters), .srt/.vtt, lesson.pptx (and
     --pdf) per language; a missing render is one error line, exit status 1,
     and nothing is written."""
-    if args.lang == "all":
-        langs = list(LANGUAGES)
-    elif args.lang:
-        langs = [args.lang]
-    else:
-        try:
-            langs = [load_lesson(lesson_file(args)).language]
-        except LessonError as err:
-            raise UsageError(str(err)) from None
+    try:
+        lesson = load_lesson(lesson_file(args))
+        scenes = list(dict.fromkeys(find(n) for n in args.scenes)) if args.scenes else in_lesson(lesson)
+    except LessonError as err:
+        raise UsageError(str(err)) from None
+    except KeyError as err:
+        raise UsageError(err.args[0]) from None
+    langs = list(LANGUAGES) if args.lang == "all" else [args.lang or lesson.language]
     out = Path(args.out)
     if not (out / export.manifest.NAME).is_file():
         return _error(f"{shown(out / export.manifest.NAME)}: not found; render first "
                       f"(qkv-lens render --out {shown(out)})", 1)
     try:
-        written = export.export(out, langs, args.quality, pdf=args.pdf, out_arg=args.out)
+        written = export.export(out, langs, args.quality, lesson.chapters, scenes, pdf=args.pdf,
+                                out_arg=args.out)
     except export.ExportError as err:
         return _error(str(err), 1)
     for path in written:
@@ -417,7 +440,10 @@ def build_parser() -> argparse.ArgumentParser:
     ini.add_argument("folder", nargs="?", default=".", help="where (default: here)")
     ini.add_argument("--force", action="store_true", help="write over existing files")
     ini.set_defaults(func=cmd_init)
-    sub.add_parser("list", help="list the lesson's scenes").set_defaults(func=cmd_list)
+    ls = sub.add_parser("list", help="the lesson's scenes, in order, under its chapters")
+    ls.add_argument("--all", action="store_true", help="also the scenes the lesson leaves out")
+    ls.add_argument("--lesson", help="lesson file (default: QKV_LESSON or ./lesson.toml)")
+    ls.set_defaults(func=cmd_list)
     sub.add_parser("keys", help="every key of a lesson: what it accepts, its shipped value, what it is"
                    ).set_defaults(func=cmd_keys)
 
@@ -426,7 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--out", default="renders", help="output folder (default renders/)")
 
     r = sub.add_parser("render", help="render what changed into renders/<lang>/<quality>/")
-    r.add_argument("scenes", nargs="*", metavar="SCENE", help="scene names (default: all)")
+    r.add_argument("scenes", nargs="*", metavar="SCENE", help="scene names (default: the lesson's)")
     r.add_argument("-q", "--quality", choices=list(QUALITIES), default="l",
                    help="l=480p15, m=720p30, h=1080p60, k=2160p60 (default l)")
     r.add_argument("--lang", choices=[*LANGUAGES, "all"], default=None,
@@ -448,10 +474,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     les = sub.add_parser("lesson", help="rebuild renders/index.html from the manifest")
     les.add_argument("--out", default="renders")
+    les.add_argument("--lesson", help="lesson file whose chapters the page follows "
+                                      "(default: QKV_LESSON or ./lesson.toml)")
     les.set_defaults(func=cmd_lesson)
 
     ex = sub.add_parser("export", help="the whole lesson as one video with chapters, subtitles and a "
                                        "slide deck, into renders/<lang>/<quality>/lesson.*")
+    ex.add_argument("scenes", nargs="*", metavar="SCENE",
+                    help="export these scenes only, in the lesson's order (default: the lesson's)")
     ex.add_argument("--lang", choices=[*LANGUAGES, "all"], default=None,
                     help="language, or all (default: the lesson file's)")
     ex.add_argument("-q", "--quality", choices=list(QUALITIES), default="l",

@@ -27,7 +27,7 @@ interrupt leaves nothing behind and the previous exports as they were.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from fractions import Fraction
@@ -42,7 +42,8 @@ from qkv_lens.app import manifest
 from qkv_lens.app.subtitles import cues, srt_to_vtt
 from qkv_lens.cues import fit_lines
 from qkv_lens.fonts import font_for
-from qkv_lens.registry import QUALITIES, SCENES, SceneInfo
+from qkv_lens.lesson import Chapter
+from qkv_lens.registry import QUALITIES, SceneInfo
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, shown, temp_beside
 from qkv_lens.texts import tr
 
@@ -106,17 +107,19 @@ POSTER_BYTES = 64 << 20      # a poster is one frame: a 2160p PNG is a few MiB
 SUBTITLE_BYTES = 4 << 20
 
 
-def find_clips(out_root: Path, lang: str, quality: str, out_arg: str = "renders") -> list[Clip]:
-    """The mp4 render of every scene in storyboard order, from the manifest;
-    ExportError naming the first scene without one, or the first listed
-    file that is missing, leads outside ``out_root`` or is not a file."""
+def find_clips(out_root: Path, lang: str, quality: str, scenes: Sequence[SceneInfo],
+               out_arg: str = "renders") -> list[Clip]:
+    """The mp4 render of each of ``scenes`` (in that order), from the
+    manifest; ExportError naming the first of them without one, or the
+    first listed file that is missing, leads outside ``out_root`` or is not
+    a file."""
     try:
         entries = manifest.load_checked(out_root)
     except manifest.ManifestError as err:
         raise ExportError(str(err)) from None
     folder = QUALITIES[quality]
     clips = []
-    for scene in SCENES:
+    for scene in scenes:
         hint = render_hint(scene.name, lang, quality, out_arg)
         e = entries.get(manifest.entry_id(scene.name, lang, folder, "mp4"))
         if e is None:
@@ -354,11 +357,13 @@ def narration(clip: Clip, lang: str) -> list[str]:
     return [b.say for b in found]
 
 
-def chapter_names(lang: str) -> list[str]:
-    return [tr(lang, f"lesson.chapter{n}") for n in dict.fromkeys(s.chapter for s in SCENES)]
+def chapter_names(chapters: Sequence[Chapter], clips: list[Clip], lang: str) -> list[str]:
+    """The titles of the chapters that hold one of ``clips``, in order."""
+    there = {c.scene.name for c in clips}
+    return [ch.title.name(lang) for ch in chapters if there & set(ch.scenes)]
 
 
-def build_deck(clips: list[Clip], lang: str, dest: Path) -> None:
+def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chapter] = ()) -> None:
     """A 16:9 deck: the lesson's title and chapters, then per scene its
     title, its clip (poster as preview) and its narration as speaker notes."""
     from pptx import Presentation
@@ -370,7 +375,7 @@ def build_deck(clips: list[Clip], lang: str, dest: Path) -> None:
     margin = Emu(W // 24)
     cover = prs.slides.add_slide(prs.slide_layouts[0])
     cover.shapes.title.text = tr(lang, "lesson.title")
-    cover.placeholders[1].text = "\n".join(chapter_names(lang))
+    cover.placeholders[1].text = "\n".join(chapter_names(chapters, clips, lang))
     for shape in cover.placeholders:
         shape.left, shape.width = margin, Emu(W - 2 * margin)
     title_h = Emu(H // 7)
@@ -537,14 +542,16 @@ class Staging:
             tmp.unlink(missing_ok=True)
 
 
-def export(out_root: Path, langs: list[str], quality: str, pdf: bool = False,
-           out_arg: str = "renders") -> list[Path]:
-    """Export the lesson in each of ``langs`` at ``quality`` (a -q letter);
-    return the files written.  ExportError (nothing written) on any fault."""
+def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Chapter],
+           scenes: Sequence[SceneInfo], pdf: bool = False, out_arg: str = "renders") -> list[Path]:
+    """Export ``scenes`` (in their order; the deck's cover lists the
+    ``chapters`` they are in) in each of ``langs`` at ``quality`` (a -q
+    letter); return the files written.  ExportError (nothing written) on any
+    fault, naming only what is missing among ``scenes``."""
     clean_parts(out_root)   # what a killed export or render left
     plans = []
     for lang in langs:      # every check before anything is written
-        clips = find_clips(out_root, lang, quality, out_arg)
+        clips = find_clips(out_root, lang, quality, scenes, out_arg)
         probes = [probe_clip(c.video) for c in clips]
         check_joinable(clips, probes, lang, quality, out_arg)
         try:
@@ -562,7 +569,7 @@ def export(out_root: Path, langs: list[str], quality: str, pdf: bool = False,
             staging.text(folder / f"{STEM}.srt", subs)
             staging.text(folder / f"{STEM}.vtt", srt_to_vtt(subs))
             staging.text(folder / f"{STEM}.chapters.vtt", chapters_vtt(titles, starts))
-            build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"))
+            build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters)
             if pdf:
                 build_handout(clips, [p.seconds for p in probes], lang, staging.path(folder / f"{STEM}.pdf"))
         return staging.commit()

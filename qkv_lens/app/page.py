@@ -21,13 +21,14 @@ import base64
 import html
 import json
 import re
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
 from qkv_lens import beats as beats_file
 from qkv_lens.app import manifest
-from qkv_lens.lesson import LANGUAGES
-from qkv_lens.registry import QUALITIES, SCENES
+from qkv_lens.lesson import LANGUAGES, Chapter
+from qkv_lens.registry import QUALITIES, by_class
 from qkv_lens.store import Unsafe, read_inside, shown, write_atomic
 from qkv_lens.texts import tr
 
@@ -168,8 +169,10 @@ def _json_script(data: object) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
 
 
-def build(out_root: Path) -> Path:
-    """Write ``out_root/index.html`` from the manifest; return its path.
+def build(out_root: Path, chapters: Sequence[Chapter]) -> Path:
+    """Write ``out_root/index.html`` from the manifest, in the order of the
+    lesson's ``chapters`` (a scene rendered but not listed is left off);
+    return its path.
     Raises PageError (and writes nothing) when the manifest is damaged or a
     file it lists for a clip on the page is missing or damaged."""
     try:
@@ -183,17 +186,17 @@ def build(out_root: Path) -> Path:
     clips: dict[str, list[dict]] = {l: [] for l in LANGUAGES}
     for lang in langs:
         parts = []
-        chapter = None
+        heading = None
         listed_here = []
-        for info in SCENES:
+        for chapter, info in ((ch, by_class(name)) for ch in chapters for name in ch.scenes):
             e = best[lang].get(info.name)
             if e is None:
                 continue
             e = dict(e, section=info.section)
             listed_here.append(e)
-            if info.chapter != chapter:
-                chapter = info.chapter
-                parts.append(f"<h2>{html.escape(tr(lang, f'lesson.chapter{chapter}'))}</h2>")
+            if chapter is not heading:
+                heading = chapter
+                parts.append(f"<h2>{html.escape(chapter.title.name(lang))}</h2>")
             try:
                 for f in e["files"]:      # each inside out_root and a regular file, or the page is not built
                     manifest.listed(out_root, f)

@@ -110,6 +110,9 @@ JOB_LETTERS = {3: 12, 4: 11, 5: 11, 6: 10}
 MAX_SAMPLED = 2_000_000  # dot_product_softmax.samples x sum(d_k): 2 arrays of that many floats
 MAX_PARTIES = 64_000     # training.steps x training.batch: about 4 s per formula
 # Files.
+MAX_CHAPTERS = 12          # headings of a lesson
+MAX_LESSON_SCENES = 48     # scenes of a lesson, over all its chapters
+MAX_CHAPTER_TITLE = 60     # characters of a chapter's title: one line of the page and the deck
 MAX_LESSON_BYTES = 1 << 20
 MAX_PICTURE_BYTES = 50 << 20
 MAX_PICTURE_PIXELS = 40_000_000

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from .bounds import MAX_CHAPTER_TITLE
 from .declared import discover
 from .files import defaults
 from .keys import describe
@@ -42,4 +43,12 @@ def reference() -> str:
                 continue          # computed, not written in a lesson
             out.append(f"| `{key}` | {describe(spec)} | `{_shown(shipped[name][key])}` | {spec.doc} |")
         out.append("")
+    out += ["## [[chapters]]", "",
+            "The lesson's scenes, in the order they are taught, under headings of your choosing. "
+            "Each chapter has a `title` in every language (`{ zh = ..., en = ... }`, at most "
+            f"{MAX_CHAPTER_TITLE} characters) and `scenes`, a list of scene class names (any case; "
+            "`qkv-lens list --all` shows them). A scene appears at most once. `render`, `watch`, the page "
+            "and `export` follow this list; `render SCENE...` and `export SCENE...` take a part of it.", "",
+            "Shipped: " + "; ".join(f"{c['title']['en']!r}: {', '.join(c['scenes'])}" for c in shipped["chapters"])
+            + ".", ""]
     return "\n".join(out).rstrip() + "\n"

@@ -44,6 +44,13 @@ class Named:
 
 
 @dataclass(frozen=True)
+class Chapter:
+    """A heading of the lesson and the scenes under it (class names, in order)."""
+    title: Named
+    scenes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Lesson:
     """A validated lesson: its file, language and voice, and every section
     the scenes declare (``params``: by section name, each a frozen record of
@@ -54,3 +61,9 @@ class Lesson:
     voice: str              # "none", "espeak" or "recorded" (qkv_lens.voice)
     params: dict[str, Any]
     sections: dict[str, Any]
+    chapters: tuple[Chapter, ...] = ()   # the lesson's scenes, in order, under their headings
+
+    @property
+    def scene_names(self) -> tuple[str, ...]:
+        """Every scene of the lesson (class names), in the order it is taught."""
+        return tuple(name for chapter in self.chapters for name in chapter.scenes)

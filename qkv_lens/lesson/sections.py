@@ -23,6 +23,9 @@ from .bounds import (
     LENS_DIGITS,
     LENS_NAME_WIDTH,
     LENS_TRAIT_WIDTH,
+    MAX_CHAPTER_TITLE,
+    MAX_CHAPTERS,
+    MAX_LESSON_SCENES,
     MAX_PARTIES,
     MAX_PROJECTED,
     MAX_SAMPLED,
@@ -37,7 +40,7 @@ from .declared import discover
 from .files import defaults
 from .keys import read_section, record_type
 from .picture import generated, read_picture
-from .schema import LANGUAGES, VOICES, Lesson, Named, written_as_fraction
+from .schema import LANGUAGES, VOICES, Chapter, Lesson, Named, written_as_fraction
 
 
 def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
@@ -70,7 +73,51 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
         values = read_section(c, name, decl.keys, merged[name])
         RULES.get(name, _no_rule)(c, values, merged[name])
         params[name] = record_type(decl.cls, tuple(decl.keys))(**values)
-    return Lesson(path=path, language=lang, voice=voice, params=params, sections=merged)
+    return Lesson(path=path, language=lang, voice=voice, params=params, sections=merged,
+                  chapters=read_chapters(c, merged["chapters"]))
+
+
+def read_chapters(c: _Checker, raw: Any) -> tuple[Chapter, ...]:
+    """``chapters``: the lesson's scenes in order, under headings.  Each
+    chapter is ``{title = {zh = ..., en = ...}, scenes = ["ClassName", ...]}``;
+    a scene is named by its class (any case) and appears once in the lesson."""
+    known = {d.name.lower(): d.name for d in discover().scenes}
+    want = f"a list of 1 to {MAX_CHAPTERS} chapters ({{title = {{zh = ..., en = ...}}, scenes = [...]}})"
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_CHAPTERS:
+        raise c.fail("chapters", want, raw)
+    chapters, seen = [], {}
+    for i, table in enumerate(raw):
+        where = f"chapters[{i}]"
+        c.keys(table, where, ["title", "scenes"], required=True)
+        c.keys(table["title"], f"{where}.title", list(LANGUAGES), required=True)
+        for lang in LANGUAGES:
+            text = table["title"][lang]
+            if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHAPTER_TITLE:
+                raise c.fail(f"{where}.title.{lang}", f"a title of 1 to {MAX_CHAPTER_TITLE} characters "
+                             "(one line of the page and the deck)", text)
+        title = Named(table["title"]["zh"].strip(), table["title"]["en"].strip())
+        names = table["scenes"]
+        if not isinstance(names, list) or not names:
+            raise c.fail(f"{where}.scenes", "a non-empty list of scene names (`qkv-lens list --all` shows them)",
+                         names)
+        scenes = []
+        for j, name in enumerate(names):
+            at = f"{where}.scenes[{j}]"
+            if not isinstance(name, str) or name.lower() not in known:
+                import difflib
+                close = difflib.get_close_matches(str(name)[:40], list(known.values()), n=1, cutoff=0.5)
+                hint = f' (did you mean "{close[0]}"?)' if close else ""
+                raise c.error(at, f"unknown scene {_show(name)}{hint}; `qkv-lens list --all` shows the scenes")
+            canonical = known[name.lower()]
+            if canonical in seen:
+                raise c.error(at, f"{canonical} is already in the lesson, at {seen[canonical]}; "
+                              "a scene appears once")
+            seen[canonical] = at
+            scenes.append(canonical)
+        chapters.append(Chapter(title, tuple(scenes)))
+    if len(seen) > MAX_LESSON_SCENES:
+        raise c.error("chapters", f"expected at most {MAX_LESSON_SCENES} scenes in all, found {len(seen)}")
+    return tuple(chapters)
 
 
 def _no_rule(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None:
