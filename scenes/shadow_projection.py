@@ -183,6 +183,18 @@ class _World:
             S = (1 - lam) * S + lam * qm.lamp_shadows(self.L, self.normal(), 0.0, self.V)
         return S
 
+    def landed(self, S: np.ndarray) -> np.ndarray:
+        """How far along its ray each corner has slid towards its shadow ``S``
+        (0 -> 1) at the cast tracker's value: the rays all start together and
+        travel at one speed, so the corners nearest the wall land first."""
+        far = np.linalg.norm(S - self.V, axis=1)
+        return np.clip(self.cast.get_value() * far.max() / np.maximum(far, 1e-9), 0.0, 1.0)
+
+    def arrivals(self) -> np.ndarray:
+        """The cast tracker's value at which each corner lands on the wall."""
+        far = np.linalg.norm(self.V @ self.proj() - self.V, axis=1)
+        return far / far.max()
+
     def d_ends(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Where the arrow d is drawn: up-light of the cube."""
         tail = self.centre - self.reach * d
@@ -302,11 +314,11 @@ class _Stage:
         pic.wall.set_points_as_corners([c @ B.T + off for c in (*w.wall_uv, w.wall_uv[0])])
         hull = qm.convex_hull_2d(S @ B)
         pic.shadow.set_points_as_corners([S[i] + off for i in (*hull, hull[0])])
-        lam, c = w.lampness.get_value(), w.cast.get_value()
-        for i, (ray, dot, slider) in enumerate(zip(pic.rays, pic.marks, pic.sliders)):
+        lam = w.lampness.get_value()
+        for i, (ray, dot, slider, c) in enumerate(zip(pic.rays, pic.marks, pic.sliders, w.landed(S))):
             src = (1 - lam) * w.V[i] + lam * w.L + off
             put_segment(ray, src, src + max(c, 1e-3) * (S[i] + off - src))
-            dot.move_to(S[i] + off)
+            dot.move_to(S[i] + off).set_opacity(1.0 if c >= 1.0 else 0.0)   # a shadow only once its ray lands
             slider.move_to(w.V[i] + c * (S[i] - w.V[i]) + off)
         pic.d_arrow.put(*(e + off for e in w.d_ends(w.light())), self.toward)
         pic.n_arrow.put(*(e + off for e in w.n_ends(n)), self.toward)
@@ -435,11 +447,16 @@ class ShadowProjection(LessonScene, ThreeDScene):
                       FadeIn(pic.n_arrow), FadeIn(s.n_label), run_time=1.2)
             self.play(FadeIn(pic.d_arrow), FadeIn(s.d_label), FadeIn(pic.sliders), run_time=0.8)
             self.wait_until(starts[-2] if len(starts) > 1 else 0.0, pic.d_arrow)   # as the sliding is named
+            self.key_moment("light", **self._marks())
             self.add(pic.rays)
-            self.play(s.world.cast.animate.set_value(1.0), run_time=2.0, rate_func=smooth)
-            self.play(FadeIn(pic.shadow), FadeIn(pic.marks), FadeOut(pic.sliders), run_time=0.6)
+            first = sorted(set(np.round(s.world.arrivals(), 6)))   # the nearest corners land first ...
+            half = (first[0] + first[1]) / 2 if len(first) > 1 else 1.0
+            self.play(s.world.cast.animate.set_value(half), run_time=2.0 * half, rate_func=linear)
+            self.key_moment("landing", **self._marks())
+            self.play(s.world.cast.animate.set_value(1.0), run_time=2.0 * (1 - half), rate_func=linear)
+            self.play(FadeIn(pic.shadow), FadeOut(pic.sliders), run_time=0.6)
             self.reveal([(starts[-1], [FadeIn(s.formula)])], pic.marks)
-        self.key_moment("parallel", **self._probes())
+        self.key_moment("parallel", **self._probes(), **self._marks())
 
     def _collapse(self) -> tuple[VGroup, Mobject]:
         """Rank 2: the cube collapses onto the wall; P P = P: its shadow, cast
@@ -625,6 +642,15 @@ class ShadowProjection(LessonScene, ThreeDScene):
         if with_d:
             out["d_dir"] = unit(d_ends[1] - d_ends[0])
         return out
+
+    def _marks(self) -> dict:
+        """The shadow marks as drawn (visible or not), the tips of the rays
+        (where one is drawn) and the corners' shadows they are cast towards."""
+        pic, off, w = self.s.pic, self.s.off, self.s.world
+        shown = set(self.get_mobject_family_members())
+        return {"mark_opacity": np.array([m.get_fill_opacity() if m in shown else 0.0 for m in pic.marks]),
+                "ray_tips": np.array([r.get_end() - off if r in shown else np.full(3, np.nan) for r in pic.rays]),
+                "cast_to": w.V @ w.proj()}
 
     def _probes(self, with_d: bool = True) -> dict:
         """What is drawn: corners, their shadow marks, the shadow outline, the

@@ -151,3 +151,14 @@ def test_the_picture_keeps_clear_of_the_text(scene, moment):
             assert not _boxes_meet((x - r, y - r, x + r, y + r), lab.box), lab.content
 
 
+
+
+def test_a_shadow_appears_only_when_its_ray_lands(scene):
+    """Light first (no shadow yet), then the rays: a corner's shadow mark is
+    shown exactly when its ray has reached it; at the end all eight are."""
+    before, mid, after = (scene.moments[m].probes for m in ("light", "landing", "parallel"))
+    assert not np.any(before["mark_opacity"] > 0)                     # the light shines: nothing on the wall
+    landed = np.linalg.norm(mid["ray_tips"] - mid["cast_to"], axis=1) < 1e-6
+    assert 0 < landed.sum() < 8                                         # some rays have landed, some not
+    assert np.array_equal(mid["mark_opacity"] > 0, landed)             # ... and just those cast a shadow
+    assert np.all(after["mark_opacity"] > 0)
