@@ -24,11 +24,15 @@ import numpy as np
 from manim import (
     BLACK,
     DEGREES,
+    DL,
     DOWN,
+    DR,
     LEFT,
     ORIGIN,
     RIGHT,
     UL,
+    UR,
+    Create,
     DashedLine,
     Dot,
     FadeIn,
@@ -40,6 +44,7 @@ from manim import (
     Mobject,
     Polygon,
     ThreeDScene,
+    TransformFromCopy,
     ValueTracker,
     VGroup,
     Write,
@@ -57,7 +62,7 @@ from scenes.kit.layout import bounds, fix_in_frame, overlaps
 from scenes.kit.live import LiveMap, Unchanged, put_segment
 from scenes.kit.matrices import LiveMatrix, matrix_mob
 from scenes.kit.scene import LessonScene
-from scenes.kit.text import note, title
+from scenes.kit.text import title, wrapped_text
 from scenes.kit.three_d import FlatArrow
 
 PHI, THETA = 64 * DEGREES, 64 * DEGREES   # a three-quarter view: the wall seen at a slant
@@ -66,7 +71,9 @@ PHI, THETA = 64 * DEGREES, 64 * DEGREES   # a three-quarter view: the wall seen 
 PICTURE = (-6.75, -2.85, 2.45, 2.95)
 COLUMN_X = 2.85          # the text column's left edge ...
 COLUMN_W = 4.05          # ... and width
-LABEL_SIZE = 40          # the letters beside the drawn points and arrows
+LABEL_SIZE = 44          # the letters beside the drawn points and arrows
+MATH_SIZE = 40           # the formulas and matrices in the text column
+NOTE_SIZE = 28           # its sentences: legible at 480p, not the kit's small grey note
 DEPTH_SHARE = 0.3        # the picture reaches at most this share of the camera's distance towards it
 LIGHT = palette.AREA     # light: rays, the lamp and the arrow d
 NORMAL = palette.INK     # the wall's normal n
@@ -291,6 +298,7 @@ class _Stage:
     readout: LiveMatrix
     P_row: VGroup
     letters: list[Mobject]
+    segments: list[Mobject] = field(default_factory=list)   # lines the letters keep off, besides the picture's
     live: LiveMap = field(init=False)
     unchanged: Unchanged = field(default_factory=Unchanged)
 
@@ -348,12 +356,24 @@ class _Stage:
         return label.move_to(sb + (gap + half) * u)
 
 
-def _free(box: tuple, others: list[tuple], top: float) -> bool:
+def _free(box: tuple, others: list[tuple], top: float, lines: np.ndarray | None = None) -> bool:
     """Whether a letter's ``box`` lies in the free picture (left of the text
-    column, above the subtitles, under ``top``) and clear of ``others``."""
+    column, above the subtitles, under ``top``), clear of ``others`` and of
+    the drawn ``lines`` (points along them on screen, one a row)."""
     left, bottom = -config.frame_width / 2 + 0.1, -config.frame_height / 2 + 0.12 * config.frame_height + 0.06
+    if lines is not None and len(lines) and np.any((lines[:, 0] > box[0] - 0.04) & (lines[:, 0] < box[2] + 0.04)
+                                                   & (lines[:, 1] > box[1] - 0.04) & (lines[:, 1] < box[3] + 0.04)):
+        return False
     return (left <= box[0] and box[2] <= COLUMN_X - 0.1 and bottom <= box[1] and box[3] <= top
             and not any(overlaps(box, o, pad=0.02) for o in others))
+
+
+def _samples(segments: np.ndarray, k: int = 40) -> np.ndarray:
+    """Points along each screen segment of ``segments`` (m, 2, 2), one a row."""
+    if not len(segments):
+        return np.zeros((0, 2))
+    t = np.linspace(0, 1, k)[None, :, None]
+    return (segments[:, None, 0] + t * (segments[:, None, 1] - segments[:, None, 0])).reshape(-1, 2)
 
 
 class ShadowProjection(LessonScene, ThreeDScene):
@@ -367,9 +387,9 @@ class ShadowProjection(LessonScene, ThreeDScene):
         self._intro()
         facts, rank_note = self._collapse()     # rank 2, and P P = P
         self._turn(facts, rank_note)            # the wall turns, the light tilts
-        pair = self._pair()
-        lamp, lamp_panel = self._lamp(facts, pair)
-        self._basis(facts, lamp, lamp_panel)
+        pair = self._pair()                     # one ray, one shadow
+        shown = self._basis(pair)               # x -> x P B: two numbers on the wall
+        self._lamp(facts, shown)                # a point lamp: no longer P
         self.key_moment("end")
 
     # --- the stage ---------------------------------------------------------------
@@ -394,10 +414,10 @@ class ShadowProjection(LessonScene, ThreeDScene):
         outline(d_label, n_label)
         # the text column
         heading = title(self.tr("title"), self.lang)
-        formula = MathTex(r"P = I - \frac{n\,d^{\top}}{n^{\top} d}", font_size=38)
+        formula = MathTex(r"P = I - \frac{n\,d^{\top}}{n^{\top} d}", font_size=MATH_SIZE + 4)
         formula.move_to([COLUMN_X, 0, 0], aligned_edge=LEFT).set_y(config.frame_height / 2 - 0.75)
-        readout = LiveMatrix(np.eye(3), row_colors=(palette.INK,) * 3, font_size=40).scale(0.72)
-        P_row = VGroup(MathTex("P =", font_size=34), readout).arrange(RIGHT, buff=0.15)
+        readout = LiveMatrix(np.eye(3), row_colors=(palette.INK,) * 3, font_size=40).scale(0.9)
+        P_row = VGroup(MathTex("P =", font_size=MATH_SIZE), readout).arrange(RIGHT, buff=0.15)
         P_row.scale(min(1.0, (COLUMN_W - 0.2) / P_row.width))
         fix_in_frame(self, heading, formula, P_row)
         s = _Stage(w, off, cam, cam.get_rotation_matrix()[2], pic, d_label, n_label, heading, formula, readout,
@@ -424,7 +444,8 @@ class ShadowProjection(LessonScene, ThreeDScene):
         letters = [o for o in self.s.letters if o in self.mobjects]
         others = [bounds(o) for o in (*letters, *also) if o is not label]
         top = self.s.heading.get_bottom()[1] - 0.05
-        if _free(bounds(label), others, top):
+        lines = _samples(self._drawn_lines())
+        if _free(bounds(label), others, top, lines):
             return label
         w, h = label.width, label.height
         for gap in (0.12, 0.35, 0.6, 0.9, 1.3):
@@ -432,7 +453,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
                 a = np.pi / 2 + k * np.pi / 8
                 u = np.array([np.cos(a), np.sin(a), 0.0])
                 c = np.asarray(anchor, dtype=float) + (gap + 0.5 * (abs(u[0]) * w + abs(u[1]) * h)) * u
-                if _free((c[0] - w / 2, c[1] - h / 2, c[0] + w / 2, c[1] + h / 2), others, top):
+                if _free((c[0] - w / 2, c[1] - h / 2, c[0] + w / 2, c[1] + h / 2), others, top, lines):
                     return label.move_to(c)
         return label
 
@@ -463,11 +484,11 @@ class ShadowProjection(LessonScene, ThreeDScene):
         again, stays put.  Returns the two facts and the note under them."""
         s, w, pic = self.s, self.s.world, self.s.pic
         P0 = w.proj()
-        rank_tex = MathTex(rf"\mathrm{{rank}}\,P = {qm.rank(P0)}", font_size=34)
-        again_tex = MathTex(r"P\,P = P", font_size=34)
+        rank_tex = MathTex(rf"\mathrm{{rank}}\,P = {qm.rank(P0)}", font_size=MATH_SIZE)
+        again_tex = MathTex(r"P\,P = P", font_size=MATH_SIZE)
         facts = VGroup(rank_tex, again_tex).arrange(RIGHT, buff=0.6)
         facts.next_to(s.formula, DOWN, aligned_edge=LEFT, buff=0.35)
-        rank_note = note(self.tr("rank_note"), self.lang, width=COLUMN_W - 0.1)
+        rank_note = wrapped_text(self.tr("rank_note"), self.lang, size=NOTE_SIZE, width=COLUMN_W - 0.1)
         rank_note.next_to(facts, DOWN, aligned_edge=LEFT, buff=0.2)
         fix_in_frame(self, rank_tex, again_tex, rank_note)
         with self.beat("rank_say"):
@@ -507,6 +528,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         self.add_fixed_orientation_mobjects(runner, its_shadow)
         track = Line(w.slide_point(1.0) + off, V[top] @ w.proj() + off, color=palette.ALERT, stroke_width=3,
                      stroke_opacity=0.8).set_z_index(-11)
+        s.segments.append(track)
         runner.add_updater(lambda m: m.move_to(w.slide_point() + off))
         its_shadow.add_updater(lambda m: m.move_to(w.slide_point() @ w.proj() + off))
         x_label = MathTex("x", font_size=LABEL_SIZE + 6, color=palette.ALERT)
@@ -518,7 +540,8 @@ class ShadowProjection(LessonScene, ThreeDScene):
         s.letters += [x_label, s_label]
         fix_in_frame(self, x_label, s_label)
         outline(x_label, s_label)
-        pair_note = note(self.tr("same_shadow"), self.lang, color=palette.ALERT, width=COLUMN_W - 0.1)
+        pair_note = wrapped_text(self.tr("same_shadow"), self.lang, size=NOTE_SIZE, color=palette.ALERT,
+                                 width=COLUMN_W - 0.1)
         pair_note.next_to(s.P_row, DOWN, aligned_edge=LEFT, buff=0.35)
         fix_in_frame(self, pair_note)
         slid: dict[str, dict] = {}
@@ -528,36 +551,19 @@ class ShadowProjection(LessonScene, ThreeDScene):
             for t, name in ((1.0, "far"), (0.35, "near"), (0.75, "mid")):
                 self.play(w.slide.animate.set_value(t), run_time=1.6, rate_func=smooth)
                 slid[name] = {"point": runner.get_center() - off, "shadow": its_shadow.get_center() - off}
-        self.key_moment("pair", slid=slid, corner=V[top], **self._arrows())
+        self.key_moment("pair", slid=slid, corner=V[top], **self._arrows(), **self._clearance(x_label, s_label))
         return [track, runner, its_shadow, x_label, s_label, pair_note]
 
-    def _lamp(self, facts: VGroup, pair: list[Mobject]) -> tuple[Dot, VGroup]:
-        """A point lamp: perspective, linear only in homogeneous coordinates.
-        Returns the lamp and its panel."""
+    def _basis(self, pair: list[Mobject]) -> list[Mobject]:
+        """Wall coordinates, still in parallel light: the 3x2 matrix B reads the
+        shadow x P as two numbers; the whole map is x -> x P B.  Returns what it showed."""
         s, w, off = self.s, self.s.world, self.s.off
-        lamp = Dot(w.L + off, radius=0.14, color=LIGHT).set_z_index(-12)
-        self.add_fixed_orientation_mobjects(lamp)
-        lamp_panel = VGroup(note(self.tr("lamp_note"), self.lang, width=COLUMN_W - 0.1),
-                            MathTex(r"[x,\ 1]\,H \propto [s,\ 1]", font_size=34)
-                            ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
-        lamp_panel.next_to(facts, DOWN, aligned_edge=LEFT, buff=0.35)
-        fix_in_frame(self, lamp_panel)
-        with self.beat("lamp_say", focus=lamp):
-            self.play(*[FadeOut(m) for m in (*pair, s.P_row, s.pic.d_arrow, s.d_label)], run_time=0.6)
-            self.play(FadeIn(lamp), FadeIn(lamp_panel), run_time=0.8)
-            self.play(w.lampness.animate.set_value(1.0), run_time=2.4, rate_func=smooth)
-        self.key_moment("lamp", lamp=lamp.get_center() - off, lamp_screen=s.screen(lamp.get_center() - off),
-                        lamp_radius=lamp.radius, **self._probes(with_d=False),
-                        starts=np.array([r.get_start() - off for r in s.pic.rays]))
-        return lamp, lamp_panel
-
-    def _basis(self, facts: VGroup, lamp: Dot, lamp_panel: VGroup) -> None:
-        """Wall coordinates: the 3x2 matrix B reads the shadow s as two numbers."""
-        s, w, off = self.s, self.s.world, self.s.off
-        n = w.normal()
+        track, runner, its_shadow, x_label, s_label, pair_note = pair
+        n, P = w.normal(), w.proj()
         B = qm.wall_basis(n)
-        point = w.shadows()[w.top]     # the shadow s
-        c = point @ B
+        x = w.V[w.top]
+        point = x @ P                  # the shadow x P
+        c = point @ B                  # ... as two wall numbers
         axes = (FlatArrow(palette.BASIS_I, stroke_width=5).put(off, B[:, 0] + off, s.toward),
                 FlatArrow(palette.BASIS_J, stroke_width=5).put(off, B[:, 1] + off, s.toward))
         feet = (c[0] * B[:, 0], c[1] * B[:, 1])
@@ -567,45 +573,93 @@ class ShadowProjection(LessonScene, ThreeDScene):
                                                 ((0, v0), (0, v1), palette.BASIS_J))])
         guides = VGroup(*[DashedLine(point + off, f + off, color=col, stroke_width=3, dash_length=0.1)
                           for f, col in zip(feet, (palette.BASIS_I, palette.BASIS_J))])
-        s_dot = Dot(point + off, radius=0.085, color=palette.ALERT)
-        self.add_fixed_orientation_mobjects(s_dot)
-        for z, mob in enumerate((axis_lines, guides, *axes, s_dot)):
+        for z, mob in enumerate((axis_lines, guides, *axes)):
             mob.set_z_index(-24 + 0.1 * z)   # on the wall, over the shadow, under the rays
-        axis_labels = VGroup(MathTex(r"b_1", font_size=LABEL_SIZE - 4, color=palette.BASIS_I),
-                             MathTex(r"b_2", font_size=LABEL_SIZE - 4, color=palette.BASIS_J))
-        s_mark = MathTex("s", font_size=LABEL_SIZE + 6, color=palette.ALERT)
+        axis_labels = VGroup(MathTex(r"b_1", font_size=LABEL_SIZE, color=palette.BASIS_I),
+                             MathTex(r"b_2", font_size=LABEL_SIZE, color=palette.BASIS_J))
+        shown = [tex_number(v, 2, pad=True) for v in c]
+        at_feet = VGroup(*[MathTex(t, font_size=LABEL_SIZE - 4, color=col)
+                           for t, col in zip(shown, (palette.BASIS_I, palette.BASIS_J))])
         self._settle(s.past(axis_labels[0], ORIGIN, B[:, 0]), s.screen(B[:, 0]))
         self._settle(s.past(axis_labels[1], ORIGIN, B[:, 1]), s.screen(B[:, 1]), also=(axis_labels[0],))
-        self._settle(s_mark.next_to(s.screen(point), UL, buff=0.12), s.screen(point), also=tuple(axis_labels))
-        s.letters += [*axis_labels, s_mark]
-        fix_in_frame(self, *axis_labels, s_mark)
-        outline(*axis_labels, s_mark)
-        shown_coords = [tex_number(v, 2, pad=True) for v in c]
-        b_panel = VGroup(
-            VGroup(MathTex("B =", font_size=34), matrix_mob(B, font_size=32, digits=2)).arrange(RIGHT, buff=0.15),
-            MathTex(rf"s\,B = [{shown_coords[0]},\ {shown_coords[1]}]", font_size=34),
-            note(self.tr("basis_note"), self.lang, width=COLUMN_W - 0.1),
-        ).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
-        b_panel.next_to(facts, DOWN, aligned_edge=LEFT, buff=0.35)
+        for k, lab in enumerate(at_feet):
+            self._settle(s.past(lab, point, feet[k]), s.screen(feet[k]), also=(*axis_labels, *at_feet[:k]))
+        s.letters += [*axis_labels, *at_feet]
+        fix_in_frame(self, *axis_labels, *at_feet)
+        outline(*axis_labels, *at_feet)
+        x_tex = r",\ ".join(tex_number(v, 2) for v in x)
+        b_row = VGroup(MathTex("B =", font_size=MATH_SIZE), matrix_mob(B, font_size=MATH_SIZE - 2, digits=2)
+                       ).arrange(RIGHT, buff=0.15)
+        x_row = MathTex(rf"x = [{x_tex}]", font_size=MATH_SIZE)
+        map_row = MathTex(r"x\,P\,B = [", shown[0], r",\ ", shown[1], "]", font_size=MATH_SIZE)
+        map_row[1].set_color(palette.BASIS_I)
+        map_row[3].set_color(palette.BASIS_J)
+        b_panel = VGroup(b_row, x_row, map_row).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
+        b_panel.next_to(s.P_row, DOWN, aligned_edge=LEFT, buff=0.3)
         fix_in_frame(self, b_panel)
-        s.live.driver.clear_updaters()
         with self.beat("basis_say", focus=guides) as said:
             starts = self.cue_starts(said)
-            self.play(FadeOut(lamp_panel), FadeIn(axis_lines), FadeIn(VGroup(*axes)), FadeIn(axis_labels),
-                      run_time=0.8)
-            self.reveal([(starts[1] if len(starts) > 1 else 0.0,     # as B and s are named
-                          [FadeIn(s_dot), FadeIn(s_mark), FadeIn(b_panel)])], VGroup(*axes))
-            self.play(FadeIn(guides), run_time=1.0)
+            self.play(FadeOut(pair_note), FadeOut(track), w.slide.animate.set_value(0.0), FadeIn(axis_lines),
+                      FadeIn(VGroup(*axes)), FadeIn(axis_labels), run_time=1.2)
+            self.play(FadeIn(b_row), FadeIn(x_row), run_time=0.8)
+            self.reveal([(starts[1] if len(starts) > 1 else 0.0,       # as the two numbers are named
+                          [Create(guides), FadeIn(at_feet)])], VGroup(*axes), run_time=1.2)
+            self.reveal([(starts[-1], [TransformFromCopy(at_feet[0], map_row[1]),      # the numbers move
+                                       TransformFromCopy(at_feet[1], map_row[3]),      # into x P B
+                                       FadeIn(VGroup(map_row[0], map_row[2], map_row[4]))])], guides,
+                        run_time=1.4)
         self.key_moment("basis", normal=n, origin=[a.ends[0] - off for a in axes],
-                        axes=[a.ends[1] - a.ends[0] for a in axes], s=s_dot.get_center() - off,
-                        corner=w.V[w.top], lamp=lamp.get_center() - off, coords=shown_coords,
+                        axes=[a.ends[1] - a.ends[0] for a in axes], s=its_shadow.get_center() - off,
+                        x=runner.get_center() - off, corner=w.V[w.top], coords=shown, x_shown=x_tex,
                         feet=[(g.get_start() - off, g.get_end() - off) for g in guides],
-                        wall_screen=s.cam.project_points(s.pic.wall.get_vertices()),
-                        lamp_screen=s.screen(lamp.get_center() - off), lamp_radius=lamp.radius,
-                        layers={"wall": s.pic.wall, "shadow": s.pic.shadow, "axes": VGroup(*axes), "s": s_dot,
-                                "guides": guides})
+                        wall_screen=s.cam.project_points(s.pic.wall.get_vertices()), **self._arrows(),
+                        on_wall=[lab.get_tex_string() for lab in at_feet], **self._clearance(x_label, s_label),
+                        layers={"wall": s.pic.wall, "shadow": s.pic.shadow, "axes": VGroup(*axes),
+                                "s": its_shadow, "guides": guides},
+                        drawn=[id(m) for m in s.cam.get_mobjects_to_display(self.mobjects)])
+        return [runner, its_shadow, x_label, s_label, axis_lines, *axes, guides, axis_labels, at_feet, b_panel]
+
+    def _lamp(self, facts: VGroup, shown: list[Mobject]) -> None:
+        """A point lamp: perspective, linear only in homogeneous coordinates;
+        P's formula and its facts, which no longer hold, are struck out."""
+        s, w, off = self.s, self.s.world, self.s.off
+        lamp = Dot(w.L + off, radius=0.14, color=LIGHT).set_z_index(-12)
+        self.add_fixed_orientation_mobjects(lamp)
+        self.remove(lamp)
+        old = VGroup(s.formula, facts, s.P_row)
+        strike = VGroup(Line(old.get_corner(UL), old.get_corner(DR), color=palette.ALERT, stroke_width=6),
+                        Line(old.get_corner(DL), old.get_corner(UR), color=palette.ALERT, stroke_width=6))
+        lamp_panel = VGroup(wrapped_text(self.tr("lamp_note"), self.lang, size=NOTE_SIZE, width=COLUMN_W - 0.1),
+                            MathTex(r"[x,\ 1]\,H \propto [s,\ 1]", font_size=MATH_SIZE)
+                            ).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
+        lamp_panel.move_to(s.formula.get_corner(UL), aligned_edge=UL)
+        fix_in_frame(self, strike, lamp_panel)
+        with self.beat("lamp_say", focus=lamp) as said:
+            later = self.cue_at(said, 0.5)[0]              # as "not a linear map" is said
+            self.play(*[FadeOut(m) for m in (*shown, s.pic.d_arrow, s.d_label)], Create(strike), run_time=0.8)
+            self.play(FadeIn(lamp, scale=3), run_time=0.6)
+            self.play(w.lampness.animate.set_value(1.0), run_time=2.4, rate_func=smooth)
+            self.reveal([(later, [FadeOut(old), FadeOut(strike), FadeIn(lamp_panel)])], lamp)
+        self.key_moment("lamp", lamp=lamp.get_center() - off, lamp_screen=s.screen(lamp.get_center() - off),
+                        lamp_radius=lamp.radius, **self._probes(with_d=False),
+                        starts=np.array([r.get_start() - off for r in s.pic.rays]))
 
     # --- helpers -----------------------------------------------------------------
+
+    def _drawn_lines(self) -> np.ndarray:
+        """The straight lines on screen now that letters must not sit on: the
+        cube's edges, the light rays and ``segments`` (m, 2, 2), screen x, y."""
+        s, shown = self.s, set(self.get_mobject_family_members())
+        lines = [ln for ln in (*s.pic.edges, *s.pic.rays, *s.segments) if ln in shown]
+        if not lines:
+            return np.zeros((0, 2, 2))
+        ends = np.array([[ln.get_start(), ln.get_end()] for ln in lines])
+        return s.cam.project_points(ends.reshape(-1, 3))[:, :2].reshape(-1, 2, 2)
+
+    def _clearance(self, *labels: Mobject) -> dict:
+        """The letters' boxes and the drawn lines (screen), to check that none runs through a letter."""
+        return {"letter_boxes": {lab.get_tex_string(): bounds(lab) for lab in labels},
+                "lines": self._drawn_lines()}
 
     def _fit_view(self, points: np.ndarray) -> np.ndarray:
         """Zoom the camera so ``points`` (k, 3) fill PICTURE when drawn shifted

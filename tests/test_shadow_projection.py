@@ -102,27 +102,59 @@ def test_lamp_shadows_are_ray_plane_intersections(scene, lesson):
 
 
 def test_wall_coordinates_read_the_marked_shadow(scene):
+    """Still in parallel light: B's axes read the shadow x P of the corner x
+    as the two numbers x P B, written in the column and at the guides' feet."""
     pr = scene.moments["basis"].probes
-    n, s = pr["normal"], pr["s"]
+    n, d, s, x = pr["n_dir"], pr["d_dir"], pr["s"], pr["x"]
     B = np.array(pr["axes"]).T                    # the drawn axes as the columns of B (3x2)
     assert np.allclose(pr["origin"], 0, atol=1e-9)                      # they start at the origin
     assert np.allclose(B.T @ B, np.eye(2), atol=1e-6)                    # unit length, at right angles
     assert np.allclose(n @ B, 0, atol=1e-6)                              # lying in the wall
-    L, v = pr["lamp"], pr["corner"]                                      # s: the marked corner's shadow
-    assert np.allclose(s, L + (-(n @ L) / (n @ (v - L))) * (v - L), atol=1e-6)
+    assert np.allclose(x, pr["corner"], atol=1e-9)                       # x: the corner, back from its ray
+    assert np.allclose(s, cast(x, d, n)[0], atol=1e-6)                   # s: its shadow along the drawn light
+    assert np.allclose([float(v) for v in pr["x_shown"].replace("\\ ", "").split(",")], x, atol=0.005 + 1e-9)
     shown = np.array([float(c) for c in pr["coords"]])
-    assert np.allclose(shown, s @ B, atol=0.005 + 1e-9)                  # the numbers written are s B
+    P = np.eye(3) - np.outer(n, d) / (n @ d)
+    assert np.allclose(shown, x @ P @ B, atol=0.005 + 1e-9)              # the numbers written are x P B
     assert np.allclose(shown @ B.T, s, atol=0.02)                        # and give the shadow back
+    assert sorted(pr["on_wall"]) == sorted(pr["coords"])                 # the same numbers at the feet
     for (start, foot), axis, c in zip(pr["feet"], B.T, shown):          # dashed from s to c times each axis
         assert np.allclose(start, s, atol=1e-6)
         assert np.allclose(foot, c * axis, atol=0.006)
+
+
+def test_the_lamp_comes_after_the_linear_story_and_drops_its_facts(scene):
+    """P's formula, rank P = 2 and P P = P do not hold for the lamp: none of
+    them (nor P's numbers, nor the wall numbers) is on screen once it shines."""
+    order = list(scene.moments)
+    assert order.index("basis") < order.index("lamp")
+    shown = " ".join(lab.content for lab in scene.moments["lamp"].labels)
+    for gone in (r"\mathrm{rank}", r"P\,P", r"\frac", "P =", "B =", r"x\,P\,B"):
+        assert gone not in shown, gone
+    assert "H" in shown                                                 # the homogeneous matrix instead
+
+
+def _crosses(box, a, b, k=400):
+    t = np.linspace(0, 1, k)[:, None]
+    p = a[None, :] + t * (b - a)[None, :]
+    return bool(np.any((p[:, 0] > box[0]) & (p[:, 0] < box[2]) & (p[:, 1] > box[1]) & (p[:, 1] < box[3])))
+
+
+@pytest.mark.parametrize("moment", ["pair", "basis"])
+def test_the_point_letters_sit_clear_of_every_drawn_line(scene, moment):
+    """x and x P: no cube edge, light ray or x's ray runs through them."""
+    pr = scene.moments[moment].probes
+    assert len(pr["lines"]) >= 12 + 8
+    for name, box in pr["letter_boxes"].items():
+        for a, b in pr["lines"]:
+            assert not _crosses(box, a, b), name
 
 
 def test_things_on_the_wall_are_drawn_over_it(scene):
     """Cairo has no depth buffer: what lies on the wall must come after it in
     the camera's drawing order (the axes once vanished behind it)."""
     layers = scene.moments["basis"].probes["layers"]
-    order = {id(m): k for k, m in enumerate(scene.renderer.camera.get_mobjects_to_display(scene.mobjects))}
+    order = {m: k for k, m in enumerate(scene.moments["basis"].probes["drawn"])}   # the drawing order then
     wall = order[id(layers["wall"])]
     for name in ("shadow", "axes", "s", "guides"):
         parts = [m for m in layers[name].get_family() if m.has_points()]
@@ -140,7 +172,7 @@ def test_the_picture_keeps_clear_of_the_text(scene, moment):
     m = scene.moments[moment]
     ws = m.probes["wall_screen"]
     wall_box = (ws[:, 0].min(), ws[:, 1].min(), ws[:, 0].max(), ws[:, 1].max())
-    on_wall = {"s", "b_1", "b_2", "n", "d", "x", "x P"}
+    on_wall = {"s", "b_1", "b_2", "n", "d", "x", "x P", *m.probes.get("on_wall", ())}
     captions = [lab for lab in m.labels if lab.content not in on_wall]
     assert captions
     for lab in captions:
