@@ -66,6 +66,7 @@ from scenes.kit.text import title, wrapped_text
 from scenes.kit.three_d import FlatArrow
 
 PHI, THETA = 64 * DEGREES, 64 * DEGREES   # a three-quarter view: the wall seen at a slant
+LAMP_PHI, LAMP_THETA = 72 * DEGREES, 92 * DEGREES   # for the lamp the camera goes round: lamp, cube, wall in depth
 # Where the 3-D picture goes on screen (left, bottom, right, top): left of the
 # text column, under the title, above the subtitle band (y >= -3.04).
 PICTURE = (-6.75, -2.85, 2.45, 2.95)
@@ -138,6 +139,7 @@ class _World:
     top: int = field(init=False)           # the corner whose ray the sliding point follows and whose shadow B reads
     wall_box: tuple = field(init=False)    # the wall in its own axes B: (u0, v0, u1, v1)
     wall_uv: np.ndarray = field(init=False)    # ... its four corners
+    lamp_wall_uv: np.ndarray = field(init=False)   # ... and once it holds the lamp's shadows too
     foot_uv: np.ndarray = field(init=False)    # where n stands on it
     n_len: float = field(init=False)
 
@@ -160,11 +162,13 @@ class _World:
             B = qm.wall_basis(turned(a))
             for t in (0.0, 0.5, 1.0):
                 uv.append(V @ qm.shadow_matrix(self.light(t), turned(a)) @ B)
-        uv.append(qm.lamp_shadows(self.L, turned(self.turn), 0.0, V) @ qm.wall_basis(turned(self.turn)))
-        allc = np.concatenate(uv)
-        (u0, v0), (u1, v1) = allc.min(axis=0) - 0.55, allc.max(axis=0) + 0.55
+        (u0, v0), (u1, v1) = np.concatenate(uv).min(axis=0) - 0.55, np.concatenate(uv).max(axis=0) + 0.55
         self.wall_box = (u0, v0, u1, v1)
         self.wall_uv = np.array([(u0, v0), (u1, v0), (u1, v1), (u0, v1)])
+        # ... and the lamp's shadows too: the wall grows to this as the lamp comes on
+        uv.append(qm.lamp_shadows(self.L, turned(self.turn), 0.0, V) @ qm.wall_basis(turned(self.turn)))
+        (u0, v0), (u1, v1) = np.concatenate(uv).min(axis=0) - 0.55, np.concatenate(uv).max(axis=0) + 0.55
+        self.lamp_wall_uv = np.array([(u0, v0), (u1, v0), (u1, v1), (u0, v1)])
         # n stands on the wall at the corner of it that the cube's shadow leaves clearest
         inset = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]]) * 0.45
         S0 = V @ qm.shadow_matrix(self.d0, turned(0.0)) @ qm.wall_basis(turned(0.0))
@@ -223,9 +227,17 @@ class _World:
         Y = self.V + self.flat.get_value() * (self.V @ P - self.V)
         return Y + self.again.get_value() * (Y @ P - Y)
 
-    def extent(self) -> np.ndarray:
-        """Every point the scene will draw, one a row: what the view must hold."""
-        extent = [self.V, self.L[None, :], self.slide_point(1.0)[None, :]]
+    def wall_corners(self) -> np.ndarray:
+        """The wall's corners in its own axes now: it grows as the lamp comes on."""
+        lam = self.lampness.get_value()
+        return (1 - lam) * self.wall_uv + lam * self.lamp_wall_uv
+
+    def extent(self, lamp: bool = False) -> np.ndarray:
+        """Every point the scene will draw in parallel light (and with the
+        ``lamp``), one a row: what the view must hold."""
+        extent = [self.V, self.slide_point(1.0)[None, :]]
+        if lamp:
+            extent += [self.L[None, :], self.lamp_wall_uv @ qm.wall_basis(turned(self.turn)).T]
         for a in np.linspace(0, self.turn, 7):
             extent.append(self.wall_uv @ qm.wall_basis(turned(a)).T)
             extent.append(np.array(self.n_ends(turned(a))))
@@ -298,6 +310,8 @@ class _Stage:
     readout: LiveMatrix
     P_row: VGroup
     letters: list[Mobject]
+    pan: tuple[ValueTracker, ValueTracker]   # the picture's shift on screen (x, y), after the projection
+    plain: object                            # the camera's projection without it
     segments: list[Mobject] = field(default_factory=list)   # lines the letters keep off, besides the picture's
     live: LiveMap = field(init=False)
     unchanged: Unchanged = field(default_factory=Unchanged)
@@ -315,11 +329,14 @@ class _Stage:
     def draw(self, _state: object = None) -> None:
         """Put the picture and the readout where the trackers say (the live map's ``show``)."""
         w, pic, off = self.world, self.pic, self.off
-        if self.unchanged(*(t.get_value() for t in (w.angle, w.tilt, w.lampness, w.cast, w.flat, w.again))):
+        if self.unchanged(*(t.get_value() for t in (w.angle, w.tilt, w.lampness, w.cast, w.flat, w.again)),
+                          self.cam.get_phi(), self.cam.get_theta()):
             return          # nothing it draws has moved since the last frame
+        self.toward = self.cam.generate_rotation_matrix()[2]    # the flat arrows face the camera as it moves
         n, P, S = w.normal(), w.proj(), w.shadows()
         B = qm.wall_basis(n)
-        pic.wall.set_points_as_corners([c @ B.T + off for c in (*w.wall_uv, w.wall_uv[0])])
+        wall = w.wall_corners()
+        pic.wall.set_points_as_corners([c @ B.T + off for c in (*wall, wall[0])])
         hull = qm.convex_hull_2d(S @ B)
         pic.shadow.set_points_as_corners([S[i] + off for i in (*hull, hull[0])])
         lam = w.lampness.get_value()
@@ -420,8 +437,17 @@ class ShadowProjection(LessonScene, ThreeDScene):
         P_row = VGroup(MathTex("P =", font_size=MATH_SIZE), readout).arrange(RIGHT, buff=0.15)
         P_row.scale(min(1.0, (COLUMN_W - 0.2) / P_row.width))
         fix_in_frame(self, heading, formula, P_row)
+        pan, plain = (ValueTracker(0.0), ValueTracker(0.0)), cam.project_points
+
+        def project(points: np.ndarray) -> np.ndarray:   # the camera's projection, then the pan
+            out = plain(points)
+            out[:, 0] += pan[0].get_value()
+            out[:, 1] += pan[1].get_value()
+            return out
+
+        cam.project_points = project   # one camera, one scene: the 3-D picture pans, the text column stays
         s = _Stage(w, off, cam, cam.get_rotation_matrix()[2], pic, d_label, n_label, heading, formula, readout,
-                   P_row, letters=[n_label, d_label])
+                   P_row, letters=[n_label, d_label], pan=pan, plain=plain)
         self.add(s.live.driver)
         s.live.follow()
         s.live.attach()
@@ -637,6 +663,9 @@ class ShadowProjection(LessonScene, ThreeDScene):
         with self.beat("lamp_say", focus=lamp) as said:
             later = self.cue_at(said, 0.5)[0]              # as "not a linear map" is said
             self.play(*[FadeOut(m) for m in (*shown, s.pic.d_arrow, s.d_label)], Create(strike), run_time=0.8)
+            zoom, pan = self._view_for(LAMP_PHI, LAMP_THETA, w.extent(lamp=True))   # round to the side: depth
+            self.move_camera(phi=LAMP_PHI, theta=LAMP_THETA, zoom=zoom, run_time=2.4,
+                             added_anims=[s.pan[0].animate.set_value(pan[0]), s.pan[1].animate.set_value(pan[1])])
             self.play(FadeIn(lamp, scale=3), run_time=0.6)
             self.play(w.lampness.animate.set_value(1.0), run_time=2.4, rate_func=smooth)
             self.reveal([(later, [FadeOut(old), FadeOut(strike), FadeIn(lamp_panel)])], lamp)
@@ -688,6 +717,26 @@ class ShadowProjection(LessonScene, ThreeDScene):
         cam.set_zoom(zoom)
         return R.T @ shift
 
+    def _view_for(self, phi: float, theta: float, points: np.ndarray) -> tuple[float, np.ndarray]:
+        """The zoom and the pan that fit ``points`` (k, 3, scene coordinates)
+        into PICTURE seen from ``phi``, ``theta``; the camera is left as it was."""
+        s, cam = self.s, self.s.cam
+        was = cam.get_phi(), cam.get_theta(), cam.get_zoom()
+        cam.set_phi(phi)
+        cam.set_theta(theta)
+        cam.set_zoom(1.0)
+        cam.reset_rotation_matrix()
+        raw = s.plain(np.asarray(points, dtype=float) + s.off)[:, :2]
+        cam.set_phi(was[0])
+        cam.set_theta(was[1])
+        cam.set_zoom(was[2])
+        cam.reset_rotation_matrix()
+        left, bottom, right, top = PICTURE
+        lo, hi = raw.min(axis=0), raw.max(axis=0)
+        zoom = 0.97 * min((right - left) / (hi[0] - lo[0]), (top - bottom) / (hi[1] - lo[1]))
+        want = np.array([(left + right) / 2, (bottom + top) / 2])
+        return zoom, want - zoom * (lo + hi) / 2
+
     def _arrows(self, with_d: bool = True) -> dict:
         """The arrows as drawn: d's and n's directions (d's only ``with_d``), n's foot."""
         pic, off = self.s.pic, self.s.off
@@ -714,4 +763,5 @@ class ShadowProjection(LessonScene, ThreeDScene):
                 "shadows": np.array([m.get_center() for m in pic.marks]) - off,
                 "outline": pic.shadow.get_vertices() - off, "wall": pic.wall.get_vertices() - off,
                 "wall_screen": self.renderer.camera.project_points(pic.wall.get_vertices()),
-                **self._arrows(with_d)}
+                "cube_screen": self.renderer.camera.project_points(np.array([c.get_center() for c in pic.corners])),
+                "view": (self.s.cam.get_phi(), self.s.cam.get_theta()), **self._arrows(with_d)}

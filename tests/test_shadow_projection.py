@@ -194,3 +194,34 @@ def test_a_shadow_appears_only_when_its_ray_lands(scene):
     assert 0 < landed.sum() < 8                                         # some rays have landed, some not
     assert np.array_equal(mid["mark_opacity"] > 0, landed)             # ... and just those cast a shadow
     assert np.all(after["mark_opacity"] > 0)
+
+
+def _span(points):
+    points = np.asarray(points)[:, :2]
+    return points.max(axis=0) - points.min(axis=0)
+
+
+@pytest.mark.parametrize("moment", MOMENTS + ["lamp"])
+def test_the_cube_and_wall_are_big(scene, moment):
+    """The cube is no speck: over 2 units (1/7 of the frame) across in parallel
+    light (over 1.2 once the camera has pulled back for the lamp); cube and
+    wall (and the lamp) fill the picture left of the text column: most of its height, half its width."""
+    from scenes.shadow_projection import PICTURE
+    pr = scene.moments[moment].probes
+    assert _span(pr["cube_screen"])[0] > (1.2 if moment == "lamp" else 2.0)
+    both = np.concatenate([pr["cube_screen"], pr["wall_screen"], [pr.get("lamp_screen", pr["cube_screen"][0])]])[:, :2]
+    lo, hi = both.min(axis=0), both.max(axis=0)
+    left, bottom, right, top = PICTURE
+    assert left - 0.05 < lo[0] and hi[0] < right + 0.05 and bottom - 0.05 < lo[1] and hi[1] < top + 0.05
+    assert hi[1] - lo[1] > 0.75 * (top - bottom) and hi[0] - lo[0] > 0.45 * (right - left)
+
+
+def test_the_camera_goes_round_once_for_the_lamp(scene):
+    """Seen from one side up to the wall's axes; for the lamp the camera moves
+    round (the depth from lamp to cube to wall shows) and the lamp is in the picture."""
+    views = [scene.moments[m].probes["view"] for m in MOMENTS]
+    assert all(np.allclose(v, views[0]) for v in views)
+    lamp = scene.moments["lamp"].probes
+    assert abs(lamp["view"][1] - views[0][1]) > np.deg2rad(15)
+    (x, y, _), r = lamp["lamp_screen"], lamp["lamp_radius"]
+    assert -7.0 < x - r and x + r < 2.9 and -3.0 < y - r and y + r < 3.4
