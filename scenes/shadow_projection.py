@@ -235,7 +235,7 @@ class _World:
     def extent(self, lamp: bool = False) -> np.ndarray:
         """Every point the scene will draw in parallel light (and with the
         ``lamp``), one a row: what the view must hold."""
-        extent = [self.V, self.slide_point(1.0)[None, :]]
+        extent = [self.V, self.V - self.ray_step * self.light(1.0)]   # and every corner's ray up-light
         if lamp:
             extent += [self.L[None, :], self.lamp_wall_uv @ qm.wall_basis(turned(self.turn)).T]
         for a in np.linspace(0, self.turn, 7):
@@ -385,6 +385,29 @@ def _free(box: tuple, others: list[tuple], top: float, lines: np.ndarray | None 
             and not any(overlaps(box, o, pad=0.02) for o in others))
 
 
+def _clear_corner(w: _World, screen) -> int:
+    """The corner whose light ray (as the point slides along it, after the
+    wall has turned and the light tilted) crosses the fewest of the cube's
+    drawn edges on screen (``screen``: points (k, 3) to screen (k, 2)); ties
+    go to the highest corner nearest the wall."""
+    d = w.light(1.0)
+    P = qm.shadow_matrix(d, turned(w.turn))
+    edges = [(screen(w.V[i])[0], screen(w.V[j])[0], i, j) for i, j in qm.CUBE_EDGES]
+
+    def crossings(k: int) -> int:
+        a, b = screen(w.V[k] - w.ray_step * d)[0], screen(w.V[k] @ P)[0]
+        return sum(_cross(a, b, p, q) for p, q, i, j in edges if k not in (i, j))
+
+    return min(range(len(w.V)), key=lambda k: (crossings(k), -(w.V[k, 2] - w.V[k, 0])))
+
+
+def _cross(a: np.ndarray, b: np.ndarray, p: np.ndarray, q: np.ndarray) -> bool:
+    """Whether the screen segments a-b and p-q cross."""
+    def side(u, v, w):
+        return np.sign((v[0] - u[0]) * (w[1] - u[1]) - (v[1] - u[1]) * (w[0] - u[0]))
+    return side(a, b, p) * side(a, b, q) < 0 and side(p, q, a) * side(p, q, b) < 0
+
+
 def _samples(segments: np.ndarray, k: int = 40) -> np.ndarray:
     """Points along each screen segment of ``segments`` (m, 2, 2), one a row."""
     if not len(segments):
@@ -418,6 +441,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         self.set_camera_orientation(phi=PHI, theta=THETA, zoom=1.0, frame_center=ORIGIN)
         off = self._fit_view(w.extent())   # drawn at x + off: x in view
         cam = self.renderer.camera
+        w.top = _clear_corner(w, lambda x: cam.project_points(np.atleast_2d(x) + off)[:, :2])
         pic = _Picture.of(w.V, off)
         for dot in pic.dots():
             self.add_fixed_orientation_mobjects(dot)   # round, whatever the view

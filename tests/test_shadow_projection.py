@@ -225,3 +225,16 @@ def test_the_camera_goes_round_once_for_the_lamp(scene):
     assert abs(lamp["view"][1] - views[0][1]) > np.deg2rad(15)
     (x, y, _), r = lamp["lamp_screen"], lamp["lamp_radius"]
     assert -7.0 < x - r and x + r < 2.9 and -3.0 < y - r and y + r < 3.4
+
+
+def _cross(a, b, p, q):
+    def side(u, v, w):
+        return np.sign((v[0] - u[0]) * (w[1] - u[1]) - (v[1] - u[1]) * (w[0] - u[0]))
+    return side(a, b, p) * side(a, b, q) < 0 and side(p, q, a) * side(p, q, b) < 0
+
+
+def test_the_sliding_points_ray_keeps_off_the_cube(scene):
+    """x's ray (the red track) crosses none of the cube's drawn edges."""
+    lines = scene.moments["pair"].probes["lines"]
+    track, edges = lines[-1], lines[:12]                                 # the track: the last line drawn
+    assert not any(_cross(*track, *edge) for edge in edges)
