@@ -38,13 +38,11 @@ from manim import (
     FadeIn,
     FadeOut,
     Flash,
-    Indicate,
     Line,
     MathTex,
     Mobject,
     Polygon,
     ThreeDScene,
-    TransformFromCopy,
     ValueTracker,
     VGroup,
     Write,
@@ -428,8 +426,8 @@ class ShadowProjection(LessonScene, ThreeDScene):
         facts, rank_note = self._collapse()     # rank 2, and P P = P
         self._turn(facts, rank_note)            # the wall turns, the light tilts
         pair = self._pair()                     # one ray, one shadow
-        shown = self._basis(pair)               # x -> x P B: two numbers on the wall
-        self._lamp(facts, shown)                # a point lamp: no longer P
+        shown = self._basis(facts, pair)             # x -> x P B: two numbers on the wall
+        self._lamp(shown)                # a point lamp: no longer P
         self.key_moment("end")
 
     # --- the stage ---------------------------------------------------------------
@@ -537,6 +535,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         rank_tex = MathTex(rf"\mathrm{{rank}}\,P = {qm.rank(P0)}", font_size=MATH_SIZE)
         again_tex = MathTex(r"P\,P = P", font_size=MATH_SIZE)
         facts = VGroup(rank_tex, again_tex).arrange(RIGHT, buff=0.6)
+        facts.scale(min(1.0, (COLUMN_W - 0.2) / facts.width))
         facts.next_to(s.formula, DOWN, aligned_edge=LEFT, buff=0.35)
         rank_note = wrapped_text(self.tr("rank_note"), self.lang, size=NOTE_SIZE, width=COLUMN_W - 0.1)
         rank_note.next_to(facts, DOWN, aligned_edge=LEFT, buff=0.2)
@@ -551,7 +550,6 @@ class ShadowProjection(LessonScene, ThreeDScene):
             self.play(w.again.animate.set_value(1.0),
                       *[Flash(d, color=LIGHT, flash_radius=0.22, line_length=0.14) for d in pic.flat_dots],
                       run_time=1.6)
-            self.play(Indicate(again_tex, color=LIGHT), run_time=1.0)
         self.key_moment("again", flat=np.array([d.get_center() - s.off for d in pic.flat_dots]), vertices=w.V,
                         **self._arrows())
         return facts, rank_note
@@ -604,7 +602,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         self.key_moment("pair", slid=slid, corner=V[top], **self._arrows(), **self._clearance(x_label, s_label))
         return [track, runner, its_shadow, x_label, s_label, pair_note]
 
-    def _basis(self, pair: list[Mobject]) -> list[Mobject]:
+    def _basis(self, facts: VGroup, pair: list[Mobject]) -> list[Mobject]:
         """Wall coordinates, still in parallel light: the 3x2 matrix B reads the
         shadow x P as two numbers; the whole map is x -> x P B.  Returns what it showed."""
         s, w, off = self.s, self.s.world, self.s.off
@@ -645,19 +643,25 @@ class ShadowProjection(LessonScene, ThreeDScene):
         map_row[1].set_color(palette.BASIS_I)
         map_row[3].set_color(palette.BASIS_J)
         b_panel = VGroup(b_row, x_row, map_row).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
-        b_panel.next_to(s.P_row, DOWN, aligned_edge=LEFT, buff=0.3)
-        fix_in_frame(self, b_panel)
+        P_up = s.P_row.copy().next_to(s.formula, DOWN, aligned_edge=LEFT, buff=0.3)   # where the facts were
+        b_panel.next_to(P_up, DOWN, aligned_edge=LEFT, buff=0.3)
+        moving = [lab.copy() for lab in at_feet]          # the wall numbers, on their way into x P B
+        fix_in_frame(self, b_panel, *moving)
         with self.beat("basis_say", focus=guides) as said:
             starts = self.cue_starts(said)
-            self.play(FadeOut(pair_note), FadeOut(track), w.slide.animate.set_value(0.0), FadeIn(axis_lines),
-                      FadeIn(VGroup(*axes)), FadeIn(axis_labels), run_time=1.2)
+            self.play(FadeOut(pair_note), FadeOut(track), FadeOut(facts), w.slide.animate.set_value(0.0),
+                      s.P_row.animate.move_to(P_up), FadeIn(axis_lines), FadeIn(VGroup(*axes)), FadeIn(axis_labels),
+                      run_time=1.2)
             self.play(FadeIn(b_row), FadeIn(x_row), run_time=0.8)
             self.reveal([(starts[1] if len(starts) > 1 else 0.0,       # as the two numbers are named
                           [Create(guides), FadeIn(at_feet)])], VGroup(*axes), run_time=1.2)
-            self.reveal([(starts[-1], [TransformFromCopy(at_feet[0], map_row[1]),      # the numbers move
-                                       TransformFromCopy(at_feet[1], map_row[3]),      # into x P B
+            self.add(*moving)
+            self.reveal([(starts[-1], [moving[0].animate.move_to(map_row[1]),    # the numbers move into x P B
+                                       moving[1].animate.move_to(map_row[3]),    # (the same glyphs: fixed in frame)
                                        FadeIn(VGroup(map_row[0], map_row[2], map_row[4]))])], guides,
                         run_time=1.4)
+            self.remove(*moving)
+            self.add(map_row[1], map_row[3])
         self.key_moment("basis", normal=n, origin=[a.ends[0] - off for a in axes],
                         axes=[a.ends[1] - a.ends[0] for a in axes], s=its_shadow.get_center() - off,
                         x=runner.get_center() - off, corner=w.V[w.top], coords=shown, x_shown=x_tex,
@@ -669,14 +673,14 @@ class ShadowProjection(LessonScene, ThreeDScene):
                         drawn=[id(m) for m in s.cam.get_mobjects_to_display(self.mobjects)])
         return [runner, its_shadow, x_label, s_label, axis_lines, *axes, guides, axis_labels, at_feet, b_panel]
 
-    def _lamp(self, facts: VGroup, shown: list[Mobject]) -> None:
+    def _lamp(self, shown: list[Mobject]) -> None:
         """A point lamp: perspective, linear only in homogeneous coordinates;
         P's formula and its facts, which no longer hold, are struck out."""
         s, w, off = self.s, self.s.world, self.s.off
         lamp = Dot(w.L + off, radius=0.14, color=LIGHT).set_z_index(-12)
         self.add_fixed_orientation_mobjects(lamp)
         self.remove(lamp)
-        old = VGroup(s.formula, facts, s.P_row)
+        old = VGroup(s.formula, s.P_row)   # (rank P = 2 and P P = P went with the wall's axes)
         strike = VGroup(Line(old.get_corner(UL), old.get_corner(DR), color=palette.ALERT, stroke_width=6),
                         Line(old.get_corner(DL), old.get_corner(UR), color=palette.ALERT, stroke_width=6))
         lamp_panel = VGroup(wrapped_text(self.tr("lamp_note"), self.lang, size=NOTE_SIZE, width=COLUMN_W - 0.1),
