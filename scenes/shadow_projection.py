@@ -5,9 +5,12 @@ n . x = 0 as x @ P, P = I - outer(n, d) / (n . d) (row vectors), recomputed
 every frame while the wall turns and the light tilts; d and n are drawn as
 arrows.  The cube collapses onto the wall (rank 2) and its shadow, cast
 again, stays put (P P = P); a point slides along a light ray while its
-shadow stays put.  Then a point lamp (a perspective projection, linear only
-in homogeneous coordinates) and the 3x2 matrix B of wall coordinates reading
-one shadow s.  All numbers from ``qkv_math.projection``.
+shadow stays put; the 3x2 matrix B of wall coordinates reads that shadow
+as two numbers, x -> x P B.  Last, a point lamp (a perspective projection,
+linear only in homogeneous coordinates): P's formula is struck out and the
+camera goes round once to show the depth from lamp to cube to wall.  A
+corner's shadow appears only when its ray lands.  All numbers from
+``qkv_math.projection``.
 
 Seen in a three-quarter view; cairo has no depth buffer, so nothing here is
 a shaded 3-D surface (those are drawn before every flat mobject): dots and
@@ -667,7 +670,8 @@ class ShadowProjection(LessonScene, ThreeDScene):
                         x=runner.get_center() - off, corner=w.V[w.top], coords=shown, x_shown=x_tex,
                         feet=[(g.get_start() - off, g.get_end() - off) for g in guides],
                         wall_screen=s.cam.project_points(s.pic.wall.get_vertices()), **self._arrows(),
-                        on_wall=[lab.get_tex_string() for lab in at_feet], **self._clearance(x_label, s_label),
+                        on_wall=[lab.get_tex_string() for lab in at_feet],
+                        **self._clearance(x_label, s_label, *at_feet),
                         layers={"wall": s.pic.wall, "shadow": s.pic.shadow, "axes": VGroup(*axes),
                                 "s": its_shadow, "guides": guides},
                         drawn=[id(m) for m in s.cam.get_mobjects_to_display(self.mobjects)])
