@@ -102,27 +102,59 @@ def test_lamp_shadows_are_ray_plane_intersections(scene, lesson):
 
 
 def test_wall_coordinates_read_the_marked_shadow(scene):
+    """Still in parallel light: B's axes read the shadow x P of the corner x
+    as the two numbers x P B, written in the column and at the guides' feet."""
     pr = scene.moments["basis"].probes
-    n, s = pr["normal"], pr["s"]
+    n, d, s, x = pr["n_dir"], pr["d_dir"], pr["s"], pr["x"]
     B = np.array(pr["axes"]).T                    # the drawn axes as the columns of B (3x2)
     assert np.allclose(pr["origin"], 0, atol=1e-9)                      # they start at the origin
     assert np.allclose(B.T @ B, np.eye(2), atol=1e-6)                    # unit length, at right angles
     assert np.allclose(n @ B, 0, atol=1e-6)                              # lying in the wall
-    L, v = pr["lamp"], pr["corner"]                                      # s: the marked corner's shadow
-    assert np.allclose(s, L + (-(n @ L) / (n @ (v - L))) * (v - L), atol=1e-6)
+    assert np.allclose(x, pr["corner"], atol=1e-9)                       # x: the corner, back from its ray
+    assert np.allclose(s, cast(x, d, n)[0], atol=1e-6)                   # s: its shadow along the drawn light
+    assert np.allclose([float(v) for v in pr["x_shown"].replace("\\ ", "").split(",")], x, atol=0.005 + 1e-9)
     shown = np.array([float(c) for c in pr["coords"]])
-    assert np.allclose(shown, s @ B, atol=0.005 + 1e-9)                  # the numbers written are s B
+    P = np.eye(3) - np.outer(n, d) / (n @ d)
+    assert np.allclose(shown, x @ P @ B, atol=0.005 + 1e-9)              # the numbers written are x P B
     assert np.allclose(shown @ B.T, s, atol=0.02)                        # and give the shadow back
+    assert sorted(pr["on_wall"]) == sorted(pr["coords"])                 # the same numbers at the feet
     for (start, foot), axis, c in zip(pr["feet"], B.T, shown):          # dashed from s to c times each axis
         assert np.allclose(start, s, atol=1e-6)
         assert np.allclose(foot, c * axis, atol=0.006)
+
+
+def test_the_lamp_comes_after_the_linear_story_and_drops_its_facts(scene):
+    """P's formula, rank P = 2 and P P = P do not hold for the lamp: none of
+    them (nor P's numbers, nor the wall numbers) is on screen once it shines."""
+    order = list(scene.moments)
+    assert order.index("basis") < order.index("lamp")
+    shown = " ".join(lab.content for lab in scene.moments["lamp"].labels)
+    for gone in (r"\mathrm{rank}", r"P\,P", r"\frac", "P =", "B =", r"x\,P\,B"):
+        assert gone not in shown, gone
+    assert "H" in shown                                                 # the homogeneous matrix instead
+
+
+def _crosses(box, a, b, k=400):
+    t = np.linspace(0, 1, k)[:, None]
+    p = a[None, :] + t * (b - a)[None, :]
+    return bool(np.any((p[:, 0] > box[0]) & (p[:, 0] < box[2]) & (p[:, 1] > box[1]) & (p[:, 1] < box[3])))
+
+
+@pytest.mark.parametrize("moment", ["pair", "basis"])
+def test_the_point_letters_sit_clear_of_every_drawn_line(scene, moment):
+    """x and x P: no cube edge, light ray or x's ray runs through them."""
+    pr = scene.moments[moment].probes
+    assert len(pr["lines"]) >= 12 + 8
+    for name, box in pr["letter_boxes"].items():
+        for a, b in pr["lines"]:
+            assert not _crosses(box, a, b), name
 
 
 def test_things_on_the_wall_are_drawn_over_it(scene):
     """Cairo has no depth buffer: what lies on the wall must come after it in
     the camera's drawing order (the axes once vanished behind it)."""
     layers = scene.moments["basis"].probes["layers"]
-    order = {id(m): k for k, m in enumerate(scene.renderer.camera.get_mobjects_to_display(scene.mobjects))}
+    order = {m: k for k, m in enumerate(scene.moments["basis"].probes["drawn"])}   # the drawing order then
     wall = order[id(layers["wall"])]
     for name in ("shadow", "axes", "s", "guides"):
         parts = [m for m in layers[name].get_family() if m.has_points()]
@@ -140,7 +172,7 @@ def test_the_picture_keeps_clear_of_the_text(scene, moment):
     m = scene.moments[moment]
     ws = m.probes["wall_screen"]
     wall_box = (ws[:, 0].min(), ws[:, 1].min(), ws[:, 0].max(), ws[:, 1].max())
-    on_wall = {"s", "b_1", "b_2", "n", "d", "x", "x P"}
+    on_wall = {"s", "b_1", "b_2", "n", "d", "x", "x P", *m.probes.get("on_wall", ())}
     captions = [lab for lab in m.labels if lab.content not in on_wall]
     assert captions
     for lab in captions:
@@ -151,3 +183,58 @@ def test_the_picture_keeps_clear_of_the_text(scene, moment):
             assert not _boxes_meet((x - r, y - r, x + r, y + r), lab.box), lab.content
 
 
+
+
+def test_a_shadow_appears_only_when_its_ray_lands(scene):
+    """Light first (no shadow yet), then the rays: a corner's shadow mark is
+    shown exactly when its ray has reached it; at the end all eight are."""
+    before, mid, after = (scene.moments[m].probes for m in ("light", "landing", "parallel"))
+    assert not np.any(before["mark_opacity"] > 0)                     # the light shines: nothing on the wall
+    landed = np.linalg.norm(mid["ray_tips"] - mid["cast_to"], axis=1) < 1e-6
+    assert 0 < landed.sum() < 8                                         # some rays have landed, some not
+    assert np.array_equal(mid["mark_opacity"] > 0, landed)             # ... and just those cast a shadow
+    assert np.all(after["mark_opacity"] > 0)
+
+
+def _span(points):
+    points = np.asarray(points)[:, :2]
+    return points.max(axis=0) - points.min(axis=0)
+
+
+@pytest.mark.parametrize("moment", MOMENTS + ["lamp"])
+def test_the_cube_and_wall_are_big(scene, moment):
+    """The cube is no speck: over 2 units (1/7 of the frame) across in parallel
+    light (over 1.2 once the camera has pulled back for the lamp); cube and
+    wall (and the lamp) fill the picture left of the text column: most of its height, half its width."""
+    from scenes.shadow_projection import PICTURE
+    pr = scene.moments[moment].probes
+    assert _span(pr["cube_screen"])[0] > (1.2 if moment == "lamp" else 2.0)
+    both = np.concatenate([pr["cube_screen"], pr["wall_screen"], [pr.get("lamp_screen", pr["cube_screen"][0])]])[:, :2]
+    lo, hi = both.min(axis=0), both.max(axis=0)
+    left, bottom, right, top = PICTURE
+    assert left - 0.05 < lo[0] and hi[0] < right + 0.05 and bottom - 0.05 < lo[1] and hi[1] < top + 0.05
+    assert hi[1] - lo[1] > 0.75 * (top - bottom) and hi[0] - lo[0] > 0.45 * (right - left)
+
+
+def test_the_camera_goes_round_once_for_the_lamp(scene):
+    """Seen from one side up to the wall's axes; for the lamp the camera moves
+    round (the depth from lamp to cube to wall shows) and the lamp is in the picture."""
+    views = [scene.moments[m].probes["view"] for m in MOMENTS]
+    assert all(np.allclose(v, views[0]) for v in views)
+    lamp = scene.moments["lamp"].probes
+    assert abs(lamp["view"][1] - views[0][1]) > np.deg2rad(15)
+    (x, y, _), r = lamp["lamp_screen"], lamp["lamp_radius"]
+    assert -7.0 < x - r and x + r < 2.9 and -3.0 < y - r and y + r < 3.4
+
+
+def _cross(a, b, p, q):
+    def side(u, v, w):
+        return np.sign((v[0] - u[0]) * (w[1] - u[1]) - (v[1] - u[1]) * (w[0] - u[0]))
+    return side(a, b, p) * side(a, b, q) < 0 and side(p, q, a) * side(p, q, b) < 0
+
+
+def test_the_sliding_points_ray_keeps_off_the_cube(scene):
+    """x's ray (the red track) crosses none of the cube's drawn edges."""
+    lines = scene.moments["pair"].probes["lines"]
+    track, edges = lines[-1], lines[:12]                                 # the track: the last line drawn
+    assert not any(_cross(*track, *edge) for edge in edges)
