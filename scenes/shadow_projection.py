@@ -421,6 +421,8 @@ class ShadowProjection(LessonScene, ThreeDScene):
     params: ShadowParams
     chapter = 1
     number = 4
+    sparse_moments = {name: "the right column waits for P's formula, written in the next beat"
+                      for name in ("light", "landing")}
     s: _Stage
 
     def construct(self):
