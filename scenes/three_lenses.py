@@ -54,12 +54,13 @@ from scenes.kit.glyphs import number_tex
 from scenes.kit.layout import WordPoint, bounds, within
 from scenes.kit.legible import glyph_px, least_scale, legible
 from scenes.kit.matrices import matrix_mob
-from scenes.kit.moments import LABEL_TYPES
+from scenes.kit.motion import Emphasize
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import text, title, wrapped_text
 from scenes.kit.worked import column_line, write_column
 
-LENS_COLOURS = tuple(palette.QKV.values())
+# three colours of their own: gold, teal and coral mean Q, K and V, which this scene does not name
+LENS_COLOURS = (palette.COLUMNS[2], palette.COLUMNS[3], palette.COLUMNS[0])
 FRAME_LEFT, FRAME_RIGHT = -6.95, 6.95   # what the scene uses of the frame's width
 TOP = 3.1                # top of the table and of the work, under the title
 UPPER_BOTTOM = 0.45      # the table and the work stay above this line ...
@@ -67,6 +68,7 @@ PANELS_TOP = 0.3         # ... and the three panels below this one
 PANELS_BOTTOM = -2.95    # the subtitle band starts at -3.04
 PANEL_GAP = 0.45
 MATH_SIZE = 30           # every number of the table and the work
+NEAREST_MARGIN = 0.1     # a label is this much nearer its own dot than any other
 
 
 def _range(values, right: float = 0.1) -> tuple[float, float, float]:
@@ -105,66 +107,139 @@ def _hits(seg, box, pad: float = 0.03) -> bool:
     return False
 
 
-def place_word_labels(points: list[WordPoint], avoid, inside) -> None:
-    """Put each word's label near its dot where it overlaps no other label,
-    no dot and nothing in ``avoid``, and stays inside the box ``inside``
-    (left, bottom, right, top): the nearest free spot among the eight sides
-    and, further out, spots shifted up and down beside the dot.  A label
-    set further than a short gap from its dot gets a thin leader line to
-    it, which crosses no label placed before it."""
-    taken = [bounds(m) for m in avoid] + [bounds(pt.dot) for pt in points]
-    texts = [bounds(m) for m in avoid if isinstance(m, LABEL_TYPES)]
-    labels: list[tuple[float, float, float, float]] = []     # the labels placed so far
-    for pt in sorted(points, key=lambda q: (-q.dot.get_y(), q.dot.get_x())):   # top to bottom
-        c = pt.dot.get_center()
-        lab = pt.label
-        w, h = lab.width, lab.height
-        spots = []
-        for gap in (0.1, 0.35, 0.6, 0.85):
-            for side in ((1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1), (0, -1)):
-                dx = side[0] * (w / 2 + gap) if side[0] else 0.0
-                dy = side[1] * (h / 2 + gap) if side[1] else 0.0
-                spots.append((c[0] + dx, c[1] + dy))
-        for dy in (0.3, -0.3, 0.6, -0.6, 0.9, -0.9, 1.2, -1.2, 1.5, -1.5):
-            for sx in (1, -1):
-                spots.append((c[0] + sx * (w / 2 + 0.12), c[1] + dy))
-        spots.sort(key=lambda q: max(abs(q[0] - c[0]) - w / 2, 0) ** 2 + max(abs(q[1] - c[1]) - h / 2, 0) ** 2)
-        chosen, line = _free_spot(c, w, h, spots, taken, labels, inside)
-        if chosen is None:    # beside the dot, as usual, if it covers no text there (only dots or guides)
-            box = (c[0] + 0.1, c[1] - h / 2, c[0] + w + 0.1, c[1] + h / 2)
-            if (box[0] >= inside[0] and box[2] <= inside[2] and box[1] >= inside[1] and box[3] <= inside[3]
-                    and all(_clear(box, t, pad=-0.02) for t in labels + texts)):
-                chosen = (c[0] + w / 2 + 0.1, c[1])
-        if chosen is None:    # crowded: anywhere in the panel, nearest first, with a leader line
-            grid = [(x, y) for x in np.arange(inside[0] + w / 2, inside[2] - w / 2 + 1e-9, 0.12)
-                    for y in np.arange(inside[1] + h / 2, inside[3] - h / 2 + 1e-9, 0.12)]
-            grid.sort(key=lambda q: (q[0] - c[0]) ** 2 + (q[1] - c[1]) ** 2)
-            chosen, line = _free_spot(c, w, h, grid, taken, labels, inside)
-        if chosen is None:   # nowhere free: left out (its dot stays), rather than over another label
-            lab.set_opacity(0)
-            continue
-        lab.move_to([chosen[0], chosen[1], 0])
-        taken.append(bounds(lab))
-        labels.append(bounds(lab))
-        if line is not None:
-            pt.add(Line(line[0], line[1], color=palette.MUTED, stroke_width=1.5, buff=0.08))
+def _box_dist(p, box) -> float:
+    """How far the point ``p`` lies from ``box`` (0 inside it)."""
+    dx = max(box[0] - p[0], 0.0, p[0] - box[2])
+    dy = max(box[1] - p[1], 0.0, p[1] - box[3])
+    return float(np.hypot(dx, dy))
 
 
-def _free_spot(c, w: float, h: float, spots, taken, labels, inside):
-    """The first of ``spots`` (label centres) where a ``w`` x ``h`` label stays
-    inside ``inside`` and clear of ``taken``, its leader line (if it needs
-    one) crossing no label of ``labels`` if possible; (spot, leader) or (None, None)."""
-    for strict in (True, False):      # a leader crossing a label only when nothing else is free
-        for x, y in spots:
+def owns(c, box, others, margin: float = NEAREST_MARGIN) -> bool:
+    """Whether the dot at ``c`` is unmistakably the nearest of all dots to
+    ``box``: every dot of ``others`` (at another spot) lies ``margin`` further."""
+    d = _box_dist(c, box)
+    return all(_box_dist(o, box) >= d + margin for o in others if np.hypot(o[0] - c[0], o[1] - c[1]) > 1e-6)
+
+
+def _spots(c, w: float, h: float) -> list[tuple[float, float]]:
+    """Label centres around the dot at ``c``: beside, above, below and at its
+    corners, nearest first."""
+    spots = []
+    for g in (0.07, 0.14, 0.24, 0.36, 0.5):
+        for dy in (0.0, h / 2, -h / 2, h / 2 + g, -h / 2 - g):
+            spots += [(c[0] + g + w / 2, c[1] + dy), (c[0] - g - w / 2, c[1] + dy)]
+        for dx in (0.0, w / 4, -w / 4, w / 2, -w / 2, w / 2 + g, -w / 2 - g):
+            spots += [(c[0] + dx, c[1] + g + h / 2), (c[0] + dx, c[1] - g - h / 2)]
+    return sorted(dict.fromkeys(spots),
+                  key=lambda q: _box_dist(c, (q[0] - w / 2, q[1] - h / 2, q[0] + w / 2, q[1] + h / 2)))
+
+
+def _size(mob) -> tuple[float, float]:
+    b = bounds(mob)
+    return b[2] - b[0], b[3] - b[1]
+
+
+def _put(mob, box) -> None:
+    """Move ``mob`` so its drawn box (``bounds``) starts at ``box``'s lower left corner."""
+    b = bounds(mob)
+    mob.shift([box[0] - b[0], box[1] - b[1], 0])
+
+
+def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
+    """Put each word's label next to its own dot: clear of every dot, of the
+    other labels, of ``avoid`` (mobjects) and of ``lines`` (boxes: the axes),
+    inside ``inside`` (left, bottom, right, top), and nearer its own dot than
+    any other dot by NEAREST_MARGIN, so it cannot be read as another's.  The
+    placement that labels the most words so is searched for; a word left
+    over (a crowd on one line) gets its label in the nearest free spot with
+    a clear leader line from its dot, and is hidden only if nothing is free."""
+    taken = [bounds(m) for m in avoid] + list(lines)
+    centres = [pt.dot.get_center() for pt in points]
+    dots = [(c[0] - 0.09, c[1] - 0.09, c[0] + 0.09, c[1] + 0.09) for c in centres]
+    options = []
+    for i, pt in enumerate(points):
+        c, (w, h) = centres[i], _size(pt.label)
+        others = [o for j, o in enumerate(centres) if j != i]
+        opts = []
+        for x, y in _spots(c, w, h):
             box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-            if not (box[0] >= inside[0] and box[2] <= inside[2] and box[1] >= inside[1]
-                    and box[3] <= inside[3] and all(_clear(box, t) for t in taken)):
-                continue
-            line = _leader(c, box)
-            if strict and line is not None and any(_hits(line, t) for t in labels):
-                continue
-            return (x, y), line
-    return None, None
+            if (within(box, inside) and all(_clear(box, t, pad=0.02) for t in taken)
+                    and all(_clear(box, d, pad=0.0) for d in dots) and owns(c, box, others)):
+                opts.append(box)
+        options.append(opts)
+    order = sorted(range(len(points)), key=lambda i: len(options[i]))
+    best: dict = {"n": -1, "pick": {}}
+    budget = [20000]
+
+    def search(k: int, pick: dict, n: int) -> None:
+        if budget[0] <= 0 or n + (len(order) - k) <= best["n"]:
+            return
+        budget[0] -= 1
+        if k == len(order):
+            best["n"], best["pick"] = n, dict(pick)
+            return
+        i = order[k]
+        for box in options[i]:
+            if all(_clear(box, b, pad=0.05) for b in pick.values()):
+                pick[i] = box
+                search(k + 1, pick, n + 1)
+                del pick[i]
+        search(k + 1, pick, n)       # this word's label left for a leader line
+
+    search(0, {}, 0)
+    placed = best["pick"]
+    labels = list(placed.values())
+    for i, box in placed.items():
+        _put(points[i].label, box)
+        points[i].leader = None
+    for i, pt in enumerate(points):
+        if i in placed:
+            continue
+        c, (w, h) = centres[i], _size(pt.label)
+        grid = [(x, y) for x in np.arange(inside[0] + w / 2, inside[2] - w / 2 + 1e-9, 0.08)
+                for y in np.arange(inside[1] + h / 2, inside[3] - h / 2 + 1e-9, 0.08)]
+        grid.sort(key=lambda q: (q[0] - c[0]) ** 2 + (q[1] - c[1]) ** 2)
+        others = [d for j, d in enumerate(dots) if j != i and np.linalg.norm(centres[j] - c) > 1e-6]
+        chosen = None
+        for strict in (True, False):     # a leader across a label only when nothing else is free
+            for x, y in grid:
+                box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+                if not (all(_clear(box, t, pad=0.02) for t in taken) and all(_clear(box, d, pad=0.0) for d in dots)
+                        and all(_clear(box, b, pad=0.05) for b in labels)):
+                    continue
+                line = _leader(c, box)
+                if line is None and not owns(c, box, [centres[j] for j in range(len(points)) if j != i]):
+                    continue     # close to its dot with no leader, but as close to another
+                if line is not None and any(_hits(line, t, pad=0.02) for t in (labels if strict else []) + others):
+                    continue
+                chosen = (box, line)
+                break
+            if chosen is not None:
+                break
+        pt.leader = None
+        if chosen is None:    # nowhere free: left out (its dot stays), rather than over another label
+            pt.label.set_opacity(0)
+            continue
+        box, line = chosen
+        _put(pt.label, box)
+        labels.append(box)
+        if line is not None:
+            pt.leader = Line(line[0], line[1], color=palette.INK, stroke_width=3, buff=0.1)
+            pt.leader_ends = (tuple(pt.leader.get_start()[:2]), tuple(pt.leader.get_end()[:2]))
+            pt.add(pt.leader)
+
+
+def axis_lines(axes) -> list[tuple[float, float, float, float]]:
+    """The boxes of the axes' two lines (a little thicker than drawn)."""
+    return [(b[0] - 0.02, b[1] - 0.02, b[2] + 0.02, b[3] + 0.02) for b in (bounds(axes.x_axis), bounds(axes.y_axis))]
+
+
+def _drawn(pt: WordPoint) -> dict:
+    """Where a word point is drawn: its dot's centre, its label's box (None if hidden), its leader's ends."""
+    lead = getattr(pt, "leader", None)
+    return {"name": pt.label.text if hasattr(pt.label, "text") else "", "dot": tuple(pt.dot.get_center()[:2]),
+            "label": bounds(pt.label) if pt.label.get_fill_opacity() > 0 else None,
+            "leader": None if lead is None else (pt.leader_ends, lead.get_stroke_width(), lead in pt.submobjects)}
 
 
 def fit(mob, width: float, height: float):
@@ -324,8 +399,7 @@ class ThreeLenses(LessonScene):
         w = s.w
         guides, coords = self._guides(panel, panel.words[w], b.work.result, colour)
         place_word_labels(panel.words, avoid=[panel.x_name, panel.y_name, *coords, *guides],
-                          inside=(*panel.axes.get_corner(DOWN + LEFT)[:2], panel.axes.get_right()[0],
-                                  panel.heading.get_bottom()[1] - 0.05))
+                          inside=self._room(panel, 0.05), lines=axis_lines(panel.axes))
         others = [pt for i, pt in enumerate(panel.words) if i != w]
         with self.beat(f"lens{k + 1}_say", keep=lens.keep.name(lang), drop=lens.drop.name(lang)):
             self.play(FadeIn(panel.axes), FadeIn(panel.x_name), FadeIn(panel.y_name),
@@ -343,6 +417,8 @@ class ThreeLenses(LessonScene):
                           run_time=0.8)
         self.key_moment(f"lens{k + 1}", words=np.array([panel.axes.p2c(pt.dot.get_center())
                                                         for pt in panel.words]),
+                        drawn=[_drawn(pt) for pt in panel.words], axes=axis_lines(panel.axes),
+                        others=[bounds(m) for m in (panel.x_name, panel.y_name, *coords) if m.get_fill_opacity() > 0],
                         coords=[c.get_tex_string() for c in coords],
                         collisions=qm.collisions(s.X, panel.M))
         self.play(*([] if s.wide else [FadeOut(b.block)]), FadeOut(guides), FadeOut(coords), run_time=0.5)
@@ -358,8 +434,8 @@ class ThreeLenses(LessonScene):
         mats.move_to([(left + FRAME_RIGHT) / 2, (TOP + UPPER_BOTTOM) / 2, 0])
         with self.beat("outro_say"):
             self.play(FadeOut(s.row_box), *([FadeOut(s.table)] if alone else []), FadeIn(mats), run_time=0.8)
-            self.play(*[Indicate(m, color=c) for m, c in zip(mats, LENS_COLOURS)],
-                      *[Indicate(pn.heading[0], color=c) for pn, c in zip(s.panels, LENS_COLOURS)], run_time=1.2)
+            # (a pulse that stays inside the frame: the headings at its left edge are left as they are)
+            self.play(*[Emphasize(m) for m in mats], run_time=1.2)
         self.key_moment("end")
 
     def _block(self, x, name: str, lens, colour, compact: bool = False) -> _Work:
@@ -461,14 +537,15 @@ class ThreeLenses(LessonScene):
             panel.x_name.next_to(panel.axes.x_axis.get_right(), UP, buff=0.1).align_to(panel.axes, RIGHT)
             panel.y_name = legible(text(lens.axes[1].name(lang), lang, size=24, color=colour))
             panel.y_name.next_to(panel.axes.y_axis.get_top(), RIGHT, buff=0.1)
-            self._name_axes(panel)
-            panel.add(panel.x_name, panel.y_name)
             Y = qm.apply(X, panel.M)
             panel.words = [WordPoint(nm, y, lang, color=palette.EMBED, size=22) for nm, y in zip(names, Y)]
             for pt in panel.words:
                 legible(pt.label)
             for pt in panel.words:
                 pt.dot.move_to(panel.axes.c2p(*pt.coords))
+            panel.dots = [bounds(pt.dot) for pt in panel.words]     # the axes' names never cover a point
+            self._name_axes(panel)
+            panel.add(panel.x_name, panel.y_name)
         return panels
 
     @staticmethod
@@ -478,11 +555,13 @@ class ThreeLenses(LessonScene):
         the y-axis, when the axes meet near a corner."""
         x_name, y_name, ax = panel.x_name, panel.y_name, panel.axes
         room = ThreeLenses._room(panel)
+        dots = getattr(panel, "dots", [])
 
         def fine() -> bool:
             return (within(bounds(x_name), room) and within(bounds(y_name), room)
                     and _clear(bounds(x_name), bounds(y_name), pad=-0.02)
-                    and all(_clear(bounds(m), b, pad=-0.01) for m in (x_name, y_name) for b in avoid))
+                    and all(_clear(bounds(m), b, pad=-0.01) for m in (x_name, y_name) for b in avoid)
+                    and all(_clear(bounds(m), b, pad=0.03) for m in (x_name, y_name) for b in dots))
 
         if fine():
             return True
@@ -556,10 +635,10 @@ class ThreeLenses(LessonScene):
         return guides, VGroup(cx, cy)
 
     @staticmethod
-    def _room(panel) -> tuple[float, float, float, float]:
+    def _room(panel, below: float = -0.01) -> tuple[float, float, float, float]:
         """Where a panel's labels may go: over its axes (and half the gap to the next panel), under
         its heading, inside the frame."""
         ax = panel.axes
         return (max(ax.get_left()[0] - PANEL_GAP / 2 + 0.05, FRAME_LEFT),
                 PANELS_BOTTOM, min(ax.get_right()[0] + PANEL_GAP / 2 - 0.05, FRAME_RIGHT),
-                panel.heading.get_bottom()[1] + 0.01)    # (the check allows 0.02 of overlap)
+                panel.heading.get_bottom()[1] - below)    # (the check allows 0.02 of overlap)
