@@ -22,6 +22,7 @@ from manim import (
     RIGHT,
     UP,
     UR,
+    Circle,
     Circumscribe,
     FadeIn,
     FadeOut,
@@ -29,6 +30,7 @@ from manim import (
     Line,
     MathTex,
     Mobject,
+    Rectangle,
     ReplacementTransform,
     SurroundingRectangle,
     Transform,
@@ -39,20 +41,19 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.numbers import plain_number, tex_number
 from scenes.kit import palette
-from scenes.kit.charts import TraitBars
 from scenes.kit.glyphs import number_tex
-from scenes.kit.grids import GRID_FONT, NAME_SIZE, ScoreGrid, VectorRows, widest_number
+from scenes.kit.grids import GRID_FONT, NAME_SIZE, WEIGHT, ScoreGrid, VectorRows, rows_summing, widest_number
 from scenes.kit.layout import bounds, overlaps
 from scenes.kit.legible import floor_width, least_scale, shrink_to_fit
-from scenes.kit.motion import swap
+from scenes.kit.motion import Emphasize, swap
 from scenes.kit.scene import LessonScene
 from scenes.kit.sections import AttentionParams
 from scenes.kit.text import text, title, wrapped_text
 
-FORMULA = (r"\mathrm{softmax}", r"\Big(", r"Q", r"K^{\top}", r"/\sqrt{d_k}", r"\Big)", r"V")
-MAX_LINE = 14.0      # stroke width of a line of weight 1
+FORMULA = (r"\mathrm{softmax}", r"\Big(", r"\,Q", r"K^{\top}\,", r"/\sqrt{d_k}\,", r"\Big)", r"V")
 EDGE = 0.4           # free margin at the left and right edges of the frame
 GRID_TOP = 2.25      # top of the grid and of the q / k rows
 WORK_FONT = 34       # the worked cell
@@ -78,13 +79,52 @@ class _Worked:
 
 
 @dataclass
+class _ExpColumn:
+    """The softmax of the query's row, worked: e^s of each score and their total, then each e^s over the total."""
+    rows: VGroup          # one MathTex per key: e^{s}, =, e^s
+    total: MathTex        # \Sigma, =, the total
+    rule: Line            # over the total
+    divs: VGroup          # in place of rows: e^s, \div, the total, =, the weight
+    whole: VGroup         # all of them, to place and fit
+    exps: np.ndarray      # e^s of the row
+
+    def shown(self) -> list[list[str]]:
+        """The TeX of e^{s}, e^s, the total and the weight, row by row."""
+        return [[r[0].tex_string, r[2].tex_string, d[2].tex_string, d[4].tex_string]
+                for r, d in zip(self.rows, self.divs)]
+
+
+@dataclass
 class _Output:
-    """The output beat's pictures: the query's name, lines by weight to every token, the output as bars."""
-    lines: VGroup
-    targets: VGroup
-    src: Mobject
-    bars: TraitBars
+    """The output beat's pictures: each token's weight times its value vector,
+    the scaled vectors, and their sum drawn as bars laid end to end, one lane per value dimension."""
+    names: VGroup         # the tokens, one row each
+    weights: VGroup       # the query's weight of each token (flown from the grid)
+    times: VGroup         # \times between weight and value
+    values: VectorRows    # v of each token
+    equals: VGroup        # = between v and w v
+    scaled: VectorRows    # w v of each token, right of its v
     head: MathTex         # \sum_j w_j v_j
+    labels: VGroup        # the value dimensions' names, one lane each
+    axis: Line            # the lanes' zero
+    segments: list[list[Rectangle | None]]   # [token][dimension]: w v as a bar from where the last one ended
+    totals: VGroup        # the output's numbers at the lanes' ends
+    unit: float           # scene units per 1.0
+    inline: bool          # the scaled rows replace the values (no room beside them)
+
+    def shown(self) -> np.ndarray:
+        """The output as drawn: where each lane's chain of bars ends, read from the bars."""
+        x0 = self.axis.get_x()
+        ends = []
+        for d in range(len(self.labels)):
+            tip = x0
+            for row in self.segments:
+                bar = row[d]
+                if bar is not None:   # a bar starts at the tip it is nearest to and ends at its other side
+                    left, right = bar.get_left()[0], bar.get_right()[0]
+                    tip = right if abs(left - tip) <= abs(right - tip) else left
+            ends.append((tip - x0) / self.unit)
+        return np.array(ends)
 
 
 @dataclass
@@ -93,6 +133,7 @@ class _Stage:
     steps: qm.AttentionSteps
     Q: np.ndarray
     K: np.ndarray
+    V: np.ndarray
     names: list[str]      # the tokens' names
     qi: int               # the query token
     best: int             # the best score the query may look at
@@ -114,6 +155,10 @@ class _Stage:
     work: _Worked | None = None
     sums: VGroup = field(default_factory=VGroup)    # each row's sum of weights
     sum_head: MathTex | None = None
+    tags: dict[str, VGroup] = field(default_factory=dict)   # sign, label, content over the headings
+    sum_rows: dict[int, Mobject] = field(default_factory=dict)   # the sums shown so far, by row
+    boxed: list[tuple[tuple[int, ...], tuple[float, float, float, float]]] = field(default_factory=list)
+    shown_weights: np.ndarray | None = None   # the weights as shown: each row's numbers sum to 1.00
     out: _Output | None = None
 
     @property
@@ -164,21 +209,22 @@ class AttentionMatching(LessonScene):
             formula[part].set_color(palette.QKV[role])
         heads = {role: MathTex(f"{role.lower()} = x\\,W_{role}", font_size=32, color=palette.QKV[role])
                  for role in ("Q", "K", "V")}
-        token_labels, q_rows, k_rows, v_rows, grid, top, name_right = self._layout(Q, K, V, steps, names, formula,
-                                                                                    heads)
-        return _Stage(steps, Q, K, names, qi, best, config.frame_width / 2 - EDGE, heading, formula, heads,
+        exps = np.exp(steps.masked[qi] / float(p.temperature))[None, :]   # the softmax's worked row, in its cells
+        token_labels, q_rows, k_rows, v_rows, grid, top, name_right = self._layout(Q, K, V, steps, exps, names,
+                                                                                    formula, heads)
+        return _Stage(steps, Q, K, V, names, qi, best, config.frame_width / 2 - EDGE, heading, formula, heads,
                       token_labels, q_rows, k_rows, v_rows, grid, top, name_right,
                       region_left=grid.cells.get_right()[0] + 0.9,   # clear of the row sums
                       work_left=grid.cells.get_right()[0] + 0.3)     # the worked cell is gone before the sums come
 
-    def _layout(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, steps: qm.AttentionSteps, names: list[str],
-                formula: MathTex, heads: dict[str, MathTex]):
+    def _layout(self, Q: np.ndarray, K: np.ndarray, V: np.ndarray, steps: qm.AttentionSteps, exps: np.ndarray,
+                names: list[str], formula: MathTex, heads: dict[str, MathTex]):
         """The table (token | q | k | v, one row per token) and the score grid
         in place of its v column, under the formula and above the subtitles:
         (token names, q, k and v rows, grid, the grid's top, the names' right edge)."""
         lang, n = self.lang, len(names)
         left_edge, right_edge = -config.frame_width / 2 + EDGE, config.frame_width / 2 - EDGE
-        need_w = max(0.8, widest_number(steps.scores, steps.scaled, steps.masked, steps.weights) + 0.15)
+        need_w = max(0.8, widest_number(steps.scores, steps.scaled, steps.masked, steps.weights, exps) + 0.15)
         # columns at least half as wide as the widest key name at the floor (they stand on two levels)
         need_w = max(need_w, (max(floor_width(text(nm, lang, size=NAME_SIZE)) for nm in names) + 0.15) / 2)
         h = min(1.15, 4.6 / n)
@@ -218,9 +264,9 @@ class AttentionMatching(LessonScene):
         """The step caption ``key`` (and ``formula_tex`` under it) in place of the last one."""
         s = self.s
         width = s.right_edge - s.region_left
-        parts = [wrapped_text(self.tr(key, **fields), self.lang, size=STEP_SIZE, width=width, color=palette.AREA)]
+        parts = [wrapped_text(self.tr(key, **fields), self.lang, size=STEP_SIZE, width=width, color=palette.INK)]
         if formula_tex is not None:
-            parts.append(MathTex(formula_tex, font_size=32, color=palette.AREA))
+            parts.append(MathTex(formula_tex, font_size=32, color=palette.INK))
         new = VGroup(*parts).arrange(DOWN, aligned_edge=RIGHT, buff=0.15)
         new.next_to(s.formula, DOWN, buff=0.3).align_to(s.formula, RIGHT)
         s.step = swap(self, s.step, new, run_time=0.4)
@@ -228,7 +274,8 @@ class AttentionMatching(LessonScene):
     def _highlight(self, *parts: int) -> None:
         """A box around ``parts`` of the formula: the new ``s.box``."""
         s = self.s
-        s.box = SurroundingRectangle(VGroup(*[s.formula[i] for i in parts]), color=palette.AREA, buff=0.06)
+        s.box = SurroundingRectangle(VGroup(*[s.formula[i] for i in parts]), color=palette.FOCUS, buff=0.06)
+        s.boxed.append((parts, bounds(s.box)))
         self.play(FadeIn(s.box), run_time=0.3)
 
     def _show(self, M: np.ndarray) -> None:
@@ -240,14 +287,24 @@ class AttentionMatching(LessonScene):
 
     # --- the beats -----------------------------------------------------------
     def _intro(self) -> None:
-        """Every token with its q, k and v."""
+        """Every token with its q, k and v: the sign it holds, the label it wears, what it brings,
+        each shown as the sentence's clause names it."""
         s = self.s
-        with self.beat("intro_say"):
+        tags = self._tags()
+        with self.beat("intro_say") as said:
+            t0 = self.renderer.time
+            total = sum(cue_seconds(c, self.lang) for c in split_cues(said, self.lang))
+            clauses = [0] + [i + 1 for i, ch in enumerate(said) if ch in ";；"]   # one clause per role
             self.play(Write(s.heading), FadeIn(s.formula), run_time=1.0)
             self.play(FadeIn(s.token_labels, lag_ratio=0.2), run_time=0.8)
-            for role, rows in (("Q", s.q_rows), ("K", s.k_rows), ("V", s.v_rows)):
-                self.play(FadeIn(s.heads[role]), FadeIn(rows, lag_ratio=0.15), run_time=1.2)
+            for k, (role, rows) in enumerate((("Q", s.q_rows), ("K", s.k_rows), ("V", s.v_rows))):
+                if len(clauses) == 3:
+                    self.wait_until(t0 + total * clauses[k] / len(said), s.token_labels)
+                self.play(FadeIn(s.heads[role]), FadeIn(tags[role]), FadeIn(rows, lag_ratio=0.15), run_time=1.2)
+        s.tags = tags
         self.key_moment("vectors", q=s.q_rows.shown(), k=s.k_rows.shown(), v=s.v_rows.shown(),
+                        tags={role: (bounds(tag[0]), bounds(s.heads[role])) for role, tag in s.tags.items()},
+                        tag_shapes=[bounds(tag[1]) for tag in s.tags.values()], title=bounds(s.heading),
                         grid_shown=self._shown_count(s.grid.cells))
 
     def _worked(self) -> None:
@@ -260,7 +317,7 @@ class AttentionMatching(LessonScene):
         w = s.work = self._worked_cell(work)
         with self.beat("worked_say", word=s.names[qi], other=s.names[best], d=s.d,
                        score=plain_number(work.total, 2, pad=True)):
-            self.play(FadeOut(s.v_rows), FadeOut(s.heads["V"]), run_time=0.5)
+            self.play(FadeOut(s.v_rows), FadeOut(s.heads["V"]), FadeOut(VGroup(*s.tags.values())), run_time=0.5)
             self._set_step("scores", r"Q\,K^{\top}")
             self._place_worked(w)
             self.play(FadeIn(w.q_box), FadeIn(w.k_box), FadeIn(w.head), run_time=0.6)
@@ -285,7 +342,8 @@ class AttentionMatching(LessonScene):
         """Every other cell: the row's q with the column's k."""
         s, w, n = self.s, self.s.work, self.s.n
         nums = s.grid.numbers
-        with self.beat("scores_say"):
+        with self.beat("scores_say") as said:
+            cues = self.cue_starts(said)
             self._highlight(2, 3)
             rest = [(i, j) for i in range(n) for j in range(n) if (i, j) != (s.qi, s.best)]
             each = min(0.35, max(0.12, 4.5 / max(len(rest), 1)))
@@ -295,8 +353,14 @@ class AttentionMatching(LessonScene):
                           FadeIn(nums[i * n + j]), run_time=each)
             self.remove(*nums)
             self.add(nums)
-            self.play(Circumscribe(s.grid.cell_at(s.qi, s.best), color=palette.AREA), run_time=0.8)
+            # "the better they match": the q and k that agree most, and their cell, the highest of the row
+            self.wait_until(cues[-1], s.grid.cells)
+            self.play(w.q_box.animate.move_to(s.q_rows.rows[s.qi]), w.k_box.animate.move_to(s.k_rows.rows[s.best]),
+                      FadeIn(w.cell_box), run_time=0.6)
+            self.play(Emphasize(nums[s.qi * n + s.best], scale_factor=1.3), run_time=0.8)
         self.key_moment("scores", shown=s.grid.shown(), values=s.grid.values.copy(),
+                        boxed=[self._row_at(w.q_box, s.q_rows), self._row_at(w.k_box, s.k_rows),
+                               self._cell_at(w.cell_box)], box_color=w.cell_box.get_stroke_color().to_hex(),
                         q=s.q_rows.shown(), k=s.k_rows.shown())
 
     def _scale(self) -> None:
@@ -304,14 +368,14 @@ class AttentionMatching(LessonScene):
         s, w, d = self.s, self.s.work, self.s.d
         root = plain_number(math.sqrt(d), 2, pad=True)
         with self.beat("scale_say", d=d, root=root):
-            self.play(FadeOut(s.box), FadeOut(w.q_box), FadeOut(w.k_box), run_time=0.2)
+            self.play(FadeOut(s.box), FadeOut(w.q_box), FadeOut(w.k_box), FadeOut(w.cell_box), run_time=0.2)
             rel = "=" if math.isqrt(d) ** 2 == d else r"\approx"   # sqrt(4) is 2 exactly
             self._set_step("scale", rf"\div\sqrt{{d_k}} = \sqrt{{{d}}} {rel} {tex_number(math.sqrt(d), 2, pad=True)}")
             self._highlight(4)
             self.play(TransformFromCopy(w.total[2], w.scaled[0]), run_time=0.6)
             self.play(FadeIn(w.scaled[1:]), run_time=0.6)
             self._show(s.steps.scaled)
-            self.play(Indicate(s.grid.numbers[s.qi * s.n + s.best], color=palette.AREA), run_time=0.6)
+            self.play(Indicate(s.grid.numbers[s.qi * s.n + s.best], color=palette.FOCUS), run_time=0.6)
         self.key_moment("scaled", shown=s.grid.shown(), values=s.grid.values.copy(),
                         scale=s.step[-1].get_tex_string(), worked=w.scaled.get_tex_string())
 
@@ -326,57 +390,142 @@ class AttentionMatching(LessonScene):
         self.key_moment("masked", shown=s.grid.shown(), values=s.grid.values.copy())
 
     def _softmax(self) -> None:
-        """Each row's softmax: the weights shade their cells, each row sums to 1."""
-        s, w, n, grid = self.s, self.s.work, self.s.n, self.s.grid
+        """Each row's softmax, worked on the query's row: e^s of every score,
+        their total, each divided by it; then every row at once, shaded by weight."""
+        s, w, n, grid, qi = self.s, self.s.work, self.s.n, self.s.grid, self.s.qi
         T = float(self.params.temperature)
-        sums = s.sums
-        sum_head = s.sum_head = MathTex(r"\Sigma", font_size=32, color=palette.MUTED)
-        sum_head.next_to(grid.cells[n - 1], RIGHT, buff=0.3).match_y(grid.col_labels[-1])
-        sum_head.set_y(s.top + 0.3)
-        with self.beat("softmax_say", focus=sums):
+        shown = s.shown_weights = rows_summing(s.steps.weights)
+        col = self._exp_column()
+        row_box = SurroundingRectangle(VGroup(*[grid.cell_at(qi, j) for j in range(n)]), color=palette.FOCUS,
+                                       buff=0.04)
+        with self.beat("softmax_say", focus=s.sums) as said:
+            cues = self.cue_starts(said)
             self.play(FadeOut(s.box), FadeOut(w.whole), FadeOut(w.scaled), run_time=0.3)
-            self._set_step("softmax" if T == 1 else "softmax_t", t=plain_number(T, 2, pad=True))
+            self._set_step("softmax" if T == 1 else "softmax_t", r"w_j = e^{s_j} \big/ \textstyle\sum_k e^{s_k}",
+                           t=plain_number(T, 2, pad=True))
             self._highlight(0, 1, 5)
-            self._show(s.steps.weights)
-            shades = [grid.cell_at(i, j).animate.set_fill(palette.Q_GOLD, opacity=0.6 * s.steps.weights[i, j])
-                      for i in range(n) for j in range(n)]
-            for i in range(n):
-                num = number_tex(tex_number(float(s.steps.weights[i].sum()), 2, pad=True), font_size=GRID_FONT,
-                                 color=palette.MUTED)
-                sums.add(num.next_to(grid.cell_at(i, n - 1), RIGHT, buff=0.2))
-            sum_head.set_x(sums.get_x())
-            if any(overlaps(bounds(sum_head), bounds(lab)) for lab in grid.col_labels):
-                # the key names reach over the sums: the sign goes under them
-                sum_head.next_to(sums, DOWN, buff=0.2)
-            self.play(*shades, FadeIn(sums), FadeIn(sum_head), run_time=1.2)
+            self._place_column(col)
+            self.play(FadeIn(row_box), run_time=0.4)
+            if len(cues) > 2:   # the cue that names the exponent (the sentence's second of three)
+                self.wait_until(cues[1], row_box)
+            self._exponentiate(col)
+            self._divide(col)
+            self.wait_until(cues[-1], row_box)
+            self._every_row(shown)
+            self.play(FadeOut(row_box), FadeOut(VGroup(col.divs, col.total, col.rule)), run_time=0.4)
         self.key_moment("weights", shown=grid.shown(), values=grid.values.copy(),
-                        sums=[m.get_tex_string() for m in sums])
+                        sums=[m.get_tex_string() for m in s.sums], exp=col.shown(),
+                        shade=[[grid.cell_at(i, j).get_fill_opacity() for j in range(n)] for i in range(n)],
+                        shade_color=grid.cells[0].get_fill_color().to_hex())
+
+    def _exponentiate(self, col: _ExpColumn) -> None:
+        """The query row's scores fly up into exponents; e^s replaces each score in its cell."""
+        grid, n, qi = self.s.grid, self.s.n, self.s.qi
+        cells = [grid.numbers[qi * n + j] for j in range(n)]
+        self.play(*[TransformFromCopy(cells[j], r[0][1:]) for j, r in enumerate(col.rows)],
+                  *[FadeIn(r[0][0]) for r in col.rows], run_time=0.8)
+        self.play(*[FadeIn(r[1]) for r in col.rows], *[Write(r[2]) for r in col.rows], run_time=0.6)
+        new = [self._outlined(grid.number(float(col.exps[j]), qi, j)) for j in range(n)]
+        self.play(*[ReplacementTransform(cells[j], new[j]) for j in range(n)],
+                  *[TransformFromCopy(r[2], new[j]) for j, r in enumerate(col.rows)], run_time=0.8)
+        for j in range(n):
+            grid.numbers.submobjects[qi * n + j] = new[j]
+        self.play(FadeIn(col.rule), FadeIn(col.total[:2]), run_time=0.3)
+        flying = [r[2].copy() for r in col.rows]   # every e^s slides into the row's total
+        self.play(*[Transform(f, col.total[2].copy()) for f in flying], run_time=0.8)
+        self.remove(*flying)
+        self.add(col.total[2])
+
+    def _divide(self, col: _ExpColumn) -> None:
+        """Each e^s divided by the total: the weights land in the query's row, which sums to 1."""
+        s, grid, n, qi = self.s, self.s.grid, self.s.n, self.s.qi
+        self.play(*[ReplacementTransform(r[2], d[0]) for r, d in zip(col.rows, col.divs)],
+                  *[FadeOut(r[:2]) for r in col.rows], run_time=0.7)
+        self.play(*[FadeIn(d[1]) for d in col.divs],
+                  *[TransformFromCopy(col.total[2], d[2]) for d in col.divs], run_time=0.8)
+        self.play(*[FadeIn(d[3]) for d in col.divs], *[Write(d[4]) for d in col.divs], run_time=0.6)
+        new = [self._outlined(grid.number(float(s.shown_weights[qi, j]), qi, j)) for j in range(n)]
+        self.play(*[ReplacementTransform(grid.numbers[qi * n + j], new[j]) for j in range(n)],
+                  *[TransformFromCopy(d[4], new[j]) for j, d in enumerate(col.divs)],
+                  *[grid.cell_at(qi, j).animate.set_fill(WEIGHT, opacity=0.6 * s.steps.weights[qi, j])
+                    for j in range(n)], run_time=0.8)
+        for j in range(n):
+            grid.numbers.submobjects[qi * n + j] = new[j]
+        self.play(FadeIn(self._sum_of(qi)), FadeIn(self._sum_head()), run_time=0.5)
+
+    def _every_row(self, shown: np.ndarray) -> None:
+        """The other rows become weights in one go, shaded by weight, each with its sum."""
+        s, grid, n, qi = self.s, self.s.grid, self.s.n, self.s.qi
+        others = [i for i in range(n) if i != qi]
+        if not others:
+            return
+        old = VGroup(*[grid.numbers[i * n + j] for i in others for j in range(n)])
+        worked_row = [grid.numbers[qi * n + j] for j in range(n)]
+        numbers = grid.make_numbers(shown)
+        new = self._outlined(VGroup(*[numbers[i * n + j] for i in others for j in range(n)]))
+        shades = [grid.cell_at(i, j).animate.set_fill(WEIGHT, opacity=0.6 * s.steps.weights[i, j])
+                  for i in others for j in range(n)]
+        sums = VGroup(*[self._sum_of(i) for i in others])
+        self.play(ReplacementTransform(old, new), *shades, FadeIn(sums), run_time=1.2)
+        self.remove(new, *worked_row)
+        self.add(numbers)
+
+    def _sum_of(self, i: int) -> Mobject:
+        """Row ``i``'s sum of weights as shown, right of the grid (added to ``s.sums`` in row order)."""
+        s, grid, n = self.s, self.s.grid, self.s.n
+        total = float(np.round(s.shown_weights[i].sum(), 2))
+        num = number_tex(tex_number(total, 2, pad=True), font_size=GRID_FONT, color=palette.MUTED)
+        num.next_to(grid.cell_at(i, n - 1), RIGHT, buff=0.2)
+        s.sum_rows[i] = num
+        s.sums.submobjects = [s.sum_rows[k] for k in sorted(s.sum_rows)]
+        return num
+
+    def _sum_head(self) -> MathTex:
+        """The Σ over the column of row sums (under it when the key names reach over it)."""
+        s, grid, n = self.s, self.s.grid, self.s.n
+        head = s.sum_head = MathTex(r"\Sigma", font_size=32, color=palette.MUTED)
+        x = grid.cell_at(0, n - 1).get_right()[0] + 0.2 + s.sum_rows[s.qi].width / 2
+        head.move_to([x, s.top + 0.3, 0])
+        if any(overlaps(bounds(head), bounds(lab)) for lab in grid.col_labels):
+            head.next_to(grid.cell_at(n - 1, n - 1), DOWN, buff=0.2).set_x(x)
+        return head
 
     def _output(self) -> None:
-        """The query's row: lines by weight, and the weighted sum of values.
-        q and k are done: the grid moves left, the right side shows the output."""
-        s, grid, qi = self.s, self.s.grid, self.s.qi
+        """The query's row mixes the values: each v scaled by its weight, the
+        scaled vectors added end to end.  q and k are done: the grid moves left."""
+        s, grid, qi, n = self.s, self.s.grid, self.s.qi, self.s.n
         table = VGroup(s.q_rows, s.k_rows, s.heads["Q"], s.heads["K"])
         moving = VGroup(grid, grid.numbers, s.sums, s.sum_head)
         shift = LEFT * (grid.cells.get_left()[0] - (s.name_right + 0.45))
-        with self.beat("output_say", word=s.names[qi]):
+        with self.beat("output_say", word=s.names[qi]) as said:
+            cues = self.cue_starts(said)
             self.play(FadeOut(s.box), FadeOut(table), run_time=0.4)
             self.play(moving.animate.shift(shift), run_time=0.8)
             s.region_left = s.sums.get_right()[0] + 0.5
             self._set_step("output", word=s.names[qi])
             self._highlight(6)
-            row_box = SurroundingRectangle(VGroup(*[grid.cell_at(qi, j) for j in range(s.n)]),
-                                           color=palette.Q_GOLD, buff=0.04)
-            self.play(FadeIn(row_box), run_time=0.4)
-            out = s.out = self._output_row()
-            self.play(FadeIn(out.src), FadeIn(out.targets), run_time=0.5)
-            self.play(*[FadeIn(line) for line in out.lines], run_time=1.0)
-            self.play(FadeIn(out.head), FadeIn(out.bars.labels), FadeIn(out.bars.axis), run_time=0.5)
-            self.play(*out.bars.grow(), run_time=1.0)
-            self.play(Indicate(out.targets[s.best], color=palette.AREA), run_time=0.8)
-        self.key_moment("output", shown=grid.shown(),
-                        line_weights=[line.get_stroke_width() / MAX_LINE for line in out.lines],
-                        output=out.bars.shown_values(), best=s.names[s.out_best])
+            out = s.out = self._mix_layout()
+            self._outlined(VGroup(out.scaled, out.weights))
+            row_box = SurroundingRectangle(VGroup(*[grid.cell_at(qi, j) for j in range(n)]),
+                                           color=palette.FOCUS, buff=0.04)
+            self.play(FadeIn(row_box), FadeIn(out.names, lag_ratio=0.1), FadeIn(out.values, lag_ratio=0.1),
+                      run_time=0.8)
+            self.play(*[TransformFromCopy(grid.numbers[qi * n + j], out.weights[j]) for j in range(n)],
+                      FadeIn(out.times), run_time=1.0)
+            self.wait_until(max(cues[min(1, len(cues) - 1)], self.renderer.time + 1.0), out.weights)
+            gone = [FadeOut(VGroup(out.weights, out.times, out.values))] if out.inline else []
+            self._into([(VGroup(out.weights[j], out.values.rows[j]), out.scaled.rows[j]) for j in range(n)],
+                       FadeIn(out.equals), *gone, run_time=1.2)
+            self.wait_until(cues[-1], out.scaled)
+            self.play(FadeIn(out.head), FadeIn(out.labels), FadeIn(out.axis), FadeOut(row_box), run_time=0.5)
+            for j in range(n):   # each token's scaled vector pours into the lanes where the last one ended
+                bars = [(d, bar) for d, bar in enumerate(out.segments[j]) if bar is not None]
+                if bars:
+                    self._into([(out.scaled.entry(j, d), bar) for d, bar in bars], run_time=0.6)
+            self.play(FadeIn(out.totals), run_time=0.5)
+        self.key_moment("output", shown=grid.shown(), weights=[m.get_tex_string() for m in out.weights],
+                        values=out.values.shown(), scaled=out.scaled.shown(), output=out.shown(),
+                        totals=[m.get_tex_string() for m in out.totals], best=s.names[s.out_best])
 
     def _outro(self) -> None:
         """Why: the dimension on which the query and the winning key agree most."""
@@ -386,14 +535,91 @@ class AttentionMatching(LessonScene):
         pair, pair_vecs, picks, dim_label = self._pair(c, dim)
         with self.beat("outro_say", focus=VGroup(picks, dim_label), word=s.names[s.qi], best=s.names[s.out_best],
                        dim=dim):
-            self.play(FadeOut(s.box), FadeOut(out.lines), FadeOut(out.src), FadeOut(out.targets), FadeOut(out.bars),
-                      FadeOut(out.head), FadeOut(s.step), run_time=0.5)
+            bars = [bar for row in out.segments for bar in row if bar is not None]
+            self.play(FadeOut(s.box), FadeOut(VGroup(out.names, out.weights, out.times, out.values, out.equals)),
+                      FadeOut(out.scaled), FadeOut(out.head), FadeOut(out.labels),
+                      FadeOut(out.axis), FadeOut(VGroup(*bars)), FadeOut(out.totals), FadeOut(s.step), run_time=0.5)
             self.play(FadeIn(pair), run_time=0.6)
             self.play(FadeIn(picks), FadeIn(dim_label), run_time=0.6)
-            self.play(Circumscribe(s.grid.cell_at(s.qi, s.out_best), color=palette.AREA), run_time=0.8)
-        self.key_moment("end", dim=dim, picked=[pair_vecs.entry(i, c).get_tex_string() for i in range(2)])
+            self.play(Circumscribe(s.grid.cell_at(s.qi, s.out_best), color=palette.FOCUS), run_time=0.8)
+        self.key_moment("end", boxed=s.boxed, formula=[bounds(part) for part in s.formula], dim=dim,
+                        picked=[pair_vecs.entry(i, c).get_tex_string() for i in range(2)])
+
+    def _into(self, pairs: list[tuple[Mobject, Mobject]], *also, run_time: float) -> None:
+        """Copies of each pair's first part turn into its second (which a
+        transform would reshape to match: it turns into a stand-in, then
+        takes its place), with ``also`` alongside."""
+        ghosts = [dst.copy() for _, dst in pairs]
+        self.play(*[TransformFromCopy(src, g) for (src, _), g in zip(pairs, ghosts)], *also, run_time=run_time)
+        self.remove(*ghosts)
+        self.add(*[dst for _, dst in pairs])
 
     # --- pictures the beats show ---------------------------------------------
+    def _tags(self) -> dict[str, VGroup]:
+        """The metaphor over each heading: q a sign (a board), k a label (a tag with its hole),
+        v the content (a box); each VGroup(word, its outline)."""
+        s, lang = self.s, self.lang
+        stacked = abs(s.heads["Q"].get_y() - s.heads["K"].get_y()) > 0.05   # q over k: the words go left
+        tags = {}
+        for role, key in (("Q", "tag_q"), ("K", "tag_k"), ("V", "tag_v")):
+            color = palette.QKV[role]
+            word = text(self.tr(key), lang, size=24, color=color)
+            if stacked and role != "V":
+                word.next_to(s.heads[role], LEFT, buff=0.25)
+            else:
+                word.next_to(s.heads[role], UP, buff=0.1)
+            if role == "V":
+                shape = SurroundingRectangle(word, color=color, buff=0.05, stroke_width=2)
+            else:
+                shape = SurroundingRectangle(word, color=color, buff=0.05, stroke_width=2, corner_radius=0.06)
+            if role == "K":   # the label's hole, in room of its own left of the word
+                shape.stretch_to_fit_width(shape.width + 0.14, about_edge=RIGHT)
+                shape = VGroup(shape, Circle(radius=0.035, color=color, stroke_width=2)
+                               .move_to(shape.get_left() + RIGHT * 0.1))
+            tags[role] = VGroup(word, shape)
+        return tags
+
+    def _exp_column(self) -> _ExpColumn:
+        """The query row's softmax worked out: e^s (of s / T when T is not 1)
+        and their total; then each e^s over the total = the weight as the grid shows it."""
+        s, qi = self.s, self.s.qi
+        T = float(self.params.temperature)
+        exps = np.exp(s.steps.masked[qi] / T)
+        total = tex_number(float(exps.sum()), 2, pad=True)
+        over = "" if T == 1 else "/" + tex_number(T, 2)
+        rows, divs = VGroup(), VGroup()
+        for j, v in enumerate(s.steps.masked[qi]):
+            ex = tex_number(float(exps[j]), 2, pad=True)
+            rows.add(MathTex(f"e^{{{tex_number(float(v), 2, pad=True)}{over}}}", "=", ex, font_size=WORK_FONT))
+            div = MathTex(ex, r"\div", total, "=", tex_number(float(s.shown_weights[qi, j]), 2, pad=True),
+                          font_size=WORK_FONT)
+            div[4].set_color(WEIGHT)
+            divs.add(div)
+        tot = MathTex(r"\Sigma", "=", total, font_size=WORK_FONT)
+        VGroup(*rows, tot).arrange(DOWN, buff=0.2)
+        eq_x = rows[0][1].get_x()
+        for row in (*rows, tot):
+            row.shift(RIGHT * (eq_x - row[1].get_x()))
+        rule = Line(LEFT, RIGHT, stroke_width=2, color=palette.MUTED)
+        rule.width = VGroup(*rows, tot).width + 0.2
+        rule.move_to(VGroup(rows[-1], tot)).set_x(VGroup(*rows, tot).get_x())
+        left = VGroup(*rows, tot).get_left()[0]
+        for row, div in zip(rows, divs):
+            div.move_to(row, coor_mask=np.array([0, 1, 0]))
+        eq_x = max(d[3].get_x() - d.get_left()[0] for d in divs) + left
+        for div in divs:
+            div.shift(RIGHT * (eq_x - div[3].get_x()))
+        return _ExpColumn(rows, tot, rule, divs, VGroup(rows, tot, rule, divs), exps)
+
+    def _place_column(self, col: _ExpColumn) -> None:
+        """The worked softmax right of the row sums, under the step caption, smaller when it does not fit."""
+        s = self.s
+        whole = col.whole
+        whole.next_to(s.step, DOWN, buff=0.3).align_to([s.region_left, 0, 0], LEFT)
+        fit = min((s.right_edge - s.region_left) / whole.width, (whole.get_top()[1] - FLOOR) / whole.height)
+        if fit < 1:
+            whole.scale(max(fit, least_scale(whole)), about_edge=UP + LEFT)
+
     def _worked_cell(self, work: qm.WorkedColumn) -> _Worked:
         """The worked cell of ``work`` (q_i . k_j), the same sum over sqrt(d_k)
         (shown under it in the next beat) and the boxes that point at q_i, k_j
@@ -429,7 +655,7 @@ class AttentionMatching(LessonScene):
                               tex_number(float(s.steps.scaled[qi, best]), 2, pad=True), font_size=WORK_FONT)
         q_box = SurroundingRectangle(s.q_rows.rows[qi], color=palette.Q_GOLD, buff=0.06)
         k_box = SurroundingRectangle(s.k_rows.rows[best], color=palette.K_TEAL, buff=0.06)
-        cell_box = SurroundingRectangle(s.grid.cell_at(qi, best), color=palette.AREA, buff=0.0)
+        cell_box = SurroundingRectangle(s.grid.cell_at(qi, best), color=palette.FOCUS, buff=0.0)
         return _Worked(head, term_rows, total, rule, worked, scaled_cell, q_box, k_box, cell_box)
 
     def _place_worked(self, w: _Worked) -> None:
@@ -471,8 +697,8 @@ class AttentionMatching(LessonScene):
         pair.move_to([(region_left + right_edge) / 2, s.grid.cells.get_y() + 0.6, 0])
         # a short grid: the pair stays under the formula
         pair.shift(DOWN * max(0.0, pair.get_top()[1] - (s.formula.get_bottom()[1] - 0.3)))
-        picks = VGroup(*[SurroundingRectangle(pair_vecs.entry(i, c), color=palette.AREA, buff=0.1) for i in range(2)])
-        dim_label = text(dim, lang, size=32, color=palette.AREA)
+        picks = VGroup(*[SurroundingRectangle(pair_vecs.entry(i, c), color=palette.FOCUS, buff=0.1) for i in range(2)])
+        dim_label = text(dim, lang, size=32, color=palette.FOCUS)
         shrink_to_fit(dim_label, width=right_edge - region_left)
         dim_label.next_to(picks, DOWN, buff=0.25)
         dim_label.shift(RIGHT * (min(0.0, right_edge - dim_label.get_right()[0])
@@ -516,6 +742,17 @@ class AttentionMatching(LessonScene):
         head.next_to(block, UP, buff=0.2).set_y(top + 0.32)
         return block.get_right()[0] + spill + 0.45
 
+    @staticmethod
+    def _row_at(box: Mobject, rows: VectorRows) -> int:
+        """The row of ``rows`` that ``box`` stands on."""
+        return int(np.argmin([abs(r.get_y() - box.get_y()) for r in rows.rows]))
+
+    def _cell_at(self, box: Mobject) -> tuple[int, int]:
+        """The grid cell (row, column) that ``box`` surrounds."""
+        grid = self.s.grid
+        k = int(np.argmin([np.linalg.norm(c.get_center() - box.get_center()) for c in grid.cells]))
+        return divmod(k, grid.n)
+
     def _shown_count(self, group: VGroup) -> int:
         """How many members of ``group`` are on screen now."""
         shown = {id(m) for m in self.get_mobject_family_members()}
@@ -528,44 +765,74 @@ class AttentionMatching(LessonScene):
         self.remove(mob)
         return mob
 
-    def _output_row(self) -> _Output:
-        """The query's name, lines to every token as thick as its weight, and
-        the output as bars: what the output beat shows, right of ``s.region_left``."""
+    def _mix_layout(self) -> _Output:
+        """Right of ``s.region_left``: a row per token (its name, weight \times v),
+        the scaled rows in the place of v, and under them a lane per value
+        dimension where the scaled vectors' entries lie end to end."""
         p, lang, s = self.params, self.lang, self.s
-        steps, names, qi, left, right = s.steps, s.names, s.qi, s.region_left, s.right_edge
-        n = len(names)
-        top_y = s.step.get_bottom()[1] - 0.35
-        # the names, the heading and the bars share the height down to the subtitles
-        out_head = MathTex(r"\textstyle\sum_j w_j\, v_j", font_size=34, color=palette.V_CORAL)
-        fixed = 0.2 + 0.25 + out_head.height + 0.15 + (len(p.v_dims) - 1) * BAR_ROW + 0.35
-        gap = float(np.clip((top_y - OUTPUT_BOTTOM - fixed) / max(n - 1, 1), 0.36, 0.5))
-        src = text(names[qi], lang, size=30, color=palette.Q_GOLD)
-        targets = VGroup(*[text(nm, lang, size=NAME_SIZE, color=palette.K_TEAL) for nm in names])
-        for j, t in enumerate(targets):
-            t.move_to([right, top_y - gap * j, 0], aligned_edge=RIGHT)
-        src.move_to([left, top_y - gap * (n - 1) / 2, 0], aligned_edge=LEFT)
-        room = right - left - 0.8      # the query's name and the tokens' names, with room for the lines
-        if src.width + targets.width > room:   # long names: both shrink alike (never under the floor)
-            factor = max(room / (src.width + targets.width), least_scale(src), least_scale(targets))
-            src.scale(factor, about_edge=LEFT)
-            for t in targets:
-                t.scale(factor, about_edge=RIGHT)
-        lines = VGroup(*[Line(src.get_right() + RIGHT * 0.15, t.get_left() + LEFT * 0.15,
-                              color=palette.V_CORAL,
-                              stroke_width=max(0.5, MAX_LINE * float(steps.weights[qi, j])))
-                         for j, t in enumerate(targets)])
-        out = steps.output[qi]
-        v_dims = [dm.name(lang) for dm in p.v_dims]
-        probe = TraitBars(v_dims, out, lang, palette.V_CORAL, unit=1.0, row=BAR_ROW, size=24)
-        spare = right - left - probe.labels.width - 0.3 - 0.8   # room for the bars and their numbers
-        unit = min(1.2, spare / max(float(np.ptp(np.append(out, 0.0))), 1e-9))
-        bars = TraitBars(v_dims, out, lang, palette.V_CORAL, unit=unit, row=BAR_ROW, size=24)
-        over = left - bars.labels.get_left()[0] + bars.get_right()[0] - right
-        if over > 0:   # the numbers reach past the edge: shorter bars (a negative bar's number stands
-            span = float(max(0.0, -out.min()) + np.abs(out).max())   # right of the zero line, as far out)
-            unit = max(unit - over / max(span, 1e-9), 1e-3)
-            bars = TraitBars(v_dims, out, lang, palette.V_CORAL, unit=unit, row=BAR_ROW, size=24)
-        out_head.next_to(VGroup(src, targets), DOWN, buff=0.25).align_to([left, 0, 0], LEFT)
-        bars.next_to(out_head, DOWN, buff=0.15)
-        bars.shift(RIGHT * (left - bars.labels.get_left()[0]))
-        return _Output(lines, targets, src, bars, out_head)
+        left, right, qi, n = s.region_left, s.right_edge, s.qi, s.n
+        C = s.steps.weights[qi][:, None] * s.V           # what each token brings: w_j v_j
+        m = C.shape[1]
+        top_y = s.step.get_bottom()[1] - 0.3
+        head = MathTex(r"\textstyle\sum_j w_j\, v_j", font_size=34, color=palette.V_CORAL)
+        fixed = 0.3 + m * BAR_ROW + 0.1          # the lanes under the table, the sign left of them
+        gap = float(np.clip((top_y - OUTPUT_BOTTOM - fixed) / n, 0.36, 0.55))
+        names = VGroup(*[text(nm, lang, size=NAME_SIZE) for nm in s.names])
+        weights = VGroup(*[number_tex(tex_number(float(w), 2, pad=True), font_size=GRID_FONT, color=WEIGHT)
+                           for w in s.shown_weights[qi]])
+        times = VGroup(*[MathTex(r"\times", font_size=GRID_FONT) for _ in range(n)])
+        equals = VGroup(*[MathTex("=", font_size=GRID_FONT) for _ in range(n)])
+        values = VectorRows(s.V, palette.V_CORAL, row=gap, font=GRID_FONT)
+        scaled = VectorRows(C, palette.V_CORAL, row=gap, font=GRID_FONT)
+        name_right = left + max(t.width for t in names)
+        w_right = name_right + 0.25 + max(t.width for t in weights)
+        for j in range(n):
+            y = top_y - gap * (j + 0.5)
+            names[j].move_to([name_right, y, 0], aligned_edge=RIGHT)
+            weights[j].move_to([w_right, y, 0], aligned_edge=RIGHT)
+            times[j].next_to(weights[j], RIGHT, buff=0.12)
+        x = times.get_right()[0] + 0.3
+        for rows in (values, scaled):
+            rows.move_to([x, top_y - gap / 2, 0], aligned_edge=LEFT)
+            rows.shift(UP * (top_y - gap / 2 - rows.rows[0].get_y()))
+            x = rows.get_right()[0] + 0.7
+        for j, eq in enumerate(equals):
+            eq.move_to([(values.get_right()[0] + scaled.get_left()[0]) / 2, values.rows[j].get_y(), 0])
+        inline = VGroup(names, weights, times, values, equals, scaled).width > right - left
+        if inline:   # no room for "= w v" beside "w x v": the scaled rows take the place of the values
+            scaled.shift(RIGHT * (values.get_left()[0] - scaled.get_left()[0]))
+            equals = VGroup()
+        table = VGroup(names, weights, times, values, equals, scaled)
+        # long names, many tokens: smaller (never under the floor) so that the lanes stay above the subtitles
+        shrink_to_fit(table, width=right - left, height=top_y - OUTPUT_BOTTOM - fixed, about=np.array([left, top_y, 0]))
+        labels = VGroup(*[text(dm.name(lang), lang, size=24) for dm in p.v_dims])
+        lab_right = left + head.width + 0.3 + max(t.width for t in labels)
+        ys = [table.get_bottom()[1] - 0.3 - BAR_ROW * (d + 0.5) for d in range(m)]
+        head.move_to([left, (ys[0] + ys[-1]) / 2, 0], aligned_edge=LEFT)
+        for lab, y in zip(labels, ys):
+            lab.move_to([lab_right, y, 0], aligned_edge=RIGHT)
+        P = np.vstack([np.zeros(m), np.cumsum(C, axis=0)])   # where each token's bar starts (and the last ends)
+        lo, hi = min(0.0, float(P.min())), max(0.0, float(P.max()))
+        out = s.steps.output[qi]
+        totals = VGroup(*[number_tex(tex_number(float(v), 2, pad=True), font_size=28, color=palette.V_CORAL)
+                          for v in out])
+        unit = min(2.5, (right - lab_right - 0.3 - totals.width / m * 1.2 - 0.2) / max(hi - lo, 1e-9))
+        zero_x = lab_right + 0.2 - lo * unit
+        axis = Line([zero_x, ys[0] + BAR_ROW * 0.45, 0], [zero_x, ys[-1] - BAR_ROW * 0.45, 0], stroke_width=2,
+                    color=palette.MUTED)
+        segments: list[list[Rectangle | None]] = []
+        for j in range(n):
+            row: list[Rectangle | None] = []
+            for d in range(m):
+                x0, x1 = zero_x + P[j, d] * unit, zero_x + P[j + 1, d] * unit
+                if abs(x1 - x0) < 1e-3:
+                    row.append(None)
+                    continue
+                row.append(Rectangle(width=abs(x1 - x0), height=BAR_ROW * 0.62, fill_color=palette.V_CORAL,
+                                     fill_opacity=0.95 if j % 2 == 0 else 0.6, stroke_color=palette.BACKGROUND,
+                                     stroke_width=1.5).move_to([(x0 + x1) / 2, ys[d], 0]))
+            segments.append(row)
+        for d, num in enumerate(totals):
+            num.move_to([zero_x + max(P[:, d].max(), 0.0) * unit + 0.12, ys[d], 0], aligned_edge=LEFT)
+        return _Output(names, weights, times, values, equals, scaled, head, labels, axis, segments, totals, unit,
+                       inline)

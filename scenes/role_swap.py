@@ -24,15 +24,19 @@ from manim import (
     UL,
     UP,
     UR,
+    Arrow,
     Create,
+    DashedVMobject,
     Dot,
     FadeIn,
-    Indicate,
+    FadeOut,
     Line,
     MathTex,
     Mobject,
     ReplacementTransform,
     SurroundingRectangle,
+    TipableVMobject,
+    Transform,
     VGroup,
     Write,
 )
@@ -43,7 +47,7 @@ from qkv_lens.runs import training_runs
 from qkv_math.training import Run
 from scenes.kit import palette
 from scenes.kit.glyphs import number_tex
-from scenes.kit.motion import crossfade
+from scenes.kit.motion import Emphasize, crossfade
 from scenes.kit.scene import LessonScene
 from scenes.kit.sections import TrainingParams
 from scenes.kit.text import note, text, title
@@ -58,6 +62,8 @@ ROW_GAP = 0.9
 STATS_TOP = ROW_TOP - 2 * ROW_GAP - 0.82   # loss and accuracy, under the last slider and its tag
 MORAL_BOTTOM = -2.95                       # just above the subtitle band (y >= -3.04)
 ASKS = 0.5        # a probe above this reads the wish more than the profile: the asking role
+ASK_SLOT, CONTENT_SLOT = 1, 4      # parts of a formula: the slot inside the softmax, the one after it
+GAP_X = 0.62      # between the panels: where the swapped panel's slot arrow comes down
 
 
 class Panel(VGroup):
@@ -117,6 +123,7 @@ class _Stage:
     heading: Mobject
     panels: dict[str, Panel]      # by formula: "standard", "swapped"
     step_label: Mobject = field(default_factory=VGroup)
+    badges: VGroup = field(default_factory=VGroup)   # the askers' boxes and tags
 
 
 class RoleSwap(LessonScene):
@@ -135,6 +142,7 @@ class RoleSwap(LessonScene):
         self._intro()
         self._swap()
         self._probe()
+        self._same_start()
         askers, settled = self._train()
         self._result(askers, settled)
         self._outro(settled)
@@ -209,15 +217,52 @@ class RoleSwap(LessonScene):
             self.play(FadeIn(VGroup(swp.caption, swp.ends, swp.tracks, swp.names)), run_time=1.0)
 
     def _probe(self) -> None:
-        panels = self.s.panels
-        with self.beat("probe_say"):
-            self.play(*[FadeIn(panel.dots) for panel in panels.values()], run_time=0.4)
+        """The sliders: what each reads (an arrow along the first track
+        towards "whom I seek", the end labels boxed), then where they start."""
+        panels = self.s.panels.values()
+        with self.beat("probe_say") as sentence:
+            at = self.cue_at(sentence, 0.4, 0.85)
+            self.play(*[FadeIn(panel.dots) for panel in panels], run_time=0.4)
             self._show(0, run_time=1.0)
-            # the sentence is about the sliders: highlight them, one panel at a
-            # time (so each scales about its own centre); the beat's filler
-            # then keeps highlighting them
-            self.play(*[Indicate(VGroup(panel.tracks, panel.dots), scale_factor=1.06, color=palette.AREA)
-                        for panel in panels.values()], run_time=0.8)
+            towards = VGroup()      # per panel: towards "whom I seek" (white), towards "who I am" (grey)
+            for panel in panels:
+                track = panel.tracks[0][0]
+                y = track.get_y() + 0.24
+                mid = track.point_from_proportion(ASKS)[0]
+                towards.add(Arrow([mid, y, 0], [track.get_end()[0], y, 0], buff=0, color=palette.FOCUS,
+                                  stroke_width=4, tip_length=0.16, max_tip_length_to_length_ratio=1),
+                            Arrow([mid, y, 0], [track.get_start()[0], y, 0], buff=0, color=palette.MUTED,
+                                  stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=1))
+            ends = [e for p in panels for e in p.ends]
+            self.wait_until(at[0], VGroup(*[p.dots for p in panels]))
+            self.play(Create(towards), *[Emphasize(e, scale_factor=1.08) for e in ends], run_time=0.8)
+            self.key_moment("probe_reads", towards=[(float(a.get_start()[0]), float(a.get_end()[0]),
+                                                     a.get_color().to_hex()) for a in towards],
+                            tracks=[_edges(p.tracks[0][0]) for p in panels],
+                            wish_ends=[_edges(p.ends[1]) for p in panels])
+            self.wait_until(at[1], towards)
+            middle = VGroup(*[SurroundingRectangle(p.dots, color=palette.FOCUS, buff=0.08) for p in panels])
+            self.play(FadeOut(towards), Create(middle), run_time=0.8)
+            self.focus_on(middle)
+        self.play(FadeOut(middle), run_time=0.4)
+
+    def _same_start(self) -> None:
+        """The same start (the sliders match) yet different losses: the same
+        matrices in other places compute something else."""
+        runs, panels = self.s.runs, self.s.panels
+        loss = {f: sci_text(runs[f].snapshots[0].loss) for f in runs}
+        with self.beat("start_say", l_std=loss["standard"], l_swp=loss["swapped"]) as sentence:
+            at = self.cue_at(sentence, 0.45)
+            boxes = VGroup(*[SurroundingRectangle(p.values, color=palette.FOCUS, buff=0.08) for p in panels.values()])
+            self.play(Create(boxes), run_time=0.6)
+            self.wait_until(at[0], boxes)
+            on_loss = VGroup(*[SurroundingRectangle(p.stats[0], color=palette.FOCUS, buff=0.08)
+                               for p in panels.values()])
+            self.play(Transform(boxes, on_loss), run_time=0.8)
+            self.key_moment("same_start", boxed=[p.stats[0].text for p in panels.values()],
+                            boxes=[_edges(b) for b in boxes], losses=[_edges(p.stats[0]) for p in panels.values()])
+            self.focus_on(boxes)
+        self.play(FadeOut(boxes), run_time=0.4)
 
     def _train(self) -> tuple[dict[str, list[str]], bool]:
         """The snapshots, and the measured roles: which matrices read the wish
@@ -248,25 +293,81 @@ class RoleSwap(LessonScene):
             for r, name in enumerate(NAMES):
                 if name in askers[f]:
                     box = SurroundingRectangle(VGroup(panel.names[r], panel.tracks[r], panel.values[r]),
-                                               color=palette.Q_GOLD, buff=0.12)
-                    tag = text(self.tr("asker"), lang, size=20, color=palette.Q_GOLD)
+                                               color=palette.FOCUS, buff=0.12)
+                    tag = text(self.tr("asker"), lang, size=20, color=palette.FOCUS)
                     tag.next_to(box, DOWN, buff=0.06).align_to(box, RIGHT)
                     badges.add(box, tag)
-        names = {f: ", ".join(n.replace("_", "") for n in askers[f]) or "-" for f in runs}
+        names = {f: ", ".join(askers[f]) or "-" for f in runs}     # W_Q: the notation of every sentence
         with self.beat("result_say", std=names["standard"], swp=names["swapped"],
                        q=plain_number(final["standard"]["W_Q"], 2, pad=True),
                        v=plain_number(final["swapped"]["W_V"], 2, pad=True),
                        acc_std=percent(runs["standard"].heldout_accuracy),
                        acc_swp=percent(runs["swapped"].heldout_accuracy)):
             self.play(Create(badges), run_time=1.0)
+        self.s.badges = badges
         self.key_moment("roles", askers=askers, settled=settled)
 
     def _outro(self, settled: bool) -> None:
         moral = text(self.tr("moral" if settled else "moral_unsettled"), self.lang, size=30,
-                     color=palette.AREA if settled else palette.ALERT)
+                     color=palette.FOCUS if settled else palette.ALERT)
         moral.move_to([0, MORAL_BOTTOM, 0], aligned_edge=DOWN)
-        with self.beat("outro_say" if settled else "outro_unsettled_say",
-                       need=percent(qm.LEARNED_ACCURACY)):
-            self.play(FadeIn(moral, shift=UP * 0.2), run_time=0.8)
-            self.wait(0.5)
+        if not settled:
+            with self.beat("outro_unsettled_say", need=percent(qm.LEARNED_ACCURACY)):
+                self.play(FadeIn(moral, shift=UP * 0.2), run_time=0.8)
+                self.wait(0.5)
+            self.key_moment("end", settled=settled)
+            return
+        panels = self.s.panels
+        std, swp = panels["standard"], panels["swapped"]
+        names = VGroup(*[p.names for p in panels.values()])
+        # the asking slot of each formula, boxed, and an arrow from it to the matrix standing there
+        ask = VGroup(*[SurroundingRectangle(p.formula[ASK_SLOT], color=palette.FOCUS, buff=0.06)
+                       for p in (std, swp)])
+        arrows = VGroup(self._slot_arrow(std, ask[0], 0), self._slot_arrow(swp, ask[1], 2))
+        content = VGroup(*[DashedVMobject(SurroundingRectangle(p.formula[CONTENT_SLOT], color=palette.FOCUS,
+                                                               buff=0.06, stroke_width=2))
+                           for p in (std, swp)])
+        with self.beat("outro_say") as sentence:
+            at = self.cue_at(sentence, 0.15, 0.45, 0.7)   # who asks, who carries content, what decides
+            self.play(*[Emphasize(n, scale_factor=1.15) for n in names], run_time=0.8)
+            self.wait_until(at[0], names)
+            self.play(Create(ask), run_time=0.5)
+            self.play(Create(arrows), run_time=0.9)
+            self.key_moment("slots", slots=[_edges(b) for b in ask], slot_tex=[p.formula[ASK_SLOT].tex_string
+                                                                                  for p in (std, swp)],
+                            colors=[m.get_color().to_hex() for m in (*ask, *arrows)],
+                            paths=[[(float(x), float(y)) for x, y, _ in a.get_all_points()] for a in arrows],
+                            rows=[_edges(std.names[0]), _edges(swp.names[2])])
+            self.wait_until(at[1], arrows)
+            self.play(Create(content), run_time=0.6)
+            self.wait_until(at[2], content)
+            self.play(FadeIn(moral, shift=UP * 0.2), *[Emphasize(b, scale_factor=1.15) for b in ask], run_time=0.8)
+            self.focus_on(ask, arrows)
         self.key_moment("end", settled=settled)
+
+    @staticmethod
+    def _slot_arrow(panel: Panel, slot: Mobject, row: int) -> TipableVMobject:
+        """From a formula's boxed ``slot`` to the box round slider ``row``: straight
+        down when nothing stands between, else round the left of the names."""
+        target = SurroundingRectangle(VGroup(panel.names[row], panel.tracks[row], panel.values[row]), buff=0.12)
+        start = slot.get_bottom()
+        arrow = _Path(color=palette.FOCUS, stroke_width=4)
+        if row == 0:
+            arrow.set_points_as_corners([start, [start[0], target.get_top()[1] + 0.02, 0]])
+        else:
+            left = target.get_left()[0]
+            # down past the end label under the slot, then left over the first track and down the gap
+            below = panel.ends[0].get_bottom()[1] - 0.12
+            arrow.set_points_smoothly([start, [start[0] - 0.1, below, 0], [panel.ends[0].get_x(), below - 0.06, 0],
+                                       [GAP_X + 0.05, 0.6, 0], [GAP_X, -0.2, 0], [left - 0.02, target.get_y(), 0]])
+        arrow.add_tip(tip_length=0.2, tip_width=0.2)
+        return arrow
+
+
+class _Path(TipableVMobject):
+    """A path that can carry an arrow tip."""
+
+
+def _edges(mob: Mobject) -> list[float]:
+    """left, bottom, right, top"""
+    return [float(mob.get_left()[0]), float(mob.get_bottom()[1]), float(mob.get_right()[0]), float(mob.get_top()[1])]

@@ -18,6 +18,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Create,
     DashedVMobject,
     FadeIn,
     FadeOut,
@@ -28,6 +29,7 @@ from manim import (
     MoveToTarget,
     Rectangle,
     SurroundingRectangle,
+    TransformFromCopy,
     VGroup,
     Write,
 )
@@ -41,7 +43,7 @@ from scenes.kit.legible import least_scale
 from scenes.kit.matrices import matrix_mob
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import text, title
-from scenes.kit.worked import column_line, write_column
+from scenes.kit.worked import column_line, slide_column, term_line, write_column
 
 LINES_BOTTOM = -2.95   # lowest the block of arithmetic lines may reach (above the subtitles)
 BASELINE = -2.4        # bottom of the glasses: their recipes go below, above the subtitles
@@ -110,7 +112,7 @@ class WorkedExample(LessonScene):
         self._result()
         glasses, levels, unit = self._pour()
         cocktail = self._cocktail(glasses, levels, unit)
-        self._outro(cocktail)
+        self._outro(cocktail, glasses)
 
     def _stage(self) -> _Stage:
         """The product x W = y, worked out, and its row of matrices under the title."""
@@ -179,19 +181,36 @@ class WorkedExample(LessonScene):
             for line in lines:
                 line.align_to(lines, LEFT)
 
+        free = lines.get_bottom()[1] - LINES_BOTTOM     # the room left under the lines: half of it above them
+        if free > 0:
+            lines.shift(DOWN * free / 2)
+
         y_entries = s.y_mat.get_entries()
+        x_entries = s.x_mat.get_entries()
         w_cols = s.w_mat.get_columns()
         cols = s.cols
         for j in range(len(s.work.columns)):
             box_w = SurroundingRectangle(w_cols[j], color=cols[j], buff=0.1)
-            box_x = SurroundingRectangle(s.x_mat.get_entries(), color=cols[j], buff=0.1)
-            with self.beat("column_say", focus=lines[j], j=j + 1):
-                self.play(FadeIn(box_w), FadeIn(box_x),
+            box_x = SurroundingRectangle(x_entries, color=cols[j], buff=0.1)
+            label, line = lines[j]
+            with self.beat("column_say", focus=lines[j], j=j + 1) as sentence:
+                at = self.cue_at(sentence, 0.45)     # "multiply it entry by entry"
+                self.play(FadeIn(box_w), FadeIn(box_x), FadeIn(label),
                           *[e.animate.set_color(cols[j]) for e in w_cols[j]], run_time=0.6)
                 if s.one_at_a_time and j:
                     self.play(FadeOut(lines[j - 1]), run_time=0.4)
-                write_column(self, lines[j], y_entries[j], 1.6, 0.8, tex=lines[j][1])
+                landed: list = []
+                if hasattr(line, "terms"):      # each x_i slides onto w_ij, the pair drops into the line
+                    self.wait_until(at[0], box_w)
+                    landed = slide_column(self, line, list(x_entries), list(w_cols[j]), y_entries[j],
+                                          slide_time=0.6, sum_time=0.8, land_time=0.7)
+                else:
+                    write_column(self, line, y_entries[j], 1.6, 0.8)
                 self.play(FadeOut(box_w), FadeOut(box_x), run_time=0.4)
+            self.key_moment(f"column_{j + 1}", line=line.get_tex_string(),
+                            entry=y_entries[j].get_tex_string(), shown=y_entries[j].get_fill_opacity(),
+                            parts=[part.tex_string for part in line],
+                            colors=[glyph.get_fill_color().to_hex() for part in line for glyph in part], landed=landed)
 
     def _result(self) -> None:
         s = self.s
@@ -224,7 +243,7 @@ class WorkedExample(LessonScene):
 
     def _cocktail(self, glasses: list[_Glass], levels: list[float], unit: float) -> Mobject:
         """The glasses fill, one after another; returns their heading."""
-        heading = text(self.tr("cocktail"), self.lang, size=32, color=palette.AREA)
+        heading = text(self.tr("cocktail"), self.lang, size=32, color=palette.FOCUS)
         heading.to_corner(UP + RIGHT, buff=0.35)
         # "a negative amount pours some out": the poured-out blocks, if any
         poured = next((g.remove for g in glasses if len(g.remove)), None)
@@ -238,7 +257,7 @@ class WorkedExample(LessonScene):
                 if len(g.remove):
                     self.play(FadeIn(g.remove), *[FadeIn(a) for a in g.amounts if a.poured], run_time=0.6)
                 self.play(FadeIn(g.level), FadeIn(g.value), run_time=0.4)
-        self.key_moment("cocktail", levels=levels,
+        self.key_moment("cocktail", levels=levels, heading=heading.get_color().to_hex(),
                         values=[g.value.get_tex_string() for g in glasses],
                         amounts=[[(a.get_tex_string(), a.get_color().to_hex()) for a in g.amounts]
                                  for g in glasses],
@@ -247,12 +266,22 @@ class WorkedExample(LessonScene):
                         recipes=[g.recipe.get_tex_string() for g in glasses])
         return heading
 
-    def _outro(self, cocktail: Mobject) -> None:
-        outro = text(self.tr("outro"), self.lang, size=30, color=palette.AREA).move_to(cocktail)
-        with self.beat("outro_say", focus=self.s.w_mat):
+    def _outro(self, cocktail: Mobject, glasses: list[_Glass]) -> None:
+        """The recipe is W: each column of W flies down into its glass's recipe."""
+        s = self.s
+        outro = text(self.tr("outro"), self.lang, size=30, color=palette.FOCUS).move_to(cocktail)
+        w_cols = s.w_mat.get_columns()
+        boxes = VGroup(*[SurroundingRectangle(col, color=palette.FOCUS, buff=0.08) for col in w_cols])
+        with self.beat("outro_say", focus=s.w_mat) as sentence:
+            at = self.cue_at(sentence, 0.6)      # "it remixes the inputs in set proportions"
             self.play(FadeOut(cocktail), FadeIn(outro), run_time=0.8)
-            self.wait(1.0)
-        self.key_moment("end")
+            self.play(Create(boxes), run_time=0.6)
+            self.wait_until(at[0], boxes)
+            self.play(*[TransformFromCopy(w_cols[j][i], g.recipe[2 * i])
+                        for j, g in enumerate(glasses) for i in range(len(w_cols[j]))], run_time=1.4)
+            self.focus_on(boxes, *[g.recipe for g in glasses])
+        self.key_moment("end", boxes=[_box(b) for b in boxes], columns=[_box(c) for c in w_cols],
+                        recipes=[g.recipe.get_tex_string() for g in glasses])
 
     @staticmethod
     def _product(x, W, result, ing, cols, frac: bool, gap: float | None = None):
@@ -283,7 +312,8 @@ class WorkedExample(LessonScene):
         lines = VGroup()
         for j, col in enumerate(work.columns):
             label = text(self.tr("column", j=j + 1), self.lang, size=32, color=cols[j])
-            line = column_line(col, 52, cols[j], frac, form="split" if split else "whole")
+            line = (column_line(col, 52, cols[j], frac, form="split") if split
+                    else term_line(col, 52, cols[j], frac))
             lines.add(VGroup(label, line).arrange(RIGHT, buff=0.4))
         return lines.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
 

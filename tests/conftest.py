@@ -36,10 +36,20 @@ def scene(request, dry):
     return dry(request.module.SCENE, request.param)
 
 
+# Modules whose module-scoped fixture renders for real: their tests share one
+# worker, so the fixture (the whole lesson, in test_render) is made once, not
+# once per worker.
+ONE_WORKER = ("test_render", "test_cluster", "test_voice", "test_outputs")
+
+
 def pytest_collection_modifyitems(items):
     by_module = {f"test_{s.module}": s.name for s in SCENES}
     for item in items:
-        name = by_module.get(item.module.__name__.rpartition(".")[2])
+        module = item.module.__name__.rpartition(".")[2]
+        if module in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(module))
+            continue
+        name = by_module.get(module)
         if name is None and hasattr(item, "callspec"):
             info = item.callspec.params.get("info")
             name = getattr(info, "name", None)

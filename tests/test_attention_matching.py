@@ -4,6 +4,8 @@ import math
 import numpy as np
 
 from qkv_lens.lesson import load_lesson
+from scenes.kit import palette
+from scenes.kit.grids import rows_summing
 from tests.helpers import LESSON, assert_clean_layout, dry_run
 from tests.test_attention import reference_attention
 
@@ -29,8 +31,36 @@ def test_every_cell_at_every_step(scene):
     a, scores, scaled, w, out = reference()
     assert scene.moments["scores"].probes["shown"] == as_text(scores)
     assert scene.moments["scaled"].probes["shown"] == as_text(scaled)
-    assert scene.moments["weights"].probes["shown"] == as_text(w)
+    assert scene.moments["weights"].probes["shown"] == as_text(rows_summing(w))
     assert scene.moments["weights"].probes["sums"] == ["1.00"] * len(w)
+
+
+def test_weights_shown_sum_to_one_each_near_its_own_rounding(scene):
+    # the want row is 0.6056, 0.1801, 0.1071, 0.1071: rounded alone 0.61 + 0.18 + 0.11 + 0.11 = 1.01
+    _, _, _, w, _ = reference()
+    shown = numbers_of(scene.moments["weights"].probes["shown"])
+    assert np.all(np.abs(shown - w) <= 0.01 + 1e-9)
+    assert [round(float(r.sum()) * 100) for r in shown] == [100] * len(w)
+
+
+def test_softmax_worked_on_the_query_row(scene):
+    # e^s of each scaled score, their total, each e^s over it: the weights the grid shows
+    a, _, scaled, w, _ = reference()
+    rows = scene.moments["weights"].probes["exp"]
+    exps = np.exp(scaled[a.query])
+    assert [r[0] for r in rows] == [f"e^{{{v:.2f}}}" for v in scaled[a.query]]
+    assert np.allclose([float(r[1]) for r in rows], exps, atol=0.005)
+    assert {r[2] for r in rows} == {f"{exps.sum():.2f}"}
+    assert [r[3] for r in rows] == scene.moments["weights"].probes["shown"][a.query]
+    assert np.allclose([float(r[1]) / float(r[2]) for r in rows], w[a.query], atol=0.006)
+
+
+def test_weights_are_shaded_in_a_colour_of_their_own(scene):
+    # lavender: never Q gold, K teal or V coral
+    a, _, _, w, _ = reference()
+    probes = scene.moments["weights"].probes
+    assert probes["shade_color"].upper() not in {str(c.to_hex()).upper() for c in palette.QKV.values()}
+    assert np.allclose(probes["shade"], 0.6 * w, atol=1e-3)
 
 
 def numbers_of(rows):
@@ -80,11 +110,19 @@ def test_scaling_is_typeset(scene):
                                 rf"{scaled[a.query, best]:.2f}")
 
 
-def test_lines_and_output_of_the_query_row(scene):
+def test_output_is_the_values_scaled_by_weight_and_added_end_to_end(scene):
     a, _, _, w, out = reference()
+    E = np.array(a.embeddings, dtype=float)
+    V = E @ np.array(a.W_V, dtype=float)
     probes = scene.moments["output"].probes
-    assert np.allclose(probes["line_weights"], np.maximum(w[a.query], 0.5 / 14), atol=1e-6)
+    # the weights that fly out of the grid are the query row's, as the grid shows them
+    assert probes["weights"] == probes["shown"][a.query]
+    assert np.allclose(numbers_of(probes["values"]), V, atol=0.005)
+    # each value vector scaled by its weight: 0.77 x [1.54 1.20 0.00] = [1.19 0.93 0.00]
+    assert np.allclose(numbers_of(probes["scaled"]), w[a.query][:, None] * V, atol=0.005)
+    # the bars end to end reach the output, and its numbers stand at the lanes' ends
     assert np.allclose(probes["output"], out[a.query], atol=1e-6)
+    assert np.allclose([float(t) for t in probes["totals"]], out[a.query], atol=0.005)
 
 
 def test_eat_finds_apple(scene):
@@ -114,7 +152,7 @@ temperature = 0.5
     a, scores, scaled, w, out = reference(lesson)
     masked = np.where(np.triu(np.ones((6, 6)), 1) > 0, -math.inf, scaled)
     assert s.moments["masked"].probes["shown"] == as_text(masked)
-    assert s.moments["weights"].probes["shown"] == as_text(w)
+    assert s.moments["weights"].probes["shown"] == as_text(rows_summing(w))
     assert np.allclose(s.moments["output"].probes["output"], out[5], atol=1e-6)
     # the worked cell is the query's best score among the keys it may see
     best = int(np.argmax(masked[5]))
@@ -159,5 +197,48 @@ temperature = 2
     terms = numbers_of(worked["terms"])
     assert np.allclose(terms[:, 2], Q[2] * K[best], atol=0.005)
     assert worked["total"] == f"{scores[2, best]:.2f}"
-    assert s.moments["weights"].probes["shown"] == as_text(w)
+    assert s.moments["weights"].probes["shown"] == as_text(rows_summing(w))
     assert_clean_layout(s)
+
+
+def test_formula_boxes_cut_no_other_part(scene):
+    # the box on /sqrt(d_k) once cut through the T of K^T (and touched the paren)
+    from scenes.kit.layout import overlaps
+    probes = scene.moments["end"].probes
+    parts = probes["formula"]
+    assert probes["boxed"], "no part of the formula was boxed"
+    for boxed, box in probes["boxed"]:
+        for k, part in enumerate(parts):
+            if min(boxed) <= k <= max(boxed):
+                continue
+            assert not overlaps(box, part, pad=0.0), (boxed, k)
+
+
+def test_emphasis_is_white_and_weights_are_not_gold(scene):
+    # chapter 2: gold means Q; the AREA gold of chapter 1 is not an emphasis colour here
+    probes = scene.moments["weights"].probes
+    assert probes["shade_color"].upper() != str(palette.AREA.to_hex()).upper()
+    assert probes["shade_color"].upper() != str(palette.Q_GOLD.to_hex()).upper()
+
+
+def test_the_best_match_is_singled_out(scene):
+    # "the better they match, the higher the score": the query's q, the key's k that match best, and their cell
+    a, scores, _, _, _ = reference()
+    best = int(np.argmax(scores[a.query]))
+    probes = scene.moments["scores"].probes
+    assert probes["boxed"] == [a.query, best, (a.query, best)]
+    assert probes["box_color"].upper() == str(palette.FOCUS.to_hex()).upper()
+
+
+def test_the_metaphor_is_drawn_over_the_headings(scene):
+    # sign (q), label (k), content (v): each word over (or, stacked, left of) its own heading
+    tags = scene.moments["vectors"].probes["tags"]
+    assert set(tags) == {"Q", "K", "V"}
+    for word, head in tags.values():
+        over = word[1] >= head[3] and word[0] < head[2] and head[0] < word[2]
+        left = word[2] <= head[0] and word[1] < head[3] and head[1] < word[3]
+        assert over or left
+    # the boards and tags stay clear of the title
+    from scenes.kit.layout import overlaps
+    probes = scene.moments["vectors"].probes
+    assert not any(overlaps(shape, probes["title"], pad=0.03) for shape in probes["tag_shapes"])

@@ -25,7 +25,9 @@ from tests.helpers import LESSON, ROOT, probe_video
 LANG = "zh"
 SCENES = ("ThreeLenses", "WorkedExample")   # about 28 s and 40 s of video at -ql
 LESSON = LESSON
-TIMING = {"render_seconds"}                  # the only manifest field allowed to differ
+# the manifest fields allowed to differ: the time taken, and the mp4 size (x264 output under load is not
+# byte-reproducible, 7 bytes in 1.7 MB seen; frames, duration and size are compared above; issue 28 hunts it)
+TIMING = {"render_seconds", "bytes"}
 
 
 def qkv(*args, env=None, **kw):

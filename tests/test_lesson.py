@@ -39,7 +39,7 @@ def test_default_lesson_values():
     lesson = load_lesson(LESSON, language="en")
     assert lesson.language == "en"
     assert lesson.params["worked_example"].x == (3, 4)
-    assert lesson.params["worked_example"].W == ((1, 2, 2), (2, 1, -1))
+    assert lesson.params["worked_example"].W == ((1, 0, 2), (0, 1, -1))
     assert lesson.params["space_deformation"].words[0].name("zh") == "苹果"
     assert isinstance(lesson.params["space_deformation"].stretch[0], Fraction)
 
@@ -52,7 +52,7 @@ def test_numbers_are_exact():
 
 def test_partial_file_takes_defaults():
     lesson = parse_lesson({"worked_example": {"x": [1, 2]}}, Path("t.toml"))
-    assert lesson.params["worked_example"].W == ((1, 2, 2), (2, 1, -1))
+    assert lesson.params["worked_example"].W == ((1, 0, 2), (0, 1, -1))
     assert len(lesson.params["space_deformation"].words) == 6
 
 

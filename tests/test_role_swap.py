@@ -81,3 +81,56 @@ def test_q_and_v_trade_places_in_the_formula(scene):
     # it happens in the beat that says so, before any training is shown
     keys = [k for k, _ in scene.said]
     assert keys.index("swap_say") == keys.index("intro_say") + 1
+
+
+def test_sentences_write_w_q_as_everywhere_else(scene):
+    said = dict(scene.said)
+    assert "W_Q" in said["result_say"] and "W_V" in said["result_say"]
+    assert "WQ" not in said["result_say"] and "WV" not in said["result_say"]
+
+
+def test_same_start_yet_different_losses_is_said_and_shown(scene, runs):
+    from qkv_lens.numbers import sci_text
+
+    said = dict(scene.said)["start_say"]
+    losses = [sci_text(runs[f].snapshots[0].loss) for f in ("standard", "swapped")]
+    assert losses[0] != losses[1]
+    assert losses[0] in said and losses[1] in said
+    moment = scene.moments["same_start"].probes
+    # the boxes sit round the two loss lines, which show those numbers
+    for box, line in zip(moment["boxes"], moment["losses"]):
+        assert box[0] < line[0] and box[1] < line[1] and box[2] > line[2] and box[3] > line[3]
+        assert box[2] - line[2] < 0.3 and line[0] - box[0] < 0.3
+    assert [shown_number(s) for s in moment["boxed"]] == pytest.approx([runs[f].snapshots[0].loss
+                                                                       for f in ("standard", "swapped")], rel=0.06)
+
+
+def test_an_arrow_points_along_each_slider_towards_whom_i_seek(scene):
+    from scenes.kit import palette
+
+    m = scene.moments["probe_reads"].probes
+    for k, (track, wish) in enumerate(zip(m["tracks"], m["wish_ends"])):
+        (s_w, e_w, c_w), (s_p, e_p, c_p) = m["towards"][2 * k:2 * k + 2]
+        assert c_w == palette.FOCUS.to_hex() and e_w > s_w and e_w == pytest.approx(track[2], abs=0.01)
+        assert wish[0] < e_w < wish[2] + 0.3          # under the "whom I seek" end
+        assert e_p < s_p and e_p == pytest.approx(track[0], abs=0.01) and c_p != c_w
+
+
+def test_each_asking_slot_points_at_its_asker(scene):
+    """The slot inside the softmax is boxed in each formula (Q on the left, V
+    on the right) and an arrow runs from it to the slider of the matrix that
+    stands there, crossing no other label on the way."""
+    from scenes.kit import palette
+
+    moment = scene.moments["slots"]
+    m = moment.probes
+    assert m["slot_tex"] == ["Q", "V"]
+    assert set(m["colors"]) == {palette.FOCUS.to_hex()}
+    for slot, path, row in zip(m["slots"], m["paths"], m["rows"]):
+        (x0, y0), (x1, y1) = path[0], path[-1]
+        assert slot[0] <= x0 <= slot[2] and abs(y0 - slot[1]) < 0.1       # leaves the slot's box
+        assert y1 == pytest.approx(row[3] + 0.14, abs=0.05) or (row[0] - 0.2 < x1 < row[0] and row[1] < y1 < row[3])
+        inner = [(x, y) for x, y in path if min(abs(y - y0), abs(y - y1)) > 0.2]
+        for lab in moment.labels:
+            l, b, r, t = lab.box
+            assert not any(l < x < r and b < y < t for x, y in inner), f"the arrow crosses {lab.content!r}"

@@ -1,4 +1,5 @@
 """WorkedExample: the arithmetic shown is exact and agrees with qkv_math."""
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -6,9 +7,9 @@ import pytest
 
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
-from qkv_lens.numbers import column_tex
+from qkv_lens.numbers import column_tex, tex_number
 from scenes.kit import palette
-from tests.helpers import LESSON, assert_clean_layout, dry_run
+from tests.helpers import LESSON, ROOT, assert_clean_layout, dry_run
 
 SCENE = "WorkedExample"
 
@@ -17,41 +18,76 @@ def squash(tex: str) -> str:
     return tex.replace(" ", "")
 
 
+# The article (projection-matrix-post.zh.txt, section 三、数字例子：一算就懂):
+#   "假设我们有一个输入向量 x = [3, 4]"
+#   "textW = [ 1  0  2 ]"  /  "    [ 0  1 -1 ]"
+#   "输出的第1个数 = 3×1 + 4×0 = 3" / "输出的第2个数 = 3×0 + 4×1 = 4" / "输出的第3个数 = 3×2 + 4×(-1) = 6 - 4 = 2"
+#   "结果：[3, 4] → [3, 4, 2]（从二维变成了三维）"
+ARTICLE_X = (3, 4)
+ARTICLE_W = ((1, 0, 2), (0, 1, -1))
+ARTICLE_Y = (3, 4, 2)
+# beside the checkout (../shared/seed/), or beside the folder of worktrees
+ARTICLE = next((p for p in (d / "shared" / "seed" / "projection-matrix-post.zh.txt" for d in ROOT.parents[:2])
+                if p.exists()), ROOT / "missing")
+
+
+def test_the_default_lesson_is_the_articles_example():
+    """The shipped lesson works the article's example (and UpProjection's,
+    one scene earlier): a learner sees one answer for one x."""
+    lesson = load_lesson(LESSON).params
+    assert lesson["worked_example"].x == ARTICLE_X
+    assert lesson["worked_example"].W == ARTICLE_W
+    assert qm.worked_product(ARTICLE_X, ARTICLE_W).result == ARTICLE_Y
+    assert tuple(lesson["up_projection"].point) == ARTICLE_X
+    assert lesson["up_projection"].W == ARTICLE_W
+
+
+@pytest.mark.skipif(not ARTICLE.exists(), reason="the article is not beside this checkout")
+def test_the_numbers_quoted_are_the_articles():
+    text = ARTICLE.read_text(encoding="utf-8")
+    assert "x = [3, 4]" in text
+    rows = re.findall(r"\[\s*(-?\d+)\s+(-?\d+)\s+(-?\d+)\s*\]", text)
+    assert tuple(tuple(int(v) for v in r) for r in rows[:2]) == ARTICLE_W
+    assert "[3, 4] → [3, 4, 2]" in text
+
+
 def test_article_arithmetic_on_screen(scene):
     lines = [squash(l) for l in scene.moments["columns"].probes["lines"]]
-    assert lines == [r"3\times1+4\times2=3+8=11",
-                     r"3\times2+4\times1=6+4=10",
+    assert lines == [r"3\times1+4\times0=3",
+                     r"3\times0+4\times1=4",
                      r"3\times2+4\times(-1)=6-4=2"]
-    assert [squash(r) for r in scene.moments["columns"].probes["result"]] == ["11", "10", "2"]
+    assert [squash(r) for r in scene.moments["columns"].probes["result"]] == ["3", "4", "2"]
 
 
 def test_glasses_fill_to_the_result(scene):
     probes = scene.moments["cocktail"].probes
-    assert probes["levels"] == pytest.approx([11, 10, 2], abs=1e-9)
-    assert [squash(v) for v in probes["values"]] == ["y_{1}=11", "y_{2}=10", "y_{3}=2"]
+    assert probes["levels"] == pytest.approx([3, 4, 2], abs=1e-9)
+    assert [squash(v) for v in probes["values"]] == ["y_{1}=3", "y_{2}=4", "y_{3}=2"]
 
 
-def test_every_glass_is_a_real_mix(scene):
-    """Each glass holds x_i * W_ij of every ingredient i (a layer in the
-    ingredient's colour, its amount written beside it), and the default
-    lesson's W mixes two ingredients into every glass."""
+def test_two_pure_pours_and_one_real_mix(scene):
+    """Each glass holds x_i * W_ij of every ingredient i that is not zero (a
+    layer in the ingredient's colour, its amount written beside it; a
+    negative amount poured out).  The article's W pours x_1 alone into glass
+    1, x_2 alone into glass 2 and mixes both into glass 3, 3x2 + 4x(-1)."""
     lesson = load_lesson(LESSON).params["worked_example"]
     x = np.array(lesson.x, dtype=float)
     W = np.array(lesson.W, dtype=float)
     amounts = x[:, None] * W                      # amounts[i, j]: ingredient i in glass j
     probes = scene.moments["cocktail"].probes
     colour = [palette.INGREDIENTS[i].to_hex() for i in range(len(x))]
+    assert [np.count_nonzero(amounts[:, j]) for j in range(W.shape[1])] == [1, 1, 2]
     for j in range(W.shape[1]):
-        assert np.count_nonzero(amounts[:, j]) >= 2, f"glass {j + 1} holds one ingredient"
         poured_in = [(amounts[i, j], colour[i]) for i in range(len(x)) if amounts[i, j] > 0]
         layers = probes["layers"][j]
         assert [c for _, c in layers] == [c for _, c in poured_in]
         assert [h for h, _ in layers] == pytest.approx([a for a, _ in poured_in])
-        # the amounts beside the glass: what goes in, then what is poured out
+        # the amounts beside the glass: what goes in, then what is poured out (a zero is neither)
         written = [(float(t), c) for t, c in probes["amounts"][j]]
         expected = poured_in + [(amounts[i, j], colour[i]) for i in range(len(x)) if amounts[i, j] < 0]
         assert written == expected
-    assert [squash(r) for r in probes["recipes"]] == [r"1\,x_{1}+2\,x_{2}", r"2\,x_{1}+1\,x_{2}",
+    assert probes["amounts"][2] == [("6", colour[0]), ("-4", colour[1])]
+    assert [squash(r) for r in probes["recipes"]] == [r"1\,x_{1}+0\,x_{2}", r"0\,x_{1}+1\,x_{2}",
                                                       r"2\,x_{1}+(-1)\,x_{2}"]
 
 
@@ -77,13 +113,47 @@ def test_column_tex_shows_the_middle_step_only_when_needed():
     assert squash(column_tex(w.columns[1])) == r"3\times2+4\times(-1)=6-4=2"
 
 
-@pytest.mark.parametrize("written, shown, total", [('"1/2"', r"\tfrac{1}{2}", r"\tfrac{17}{2}"),
-                                                   ("0.5", "0.5", "8.5")])
+@pytest.mark.parametrize("written, shown, total", [('"1/2"', r"\tfrac{1}{2}", r"\tfrac{1}{2}"),
+                                                   ("0.5", "0.5", "0.5")])
 def test_a_number_is_shown_as_the_lesson_writes_it(tmp_path, written, shown, total):
     lesson = tmp_path / "l.toml"
     lesson.write_text(f"[worked_example]\nx = [{written}, 4]\n", encoding="utf-8")
     s = dry_run("WorkedExample", tmp_path, lesson=lesson, lang="en")
     assert squash(s.moments["start"].probes["x"][0]) == shown
     first = squash(s.moments["columns"].probes["lines"][0])
-    # the default W's first column is [1, 2]: 1/2 x 1 + 4 x 2 = 1/2 + 8 = 17/2
-    assert first == rf"{shown}\times1+4\times2={shown}+8={total}"
+    # the default W's first column is [1, 0]: 1/2 x 1 + 4 x 0 = 1/2
+    assert first == rf"{shown}\times1+4\times0={total}"
+
+
+def test_each_factor_slides_in_from_where_it_stands(scene):
+    """Column j: a copy of x_i lands on w_ij in W, then x_i x w_ij is written
+    in the line as its own parts (in the column's colour), and the total
+    flies into y_j."""
+    lesson = load_lesson(LESSON).params["worked_example"]
+    work = qm.worked_product(lesson.x, lesson.W)
+    colours = [palette.COLUMNS[j].to_hex() for j in range(len(work.columns))]
+    for j, col in enumerate(work.columns):
+        m = scene.moments[f"column_{j + 1}"].probes
+        assert len(m["landed"]) == len(col.terms)
+        for landed, on in m["landed"]:
+            assert landed == pytest.approx(on, abs=1e-6)
+        parts = [squash(p) for p in m["parts"]]
+        for i, t in enumerate(col.terms):
+            k = 4 * i
+            assert parts[k] == squash(tex_number(t.x, paren_negative=i > 0))
+            assert parts[k + 1] == r"\times" and parts[k + 2] == squash(tex_number(t.w, paren_negative=True))
+            if i:
+                assert parts[k - 1] == "+"
+        assert squash(m["line"]) == squash(column_tex(col))
+        assert set(m["colors"]) == {colours[j]}
+        assert m["shown"] == 1 and squash(m["entry"]) == squash(tex_number(col.total))
+
+
+def test_the_recipe_is_w_and_emphasis_is_white(scene):
+    """The outro boxes each column of W in white (FOCUS, never AREA gold);
+    the glasses' heading is white too."""
+    end = scene.moments["end"].probes
+    for box, col in zip(end["boxes"], end["columns"]):
+        assert box[0] < col[0] and box[1] < col[1] and box[2] > col[2] and box[3] > col[3]
+    assert scene.moments["cocktail"].probes["heading"] == palette.FOCUS.to_hex()
+    assert len(end["recipes"]) == len(end["boxes"])

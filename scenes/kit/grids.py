@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import UP, MathTex, ParsableManimColor, Rectangle, VGroup
+from manim import UP, ManimColor, MathTex, ParsableManimColor, Rectangle, VGroup
 
 from qkv_lens.numbers import tex_number
 
@@ -40,6 +40,8 @@ VEC_FONT = 30        # entries of a VectorRows
 GRID_FONT = 28       # numbers in a ScoreGrid (>= 24 px glyphs at 1080p)
 NAME_SIZE = 26       # the key names over a ScoreGrid's columns
 MIN_NAME = 23.5      # smallest size a key name over a column may shrink to
+# attention weights: lavender, never one of Q gold, K teal, V coral (nor the white of emphasis)
+WEIGHT: ManimColor = ManimColor("#B39DDB")
 
 
 class VectorRows(VGroup):
@@ -137,6 +139,23 @@ class ScoreGrid(VGroup):
         """The TeX of every number on screen, row by row."""
         texts = [m.get_tex_string() for m in self.numbers]
         return [texts[i * self.n:(i + 1) * self.n] for i in range(self.n)]
+
+
+def rows_summing(M: np.ndarray, places: int = 2) -> np.ndarray:
+    """``M`` rounded to ``places`` decimals so that each row's rounded numbers
+    add up to its rounded sum (largest remainders: the entries that lost the
+    most to rounding down go up one step): a row of weights shows numbers
+    that sum to 1.00 on screen, each at most one step from its own rounding."""
+    M = np.asarray(M, dtype=float)
+    unit = 10.0 ** places
+    out = np.empty_like(M)
+    for i, row in enumerate(M * unit):
+        low = np.floor(row + 1e-9)
+        short = int(round(float(np.round(row.sum())) - low.sum()))
+        order = np.argsort(-(row - low), kind="stable")
+        low[order[:max(short, 0)]] += 1
+        out[i] = low / unit
+    return out
 
 
 def widest_number(*grids: np.ndarray) -> float:

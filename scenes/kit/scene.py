@@ -6,6 +6,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 from manim import Animation, Group, Mobject, Scene, ValueTracker, Wait, config
 
 from qkv_lens.beats import Beat, Beats, Cue
@@ -209,6 +210,16 @@ class LessonScene(Scene):
         weights = [cue_seconds(c, self.lang) for c in split_cues(sentence, self.lang)]
         t0 = self.renderer.time
         return [t0 + sum(weights[:k]) for k in range(len(weights))]
+
+    def cue_at(self, sentence: str, *fractions: float) -> list[float]:
+        """When the cue being read at each fraction of ``sentence`` (by its
+        characters; ``cue_starts``) starts: a picture in step with the words
+        in either language, however each splits its cues."""
+        cues = split_cues(sentence, self.lang)
+        starts = self.cue_starts(sentence)
+        ends = np.cumsum([len(c.replace("\n", "")) for c in cues])
+        return [starts[min(int(np.searchsorted(ends, f * ends[-1], side="right")), len(cues) - 1)]
+                for f in fractions]
 
     def wait_until(self, t: float, focus: Mobject) -> None:
         """Let time run to scene time ``t`` (a cue's start), pulsing ``focus``

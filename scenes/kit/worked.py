@@ -28,9 +28,23 @@ from __future__ import annotations
 
 from typing import Literal
 
-from manim import DOWN, LEFT, RIGHT, Animation, MathTex, Mobject, ParsableManimColor, Scene, TransformFromCopy, Write
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    Animation,
+    FadeIn,
+    MathTex,
+    Mobject,
+    ParsableManimColor,
+    ReplacementTransform,
+    Scene,
+    TransformFromCopy,
+    VGroup,
+    Write,
+)
 
-from qkv_lens.numbers import column_parts, column_tex
+from qkv_lens.numbers import column_parts, column_tex, tex_number
 from qkv_math import WorkedColumn
 
 
@@ -62,3 +76,49 @@ def write_column(scene: Scene, line: Mobject, entry: Mobject, write_time: float,
     scene.play(TransformFromCopy(tex[-1][-len(shown[0]):], shown), *also, run_time=land_time)
     entry.set_opacity(1)
     scene.remove(shown)
+
+
+def term_line(col: WorkedColumn, font_size: float, color: ParsableManimColor, fractions: bool = False) -> MathTex:
+    """``column_line(form="whole")`` with each factor its own part, so each can
+    be flown in from where it stands (``slide_column``): per term
+    ``[+] x_i \\times w_ij``, then ``= products`` (when written) and ``= total``.
+    Its TeX is ``column_tex``'s."""
+    parts: list[str] = []
+    for i, t in enumerate(col.terms):
+        if i:
+            parts.append("+")
+        parts += [tex_number(t.x, paren_negative=i > 0, fractions=fractions), r"\times",
+                  tex_number(t.w, paren_negative=True, fractions=fractions)]
+    rest = column_parts(col, fractions)[1:]
+    for part in rest:
+        parts += ["=", part]
+    line = MathTex(*parts, font_size=font_size, color=color)
+    line.terms = len(col.terms)
+    return line
+
+
+def slide_column(scene: Scene, line: MathTex, xs: list[Mobject], ws: list[Mobject], entry: Mobject,
+                 slide_time: float = 0.7, sum_time: float = 1.0, land_time: float = 0.8) -> list[tuple]:
+    """A ``term_line`` worked out where it is read: a copy of each x_i slides
+    onto w_ij (its column's entry in W), then the pair drops into the line
+    as ``x_i \\times w_ij``; the sums are written and the total flies into
+    ``entry`` (hidden until then).  Returns where each x_i's copy landed
+    and the centre of its w_ij."""
+    n = line.terms
+    landed = []
+    for i in range(n):
+        x_copy = xs[i].copy()
+        scene.add(x_copy)
+        scene.play(x_copy.animate.move_to(ws[i]), run_time=slide_time)       # x_i onto w_ij
+        landed.append((tuple(x_copy.get_center()[:2]), tuple(ws[i].get_center()[:2])))
+        k = 4 * i                          # term i's parts: [+] x \times w
+        parts = ([line[k - 1]] if i else []) + [line[k], line[k + 1], line[k + 2]]
+        x_part, times, w_part = parts[-3:]
+        scene.play(ReplacementTransform(x_copy, x_part), TransformFromCopy(ws[i], w_part),
+                   FadeIn(times), *[FadeIn(p) for p in parts[:-3]], run_time=slide_time)
+    scene.play(Write(VGroup(*line[4 * n - 1:])), run_time=sum_time)
+    shown = entry.copy().set_opacity(1)
+    scene.play(TransformFromCopy(line[-1], shown), run_time=land_time)
+    entry.set_opacity(1)
+    scene.remove(shown)
+    return landed
