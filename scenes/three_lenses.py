@@ -468,9 +468,13 @@ class ThreeLenses(LessonScene):
         before = self._before_collapse(k)
         with self.beat(f"lens{k + 1}_say", keep=lens.keep.name(lang), drop=lens.drop.name(lang)) as said:
             collapse_at = self.cue_at(said, 0.7)[0]     # "... the plane collapses to a line ..."
-            # the work steps aside (its result too, on a flattening lens: its coordinates come back on the line)
-            self.play(FadeOut(VGroup(b.word_name, b.vec, b.times, b.M, b.eq, b.lines,
-                                     *([] if before is None else [b.res]))),
+            # the work steps aside (its result too, on a flattening lens: its coordinates come back on the line);
+            # the lens's matrix stays, under the table, beside the plane it makes
+            keep = self._matrix_spot(b.M)
+            big.M_shown = b.M if keep else VGroup()
+            self.play(FadeOut(VGroup(b.word_name, b.vec, b.times, b.eq, b.lines,
+                                     *([] if before is None else [b.res]), *([] if keep else [b.M]))),
+                      *([MoveToTarget(b.M)] if keep else []),
                       *[FadeIn(m) for m in (big.axes, big.heading, big.x_name,
                                             big.y_name if before is None else before.y_name)], run_time=0.8)
             if before is not None:     # the words land on the plane before the lens drops a direction ...
@@ -500,7 +504,23 @@ class ThreeLenses(LessonScene):
                         collisions=qm.collisions(s.X, big.M))
         last = k == len(self.params.lenses) - 1     # the last stays, to take its place at the end
         self.play(FadeOut(guides), FadeOut(coords), *([] if last else [
-            FadeOut(m) for m in (big.axes, big.heading, big.x_name, big.y_name, *big.words)]), run_time=0.5)
+            FadeOut(m) for m in (big.axes, big.heading, big.x_name, big.y_name, big.M_shown, *big.words)]),
+            run_time=0.5)
+
+    def _matrix_spot(self, M) -> bool:
+        """Give ``M`` a target under the table, as large as reads there (up to its
+        size in the work); False when there is no such room (a wide table)."""
+        s = self.s
+        if s.wide:
+            return False
+        table = bounds(s.table)
+        width, height = table[2] - FRAME_LEFT, table[1] - 0.4 - PANELS_BOTTOM
+        M.generate_target()
+        fit(M.target, width, height)
+        if M.target.height < least_scale(M) * M.height - 1e-9:
+            return False
+        M.target.move_to([(FRAME_LEFT + table[2]) / 2, (table[1] - 0.4 + PANELS_BOTTOM) / 2, 0])
+        return True
 
     def _fly_names(self, points: list[WordPoint], which) -> None:
         """Each word's name flies from the table to its point, one after another
@@ -548,6 +568,7 @@ class ThreeLenses(LessonScene):
         width = (FRAME_RIGHT - FRAME_LEFT - 2 * PANEL_GAP) / 3
         for m in mats:
             fit(m, width, 2.0)
+        outline_labels(mats)
         top = TOP - max(m.height for m in mats) - 0.3
         ends = self._panels(list(range(len(lenses))), FRAME_LEFT, FRAME_RIGHT, top)
         for m, panel in zip(mats, ends):
@@ -564,7 +585,10 @@ class ThreeLenses(LessonScene):
                       *[ReplacementTransform(a, z) for a, z in zip(parts(s.big[-1]), parts(ends[-1]))], run_time=1.2)
             self.play(LaggedStart(*[FadeIn(VGroup(*parts(p)), shift=0.3 * RIGHT) for p in ends[:-1]],
                                   lag_ratio=0.5), run_time=1.2)
-            self.play(LaggedStart(*[FadeIn(m, shift=0.3 * DOWN) for m in mats], lag_ratio=0.3), run_time=1.0)
+            shown = s.big[-1].M_shown     # the last lens's matrix, under the table, moves over its panel
+            self.play(LaggedStart(*[FadeIn(m, shift=0.3 * DOWN) for m in mats[:-1]],
+                                  ReplacementTransform(shown, mats[-1]) if shown.submobjects else FadeIn(mats[-1]),
+                                  lag_ratio=0.3), run_time=1.2)
         self.key_moment("end", drawn=[[_drawn(pt) for pt in p.words] for p in ends],
                         axes=[axis_lines(p.axes) for p in ends],
                         others=[[bounds(p.x_name), bounds(p.y_name)] for p in ends])

@@ -175,6 +175,8 @@ def test_each_lens_gets_most_of_the_frame(scene):
     for k in range(1, 4):
         left, bottom, right, top = scene.moments[f"lens{k}"].probes["panel"]
         assert right - left > 0.5 * 14.222 and top - bottom > 0.6 * (3.1 + 2.95), f"lens {k}"
+        # beside it, under the table, the one matrix that makes it
+        assert [lab.kind for lab in scene.moments[f"lens{k}"].labels].count("Matrix") == 1, f"lens {k}"
 
 
 def test_the_terms_multiplied_by_zero_are_greyed(scene):
