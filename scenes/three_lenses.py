@@ -35,6 +35,7 @@ from manim import (
     TransformFromCopy,
     VGroup,
     Write,
+    interpolate_color,
 )
 
 import qkv_math as qm
@@ -71,7 +72,7 @@ PANELS_BOTTOM = -2.95    # the subtitle band starts at -3.04
 PANEL_GAP = 0.45
 MATH_SIZE = 30           # every number of the table and the work
 NEAREST_MARGIN = 0.1     # a label is this much nearer its own dot than any other
-DROPPED = palette.MUTED  # a term multiplied by 0, once the sentence says it is dropped
+DROPPED = interpolate_color(palette.MUTED, palette.BACKGROUND, 0.45)   # a term multiplied by 0, once dropped
 
 
 def _range(values, right: float = 0.1) -> tuple[float, float, float]:
@@ -133,6 +134,10 @@ def _hits(seg, box, pad: float = 0.03) -> bool:
     return False
 
 
+def _grow(box, d: float):
+    return (box[0] - d, box[1] - d, box[2] + d, box[3] + d)
+
+
 def _box_dist(p, box) -> float:
     """How far the point ``p`` lies from ``box`` (0 inside it)."""
     dx = max(box[0] - p[0], 0.0, p[0] - box[2])
@@ -179,7 +184,7 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
     placement that labels the most words so is searched for; a word left
     over (a crowd on one line) gets its label in the nearest free spot with
     a clear leader line from its dot, and is hidden only if nothing is free."""
-    taken = [bounds(m) for m in avoid] + list(lines)
+    taken = [_grow(bounds(m), 0.06) for m in avoid] + list(lines)     # a gap from names and coordinates
     centres = [pt.dot.get_center() for pt in points]
     dots = [(c[0] - 0.09, c[1] - 0.09, c[0] + 0.09, c[1] + 0.09) for c in centres]
     options = []
@@ -383,6 +388,7 @@ class ThreeLenses(LessonScene):
             # the table steps to its place and the three matrices come in beside it (or in its place)
             self.play(FadeOut(table) if s.wide else MoveToTarget(table),
                       LaggedStart(*[FadeIn(m, shift=0.4 * LEFT) for m in s.mats], lag_ratio=0.35), run_time=1.6)
+            self.focus_on(s.mats)     # (a pulse of the table, at the frame's left edge, would cross it)
         self.key_moment("lenses", mats=[[[e.get_tex_string() for e in row] for row in m.get_rows()] for m in s.mats],
                         box=bounds(s.mats))
 
@@ -406,15 +412,16 @@ class ThreeLenses(LessonScene):
                                          buff=0.08)
         works = [self._block(s.traits[w], s.names[w], lens, colour) for lens, colour in zip(p.lenses, LENS_COLOURS)]
         if not s.wide:
-            s.wide = any(not self._fits(b.block, FRAME_RIGHT - s.work_left) for b in works)
+            s.wide = any(not self._fits(b.block, FRAME_RIGHT - 0.25 - s.work_left) for b in works)
         left = FRAME_LEFT if s.wide else s.work_left
         # too wide even for the whole band: the name above the row, each line without its products
-        s.works = [b if self._fits(b.block, FRAME_RIGHT - left) else
+        s.works = [b if self._fits(b.block, FRAME_RIGHT - 0.25 - left) else
                    self._block(s.traits[w], s.names[w], lens, colour, compact=True)
                    for b, lens, colour in zip(works, p.lenses, LENS_COLOURS)]
         middle = [(left + FRAME_RIGHT) / 2, (TOP + PANELS_BOTTOM) / 2, 0]
-        for b in s.works:     # as large as the room right of the table allows (up to 1.4 times)
-            b.block.scale(min(1.4, (FRAME_RIGHT - left) / b.block.width, (TOP - PANELS_BOTTOM) / b.block.height))
+        for b in s.works:     # as large as the room right of the table allows (up to 1.4 times; a pulse stays inside)
+            b.block.scale(min(1.4, (FRAME_RIGHT - 0.25 - left) / b.block.width,
+                              (TOP - PANELS_BOTTOM) / b.block.height))
             b.block.move_to(middle)
         # the matrices beside the table (or alone, in the middle of the frame)
         fit(s.mats, FRAME_RIGHT - left, TOP - PANELS_BOTTOM)
@@ -483,8 +490,7 @@ class ThreeLenses(LessonScene):
                                                                       for pt in before.words]))
                 self.wait_until(collapse_at, VGroup(*before.words))
                 # ... and each moves straight onto the line: X ((1 - t) M0 + t M), t from 0 to 1
-                self.play(*[ReplacementTransform(a, z) for a, z in zip(before.words, big.words)],
-                          ReplacementTransform(before.y_name, big.y_name), run_time=2.0)
+                self._collapse(before, big)
             if before is None:     # the worked word's result lands on its point
                 land = big.words[w].dot.copy()
                 self.play(ReplacementTransform(b.res, land), FadeIn(big.words[w].label), run_time=0.9)
@@ -540,6 +546,22 @@ class ThreeLenses(LessonScene):
             self.remove(*points[i].submobjects)
             self.add(points[i])
 
+    def _collapse(self, before, big) -> None:
+        """Each word moves straight from the plane onto the line (its dot along
+        ``X ((1 - t) M0 + t M)``, its label with it); the collapsing axis's name
+        fades to the lens's."""
+        olds = [getattr(a, "leader", None) for a in before.words]
+        self.play(*[FadeOut(ld) for ld in olds if ld is not None], FadeOut(before.y_name), run_time=0.3)
+        self.play(*[ReplacementTransform(a.dot, z.dot) for a, z in zip(before.words, big.words)],
+                  *[ReplacementTransform(a.label, z.label) for a, z in zip(before.words, big.words)],
+                  FadeIn(big.y_name), run_time=1.8)
+        news = [ld for z in big.words if (ld := getattr(z, "leader", None)) is not None]
+        if news:
+            self.play(*[Create(ld) for ld in news], run_time=0.4)
+        for a, z in zip(before.words, big.words):
+            self.remove(*a.submobjects, *z.submobjects)
+            self.add(z)
+
     def _before_collapse(self, k: int):
         """For a lens that flattens the plane (``unflattened``): the words on the
         plane before the collapse, on the same axes, with the dropped trait's name
@@ -580,15 +602,14 @@ class ThreeLenses(LessonScene):
             return [panel.heading, panel.axes, panel.x_name, panel.y_name, *panel.words]
 
         with self.beat("outro_say"):
-            # the last lens's panel shrinks into its place beside the other two
+            # the last lens's panel shrinks into its place beside the other two, its matrix over it
+            shown = s.big[-1].M_shown
             self.play(FadeOut(s.table), FadeOut(s.row_box),
+                      ReplacementTransform(shown, mats[-1]) if shown.submobjects else FadeIn(mats[-1]),
                       *[ReplacementTransform(a, z) for a, z in zip(parts(s.big[-1]), parts(ends[-1]))], run_time=1.2)
             self.play(LaggedStart(*[FadeIn(VGroup(*parts(p)), shift=0.3 * RIGHT) for p in ends[:-1]],
                                   lag_ratio=0.5), run_time=1.2)
-            shown = s.big[-1].M_shown     # the last lens's matrix, under the table, moves over its panel
-            self.play(LaggedStart(*[FadeIn(m, shift=0.3 * DOWN) for m in mats[:-1]],
-                                  ReplacementTransform(shown, mats[-1]) if shown.submobjects else FadeIn(mats[-1]),
-                                  lag_ratio=0.3), run_time=1.2)
+            self.play(LaggedStart(*[FadeIn(m, shift=0.3 * DOWN) for m in mats[:-1]], lag_ratio=0.3), run_time=1.0)
         self.key_moment("end", drawn=[[_drawn(pt) for pt in p.words] for p in ends],
                         axes=[axis_lines(p.axes) for p in ends],
                         others=[[bounds(p.x_name), bounds(p.y_name)] for p in ends])
@@ -613,14 +634,16 @@ class ThreeLenses(LessonScene):
             word_name.next_to(vec, UP, aligned_edge=LEFT, buff=0.15)
         lines = VGroup(*[column_line(c, MATH_SIZE, colour, form="ends") if compact else
                          term_line(c, MATH_SIZE, colour) for c in work.columns])
-        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.22).next_to(product, DOWN, buff=0.3)
+        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+        lines.scale(max(1.0, min(1.35, product.width / lines.width)))     # the numbers as large as room allows
+        lines.next_to(product, DOWN, buff=0.3)
         outline_labels(product, word_name)     # the matrix may come in by a transform
         return _Work(VGroup(word_name, product, lines), work, vec, M, res, word_name, lines, times, eq)
 
     @staticmethod
     def _fits(mob, width: float) -> bool:
-        """Whether ``mob`` fits ``width`` by the band's height at a readable size."""
-        return min(1.0, width / mob.width, (TOP - UPPER_BOTTOM) / mob.height) >= least_scale(mob) - 1e-9
+        """Whether ``mob`` fits ``width`` by the frame's height (under the title) at a readable size."""
+        return min(1.0, width / mob.width, (TOP - PANELS_BOTTOM) / mob.height) >= least_scale(mob) - 1e-9
 
     def _table(self, names, traits, lang) -> VGroup:
         """The words as a table: a header of trait names, then one row per
@@ -683,7 +706,7 @@ class ThreeLenses(LessonScene):
             Y = qm.apply(X, M)
             flat = unflattened(X, M) if size > 22 else None
             spread = Y if flat is None else np.vstack([Y, qm.apply(X, flat[0])])
-            axes = Axes(x_range=_range(spread[:, 0], right=0.35), y_range=_range(spread[:, 1]),
+            axes = Axes(x_range=_range(spread[:, 0], right=0.35), y_range=_range(spread[:, 1], right=0.3),
                         x_length=width - 0.3, y_length=axes_h, tips=False,
                         axis_config={"stroke_color": palette.MUTED, "include_ticks": False})
             heading.align_to([0, top, 0], UP)
@@ -792,6 +815,10 @@ class ThreeLenses(LessonScene):
             for m, other in ((cy, cx), (cx, cy)):
                 shown = [bounds(other)] if other.get_fill_opacity() > 0 else []
                 if not within(bounds(m), room) or not all(_clear(bounds(m), t, pad=-0.01) for t in names + shown):
+                    m.set_opacity(0)
+        if not off_axes:     # a point on an axis: its 0 coordinate would sit at the origin, saying nothing
+            for m, v in ((cx, x), (cy, y)):
+                if v == 0:
                     m.set_opacity(0)
         return guides, VGroup(cx, cy)
 
