@@ -72,6 +72,7 @@ PANELS_BOTTOM = -2.95    # the subtitle band starts at -3.04
 PANEL_GAP = 0.45
 MATH_SIZE = 30           # every number of the table and the work
 NEAREST_MARGIN = 0.1     # a label is this much nearer its own dot than any other
+LABEL_GAP = 0.14         # between two labels (two names side by side must not read as one)
 DROPPED = interpolate_color(palette.MUTED, palette.BACKGROUND, 0.45)   # a term multiplied by 0, once dropped
 
 
@@ -211,7 +212,7 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
             return
         i = order[k]
         for box in options[i]:
-            if all(_clear(box, b, pad=0.05) for b in pick.values()):
+            if all(_clear(box, b, pad=LABEL_GAP) for b in pick.values()):
                 pick[i] = box
                 search(k + 1, pick, n + 1)
                 del pick[i]
@@ -236,7 +237,7 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
             for x, y in grid:
                 box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
                 if not (all(_clear(box, t, pad=0.02) for t in taken) and all(_clear(box, d, pad=0.0) for d in dots)
-                        and all(_clear(box, b, pad=0.05) for b in labels)):
+                        and all(_clear(box, b, pad=LABEL_GAP) for b in labels)):
                     continue
                 line = _leader(c, box)
                 if line is None and not owns(c, box, [centres[j] for j in range(len(points)) if j != i]):
