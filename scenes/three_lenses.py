@@ -11,6 +11,7 @@ is titled by what the lens keeps and what it throws away.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 from manim import (
@@ -18,6 +19,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    AnimationGroup,
     Axes,
     Create,
     DashedLine,
@@ -28,10 +30,12 @@ from manim import (
     Line,
     MathTex,
     MoveToTarget,
+    ReplacementTransform,
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
     Write,
+    interpolate_color,
 )
 
 import qkv_math as qm
@@ -54,12 +58,12 @@ from scenes.kit.glyphs import number_tex
 from scenes.kit.layout import WordPoint, bounds, within
 from scenes.kit.legible import glyph_px, least_scale, legible
 from scenes.kit.matrices import matrix_mob
-from scenes.kit.moments import LABEL_TYPES
 from scenes.kit.scene import LessonScene
-from scenes.kit.text import text, title, wrapped_text
-from scenes.kit.worked import column_line, write_column
+from scenes.kit.text import outline_labels, text, title, wrapped_text
+from scenes.kit.worked import column_line, term_line, write_column
 
-LENS_COLOURS = tuple(palette.QKV.values())
+# three colours of their own: gold, teal and coral mean Q, K and V, which this scene does not name
+LENS_COLOURS = (palette.COLUMNS[2], palette.COLUMNS[3], palette.COLUMNS[0])
 FRAME_LEFT, FRAME_RIGHT = -6.95, 6.95   # what the scene uses of the frame's width
 TOP = 3.1                # top of the table and of the work, under the title
 UPPER_BOTTOM = 0.45      # the table and the work stay above this line ...
@@ -67,6 +71,9 @@ PANELS_TOP = 0.3         # ... and the three panels below this one
 PANELS_BOTTOM = -2.95    # the subtitle band starts at -3.04
 PANEL_GAP = 0.45
 MATH_SIZE = 30           # every number of the table and the work
+NEAREST_MARGIN = 0.1     # a label is this much nearer its own dot than any other
+LABEL_GAP = 0.14         # between two labels (two names side by side must not read as one)
+DROPPED = interpolate_color(palette.MUTED, palette.BACKGROUND, 0.45)   # a term multiplied by 0, once dropped
 
 
 def _range(values, right: float = 0.1) -> tuple[float, float, float]:
@@ -76,6 +83,29 @@ def _range(values, right: float = 0.1) -> tuple[float, float, float]:
     lo, hi = min(0.0, float(np.min(values))), max(1.0, float(np.max(values)))
     span = hi - lo
     return (lo - 0.2 * span, hi + right * span, 0.5)
+
+
+def unflattened(X, M) -> tuple[np.ndarray, int] | None:
+    """For a lens that flattens the plane onto a line (rank below 2): the
+    matrix with the spread it throws away put back, ``M0 = M + e_t n`` (``n``
+    the unit normal of the line, ``t`` the dropped trait, a zero row of ``M``,
+    along which the words spread most), and ``t``.  The words at ``X @ M0``
+    are the plane before it collapses; ``X @ ((1 - s) M0 + s M)`` moves each
+    straight onto the line.  None for a lens of rank 2 (or words that do not
+    spread along any dropped trait)."""
+    X, M = np.asarray(X, dtype=float), np.asarray(M, dtype=float)
+    if qm.rank(M) >= 2:
+        return None
+    rows = [r for r in M if np.any(r)]
+    d = rows[0] / np.linalg.norm(rows[0]) if rows else np.array([1.0, 0.0])
+    n = np.array([-d[1], d[0]])
+    if n[0] < -1e-12 or (abs(n[0]) <= 1e-12 and n[1] < 0):
+        n = -n
+    dropped = [i for i in range(len(M)) if not np.any(M[i])] or list(range(len(M)))
+    t = max(dropped, key=lambda i: (float(np.var(X[:, i])), -i))
+    if np.var(X[:, t]) == 0:
+        return None
+    return M + np.outer(np.eye(len(M))[t], n), t
 
 
 def worked_word(traits: list[tuple]) -> int:
@@ -105,66 +135,148 @@ def _hits(seg, box, pad: float = 0.03) -> bool:
     return False
 
 
-def place_word_labels(points: list[WordPoint], avoid, inside) -> None:
-    """Put each word's label near its dot where it overlaps no other label,
-    no dot and nothing in ``avoid``, and stays inside the box ``inside``
-    (left, bottom, right, top): the nearest free spot among the eight sides
-    and, further out, spots shifted up and down beside the dot.  A label
-    set further than a short gap from its dot gets a thin leader line to
-    it, which crosses no label placed before it."""
-    taken = [bounds(m) for m in avoid] + [bounds(pt.dot) for pt in points]
-    texts = [bounds(m) for m in avoid if isinstance(m, LABEL_TYPES)]
-    labels: list[tuple[float, float, float, float]] = []     # the labels placed so far
-    for pt in sorted(points, key=lambda q: (-q.dot.get_y(), q.dot.get_x())):   # top to bottom
-        c = pt.dot.get_center()
-        lab = pt.label
-        w, h = lab.width, lab.height
-        spots = []
-        for gap in (0.1, 0.35, 0.6, 0.85):
-            for side in ((1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1), (0, -1)):
-                dx = side[0] * (w / 2 + gap) if side[0] else 0.0
-                dy = side[1] * (h / 2 + gap) if side[1] else 0.0
-                spots.append((c[0] + dx, c[1] + dy))
-        for dy in (0.3, -0.3, 0.6, -0.6, 0.9, -0.9, 1.2, -1.2, 1.5, -1.5):
-            for sx in (1, -1):
-                spots.append((c[0] + sx * (w / 2 + 0.12), c[1] + dy))
-        spots.sort(key=lambda q: max(abs(q[0] - c[0]) - w / 2, 0) ** 2 + max(abs(q[1] - c[1]) - h / 2, 0) ** 2)
-        chosen, line = _free_spot(c, w, h, spots, taken, labels, inside)
-        if chosen is None:    # beside the dot, as usual, if it covers no text there (only dots or guides)
-            box = (c[0] + 0.1, c[1] - h / 2, c[0] + w + 0.1, c[1] + h / 2)
-            if (box[0] >= inside[0] and box[2] <= inside[2] and box[1] >= inside[1] and box[3] <= inside[3]
-                    and all(_clear(box, t, pad=-0.02) for t in labels + texts)):
-                chosen = (c[0] + w / 2 + 0.1, c[1])
-        if chosen is None:    # crowded: anywhere in the panel, nearest first, with a leader line
-            grid = [(x, y) for x in np.arange(inside[0] + w / 2, inside[2] - w / 2 + 1e-9, 0.12)
-                    for y in np.arange(inside[1] + h / 2, inside[3] - h / 2 + 1e-9, 0.12)]
-            grid.sort(key=lambda q: (q[0] - c[0]) ** 2 + (q[1] - c[1]) ** 2)
-            chosen, line = _free_spot(c, w, h, grid, taken, labels, inside)
-        if chosen is None:   # nowhere free: left out (its dot stays), rather than over another label
-            lab.set_opacity(0)
-            continue
-        lab.move_to([chosen[0], chosen[1], 0])
-        taken.append(bounds(lab))
-        labels.append(bounds(lab))
-        if line is not None:
-            pt.add(Line(line[0], line[1], color=palette.MUTED, stroke_width=1.5, buff=0.08))
+def _grow(box, d: float):
+    return (box[0] - d, box[1] - d, box[2] + d, box[3] + d)
 
 
-def _free_spot(c, w: float, h: float, spots, taken, labels, inside):
-    """The first of ``spots`` (label centres) where a ``w`` x ``h`` label stays
-    inside ``inside`` and clear of ``taken``, its leader line (if it needs
-    one) crossing no label of ``labels`` if possible; (spot, leader) or (None, None)."""
-    for strict in (True, False):      # a leader crossing a label only when nothing else is free
-        for x, y in spots:
+def _box_dist(p, box) -> float:
+    """How far the point ``p`` lies from ``box`` (0 inside it)."""
+    dx = max(box[0] - p[0], 0.0, p[0] - box[2])
+    dy = max(box[1] - p[1], 0.0, p[1] - box[3])
+    return float(np.hypot(dx, dy))
+
+
+def owns(c, box, others, margin: float = NEAREST_MARGIN) -> bool:
+    """Whether the dot at ``c`` is unmistakably the nearest of all dots to
+    ``box``: every dot of ``others`` (at another spot) lies ``margin`` further."""
+    d = _box_dist(c, box)
+    return all(_box_dist(o, box) >= d + margin for o in others if np.hypot(o[0] - c[0], o[1] - c[1]) > 1e-6)
+
+
+def _spots(c, w: float, h: float) -> list[tuple[float, float]]:
+    """Label centres around the dot at ``c``: beside, above, below and at its
+    corners, nearest first."""
+    spots = []
+    for g in (0.07, 0.14, 0.24, 0.36, 0.5):
+        for dy in (0.0, h / 2, -h / 2, h / 2 + g, -h / 2 - g):
+            spots += [(c[0] + g + w / 2, c[1] + dy), (c[0] - g - w / 2, c[1] + dy)]
+        for dx in (0.0, w / 4, -w / 4, w / 2, -w / 2, w / 2 + g, -w / 2 - g):
+            spots += [(c[0] + dx, c[1] + g + h / 2), (c[0] + dx, c[1] - g - h / 2)]
+    return sorted(dict.fromkeys(spots),
+                  key=lambda q: _box_dist(c, (q[0] - w / 2, q[1] - h / 2, q[0] + w / 2, q[1] + h / 2)))
+
+
+def _size(mob) -> tuple[float, float]:
+    b = bounds(mob)
+    return b[2] - b[0], b[3] - b[1]
+
+
+def _put(mob, box) -> None:
+    """Move ``mob`` so its drawn box (``bounds``) starts at ``box``'s lower left corner."""
+    b = bounds(mob)
+    mob.shift([box[0] - b[0], box[1] - b[1], 0])
+
+
+def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
+    """Put each word's label next to its own dot: clear of every dot, of the
+    other labels, of ``avoid`` (mobjects) and of ``lines`` (boxes: the axes),
+    inside ``inside`` (left, bottom, right, top), and nearer its own dot than
+    any other dot by NEAREST_MARGIN, so it cannot be read as another's.  The
+    placement that labels the most words so is searched for; a word left
+    over (a crowd on one line) gets its label in the nearest free spot with
+    a clear leader line from its dot, and is hidden only if nothing is free."""
+    taken = [_grow(bounds(m), 0.06) for m in avoid] + list(lines)     # a gap from names and coordinates
+    centres = [pt.dot.get_center() for pt in points]
+    dots = [(c[0] - 0.09, c[1] - 0.09, c[0] + 0.09, c[1] + 0.09) for c in centres]
+    options = []
+    for i, pt in enumerate(points):
+        c, (w, h) = centres[i], _size(pt.label)
+        others = [o for j, o in enumerate(centres) if j != i]
+        opts = []
+        for x, y in _spots(c, w, h):
             box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-            if not (box[0] >= inside[0] and box[2] <= inside[2] and box[1] >= inside[1]
-                    and box[3] <= inside[3] and all(_clear(box, t) for t in taken)):
-                continue
-            line = _leader(c, box)
-            if strict and line is not None and any(_hits(line, t) for t in labels):
-                continue
-            return (x, y), line
-    return None, None
+            if (within(box, inside) and all(_clear(box, t, pad=0.02) for t in taken)
+                    and all(_clear(box, d, pad=0.0) for d in dots) and owns(c, box, others)):
+                opts.append(box)
+        options.append(opts)
+    order = sorted(range(len(points)), key=lambda i: len(options[i]))
+    best: dict = {"n": -1, "pick": {}}
+    budget = [20000]
+
+    def search(k: int, pick: dict, n: int) -> None:
+        if budget[0] <= 0 or n + (len(order) - k) <= best["n"]:
+            return
+        budget[0] -= 1
+        if k == len(order):
+            best["n"], best["pick"] = n, dict(pick)
+            return
+        i = order[k]
+        for box in options[i]:
+            if all(_clear(box, b, pad=LABEL_GAP) for b in pick.values()):
+                pick[i] = box
+                search(k + 1, pick, n + 1)
+                del pick[i]
+        search(k + 1, pick, n)       # this word's label left for a leader line
+
+    search(0, {}, 0)
+    placed = best["pick"]
+    labels = list(placed.values())
+    for i, box in placed.items():
+        _put(points[i].label, box)
+        points[i].leader = None
+    for i, pt in enumerate(points):
+        if i in placed:
+            continue
+        c, (w, h) = centres[i], _size(pt.label)
+        grid = [(x, y) for x in np.arange(inside[0] + w / 2, inside[2] - w / 2 + 1e-9, 0.08)
+                for y in np.arange(inside[1] + h / 2, inside[3] - h / 2 + 1e-9, 0.08)]
+        grid.sort(key=lambda q: (q[0] - c[0]) ** 2 + (q[1] - c[1]) ** 2)
+        others = [d for j, d in enumerate(dots) if j != i and np.linalg.norm(centres[j] - c) > 1e-6]
+        chosen = None
+        for strict in (True, False):     # a leader across a label only when nothing else is free
+            for x, y in grid:
+                box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+                if not (all(_clear(box, t, pad=0.02) for t in taken) and all(_clear(box, d, pad=0.0) for d in dots)
+                        and all(_clear(box, b, pad=LABEL_GAP) for b in labels)):
+                    continue
+                line = _leader(c, box)
+                if line is None and not owns(c, box, [centres[j] for j in range(len(points)) if j != i]):
+                    continue     # close to its dot with no leader, but as close to another
+                if line is not None and any(_hits(line, t, pad=0.02) for t in (labels if strict else []) + others):
+                    continue
+                chosen = (box, line)
+                break
+            if chosen is not None:
+                break
+        pt.leader = None
+        if chosen is None:    # nowhere free: left out (its dot stays), rather than over another label
+            pt.label.set_opacity(0)
+            continue
+        box, line = chosen
+        _put(pt.label, box)
+        labels.append(box)
+        if line is not None:
+            pt.leader = Line(line[0], line[1], color=palette.INK, stroke_width=3, buff=0.1)
+            pt.leader_ends = (tuple(pt.leader.get_start()[:2]), tuple(pt.leader.get_end()[:2]))
+            pt.add(pt.leader)
+
+
+def axis_lines(axes) -> list[tuple[float, float, float, float]]:
+    """The boxes of the axes' two lines (a little thicker than drawn)."""
+    return [(b[0] - 0.02, b[1] - 0.02, b[2] + 0.02, b[3] + 0.02) for b in (bounds(axes.x_axis), bounds(axes.y_axis))]
+
+
+def _drawn(pt: WordPoint) -> dict:
+    """Where a word point is drawn: its dot's centre, its label's box (None if hidden), its leader's ends."""
+    lead = getattr(pt, "leader", None)
+    return {"name": pt.label.text if hasattr(pt.label, "text") else "", "dot": tuple(pt.dot.get_center()[:2]),
+            "label": bounds(pt.label) if pt.label.get_fill_opacity() > 0 else None,
+            "leader": None if lead is None else (pt.leader_ends, lead.get_stroke_width(), lead in pt.submobjects)}
+
+
+def _greyed(mob) -> bool:
+    """Whether every glyph of ``mob`` is drawn in DROPPED."""
+    return all(m.get_color().to_hex() == DROPPED.to_hex() for m in mob.family_members_with_points())
 
 
 def fit(mob, width: float, height: float):
@@ -203,6 +315,16 @@ class _Work:
     times: MathTex
     eq: MathTex
 
+    def terms(self, j: int) -> list[VGroup]:
+        """Line j's terms, each ``[+] x_i \\times M_ij`` (a ``term_line``; none in a compact line)."""
+        line = self.lines[j]
+        return [VGroup(*line[max(4 * i - 1, 0):4 * i + 3]) for i in range(getattr(line, "terms", 0))]
+
+    def dropped(self) -> list[VGroup]:
+        """The terms whose product is 0, in every line."""
+        return [term for j, col in enumerate(self.work.columns)
+                for term, t in zip(self.terms(j), col.terms) if t.product == 0]
+
 
 @dataclass
 class _Stage:
@@ -213,9 +335,10 @@ class _Stage:
     heading: VGroup
     table: VGroup
     w: int                     # the word whose product is worked out
-    wide: bool = False         # the table and the work take the band above the panels in turn
-    work_left: float = 0.0     # the work's left edge, right of the table
-    panels: VGroup = field(default_factory=VGroup)
+    mats: VGroup               # the three lens matrices, shown as the intro names them
+    wide: bool = False         # the table and the work take the frame in turn
+    work_left: float = 0.0     # the work's (and each lens's large panel's) left edge, right of the table
+    big: list = field(default_factory=list)       # each lens's panel, large, right of the table
     row_box: SurroundingRectangle | None = None
     works: list[_Work] = field(default_factory=list)   # one per lens
 
@@ -226,44 +349,54 @@ class ThreeLenses(LessonScene):
     number = 2
     def construct(self):
         self.s = self._stage()
-        self._intro()
         self._lay_out()
+        self._intro()
         for k in range(len(self.params.lenses)):
             self._work(k)
             self._lens(k)
         self._outro()
 
     def _stage(self) -> _Stage:
-        """The words, the title and the table of their traits."""
+        """The words, the title, the table of their traits (large, in the middle) and the lens matrices."""
         p, lang = self.params, self.lang
         traits = [w.traits for w in p.words]
         X = np.array(traits, dtype=float)
         names = [w.name(lang) for w in p.words]
         heading = title(self.tr("title"), lang)
         table = self._table(names, traits, lang)
-        return _Stage(names, traits, X, heading, table, worked_word(traits))
-
-    # --- the input: every word as a row of numbers, one column per trait
-    def _intro(self) -> None:
-        s = self.s
-        table = s.table
-        # first large, in the middle of the frame
-        room = s.heading.get_bottom()[1] - 0.5 - PANELS_BOTTOM
+        room = heading.get_bottom()[1] - 0.5 - PANELS_BOTTOM
         big = min(12.0 / table.width, room / table.height, 1.5)
         if big < least_scale(table):    # a wide table takes the frame's whole width
             big = min((FRAME_RIGHT - FRAME_LEFT) / table.width, room / table.height, 1.5)
         table.scale(big)
-        table.move_to([0, (s.heading.get_bottom()[1] + PANELS_BOTTOM) / 2, 0])
-        with self.beat("intro_say", n=len(self.params.traits)):
+        table.move_to([0, (heading.get_bottom()[1] + PANELS_BOTTOM) / 2, 0])
+        mats = VGroup(*[matrix_mob(lens.matrix, font_size=MATH_SIZE).set_color(c)
+                        for lens, c in zip(p.lenses, LENS_COLOURS)]).arrange(RIGHT, buff=0.7)
+        outline_labels(table, mats)      # before their targets are copied (MoveToTarget, transforms)
+        return _Stage(names, traits, X, heading, table, worked_word(traits), mats)
+
+    # --- the input: every word as a row of numbers, one column per trait; then the three lenses
+    def _intro(self) -> None:
+        s = self.s
+        table = s.table
+        with self.beat("intro_say", n=len(self.params.traits)) as said:
+            lenses_at = self.cue_at(said, 0.6)[0]      # "... through three matrices ..."
             self.play(Write(s.heading), FadeIn(table.header), run_time=1.0)
             self.play(LaggedStart(*[FadeIn(VGroup(table.names[i], *table.rows[i]), shift=0.2 * RIGHT)
                                     for i in range(len(s.names))], lag_ratio=0.25), run_time=2.0)
-        self.key_moment("intro", table=[[e.get_tex_string() for e in row] for row in table.rows])
+            self.key_moment("intro", table=[[e.get_tex_string() for e in row] for row in table.rows])
+            self.wait_until(lenses_at, table)
+            # the table steps to its place and the three matrices come in beside it (or in its place)
+            self.play(FadeOut(table) if s.wide else MoveToTarget(table),
+                      LaggedStart(*[FadeIn(m, shift=0.4 * LEFT) for m in s.mats], lag_ratio=0.35), run_time=1.6)
+            self.focus_on(s.mats)     # (a pulse of the table, at the frame's left edge, would cross it)
+        self.key_moment("lenses", mats=[[[e.get_tex_string() for e in row] for row in m.get_rows()] for m in s.mats],
+                        box=bounds(s.mats))
 
     def _lay_out(self) -> None:
-        """The table's place from now on: top left, the work to its right; when
-        either would be too small to read there, each takes the whole band
-        above the panels in turn (wide).  The panels, and each lens's work."""
+        """The table's place from the intro on: top left, the work to its right;
+        when either would be too small to read there, each takes the frame in
+        turn (wide).  The lens matrices, each lens's work and its large panel."""
         s, p = self.s, self.params
         table = s.table
         table.generate_target()
@@ -275,21 +408,28 @@ class ThreeLenses(LessonScene):
         table.target.align_to([FRAME_LEFT, TOP, 0], UP + LEFT)
         s.work_left = table.target.get_right()[0] + 0.6
 
-        s.panels = self._panels(s.names, s.X, self.lang)
         w = s.w
         s.row_box = SurroundingRectangle(VGroup(table.target[1][w], table.target[2 + w]), color=palette.AREA,
                                          buff=0.08)
         works = [self._block(s.traits[w], s.names[w], lens, colour) for lens, colour in zip(p.lenses, LENS_COLOURS)]
         if not s.wide:
-            s.wide = any(not self._fits(b.block, FRAME_RIGHT - s.work_left) for b in works)
+            s.wide = any(not self._fits(b.block, FRAME_RIGHT - 0.25 - s.work_left) for b in works)
         left = FRAME_LEFT if s.wide else s.work_left
         # too wide even for the whole band: the name above the row, each line without its products
-        s.works = [b if self._fits(b.block, FRAME_RIGHT - left) else
+        s.works = [b if self._fits(b.block, FRAME_RIGHT - 0.25 - left) else
                    self._block(s.traits[w], s.names[w], lens, colour, compact=True)
                    for b, lens, colour in zip(works, p.lenses, LENS_COLOURS)]
-        for b in s.works:
-            fit(b.block, FRAME_RIGHT - left, TOP - UPPER_BOTTOM)
-            b.block.move_to([(left + FRAME_RIGHT) / 2, 0, 0]).align_to([0, TOP, 0], UP)
+        middle = [(left + FRAME_RIGHT) / 2, (TOP + PANELS_BOTTOM) / 2, 0]
+        for b in s.works:     # as large as the room right of the table allows (up to 1.4 times; a pulse stays inside)
+            b.block.scale(min(1.4, (FRAME_RIGHT - 0.25 - left) / b.block.width,
+                              (TOP - PANELS_BOTTOM) / b.block.height))
+            b.block.move_to(middle)
+        # the matrices beside the table (or alone, in the middle of the frame)
+        fit(s.mats, FRAME_RIGHT - left, TOP - PANELS_BOTTOM)
+        s.mats.move_to(middle if s.wide else [middle[0], table.target.get_center()[1], 0])
+        # each lens's panel, as large as the room right of the table
+        s.big = [self._panels([k], left - 0.25 if not s.wide else left, FRAME_RIGHT, TOP, size=26)[0]
+                 for k in range(len(p.lenses))]
 
     # --- one word's product with lens k, column by column
     def _work(self, k: int) -> None:
@@ -298,75 +438,188 @@ class ThreeLenses(LessonScene):
         res_entries = b.res.get_entries()
         res_entries.set_opacity(0)
         with self.beat(f"work{k + 1}_say", focus=b.res, word=s.names[s.w], n=len(self.params.traits),
-                       point=plain_vector(b.work.result)):
-            if k == 0:
-                self.play(MoveToTarget(s.table), run_time=1.0)
-                self.play(Create(s.row_box), run_time=0.5)
+                       point=plain_vector(b.work.result)) as said:
+            dropped_at = self.cue_at(said, 0.7)[0]      # "... multiplied by 0 are dropped ..."
+            if k == 0:     # the other two lenses wait their turn; the worked word's row is marked
+                self.play(FadeOut(s.mats[1:]), *([] if s.wide else [Create(s.row_box)]), run_time=0.6)
             if s.wide:    # the table steps aside for the work
                 self.play(FadeOut(s.table), FadeOut(s.row_box), run_time=0.6)
                 self.play(FadeIn(b.vec), FadeIn(b.word_name), run_time=1.0)
             else:
                 self.play(TransformFromCopy(s.table.rows[s.w], b.vec.get_entries()), FadeIn(b.vec.get_brackets()),
                           FadeIn(b.word_name), run_time=1.0)
-            self.play(FadeIn(b.times), FadeIn(b.M), FadeIn(b.eq), FadeIn(b.res), run_time=0.8)
+            # the first lens's matrix moves from where the intro showed it into the product
+            self.play(FadeIn(b.times), ReplacementTransform(s.mats[0], b.M) if k == 0 else FadeIn(b.M),
+                      FadeIn(b.eq), FadeIn(b.res), run_time=0.8)
             for j, line in enumerate(b.lines):
                 box = SurroundingRectangle(b.M.get_columns()[j], color=colour, buff=0.08)
                 self.play(Create(box), run_time=0.4)
                 write_column(self, line, res_entries[j], 1.4, 0.7, FadeOut(box))
+            dropped = b.dropped()
+            if dropped:     # the terms multiplied by 0 are greyed as the sentence says they are dropped
+                if k == 0:
+                    self.wait_until(dropped_at, b.lines)
+                self.play(*[m.animate.set_color(DROPPED) for m in dropped], run_time=0.6)
         self.key_moment(f"work{k + 1}", word=s.names[s.w], lines=[ln.get_tex_string() for ln in b.lines],
                         result=[e.get_tex_string() for e in res_entries],
-                        matrix=[[e.get_tex_string() for e in row] for row in b.M.get_rows()])
+                        matrix=[[e.get_tex_string() for e in row] for row in b.M.get_rows()],
+                        greyed=[[_greyed(term) for term in b.terms(j)] for j in range(len(b.lines))])
 
-    # --- the whole cloud lands on lens k's plane
+    # --- the whole cloud lands on lens k's plane, shown large
     def _lens(self, k: int) -> None:
         s, lang = self.s, self.lang
-        lens, panel, colour, b = self.params.lenses[k], s.panels[k], LENS_COLOURS[k], s.works[k]
+        lens, big, colour, b = self.params.lenses[k], s.big[k], LENS_COLOURS[k], s.works[k]
         w = s.w
-        guides, coords = self._guides(panel, panel.words[w], b.work.result, colour)
-        place_word_labels(panel.words, avoid=[panel.x_name, panel.y_name, *coords, *guides],
-                          inside=(*panel.axes.get_corner(DOWN + LEFT)[:2], panel.axes.get_right()[0],
-                                  panel.heading.get_bottom()[1] - 0.05))
-        others = [pt for i, pt in enumerate(panel.words) if i != w]
-        with self.beat(f"lens{k + 1}_say", keep=lens.keep.name(lang), drop=lens.drop.name(lang)):
-            self.play(FadeIn(panel.axes), FadeIn(panel.x_name), FadeIn(panel.y_name),
-                      FadeIn(panel.heading), run_time=0.7)
-            self.play(TransformFromCopy(b.res, panel.words[w]), run_time=1.0)
+        guides, coords = self._guides(big, big.words[w], b.work.result, colour)
+        place_word_labels(big.words, avoid=[big.x_name, big.y_name, *coords, *guides],
+                          inside=self._room(big, 0.05), lines=axis_lines(big.axes))
+        before = self._before_collapse(k)
+        with self.beat(f"lens{k + 1}_say", keep=lens.keep.name(lang), drop=lens.drop.name(lang)) as said:
+            collapse_at = self.cue_at(said, 0.7)[0]     # "... the plane collapses to a line ..."
+            # the work steps aside (its result too, on a flattening lens: its coordinates come back on the line);
+            # the lens's matrix stays, under the table, beside the plane it makes
+            keep = self._matrix_spot(b.M)
+            big.M_shown = b.M if keep else VGroup()
+            self.play(FadeOut(VGroup(b.word_name, b.vec, b.times, b.eq, b.lines,
+                                     *([] if before is None else [b.res]), *([] if keep else [b.M]))),
+                      *([MoveToTarget(b.M)] if keep else []),
+                      *[FadeIn(m) for m in (big.axes, big.heading, big.x_name,
+                                            big.y_name if before is None else before.y_name)], run_time=0.8)
+            if before is not None:     # the words land on the plane before the lens drops a direction ...
+                self._fly_names(before.words, range(len(s.names)))
+                self.key_moment(f"lens{k + 1}_plane", words=np.array([big.axes.p2c(pt.dot.get_center())
+                                                                      for pt in before.words]))
+                self.wait_until(collapse_at, VGroup(*before.words))
+                # ... and each moves straight onto the line: X ((1 - t) M0 + t M), t from 0 to 1
+                self._collapse(before, big)
+            if before is None:     # the worked word's result lands on its point
+                land = big.words[w].dot.copy()
+                self.play(ReplacementTransform(b.res, land), FadeIn(big.words[w].label), run_time=0.9)
+                self.remove(land)
+                self.add(big.words[w])
             self.play(*[Create(g) for g in guides], FadeIn(coords), run_time=0.7)
-            if s.wide:    # the work steps aside for the table, whose names fly to their points
-                self.play(FadeOut(b.block), FadeIn(s.table), FadeIn(s.row_box), run_time=0.6)
-            if others:
-                self.play(*[TransformFromCopy(s.table.names[i], pt) for i, pt in enumerate(panel.words) if i != w],
-                          run_time=1.4)
-            groups = qm.collisions(s.X, panel.M, tol=1e-9)
+            if before is None:
+                self._fly_names(big.words, [i for i in range(len(s.names)) if i != w])
+            groups = qm.collisions(s.X, big.M, tol=1e-9)
             if groups:
-                self.play(*[Indicate(panel.words[i].label, color=palette.ALERT) for g in groups for i in g],
+                self.play(*[Indicate(big.words[i].label, color=palette.ALERT) for g in groups for i in g],
                           run_time=0.8)
-        self.key_moment(f"lens{k + 1}", words=np.array([panel.axes.p2c(pt.dot.get_center())
-                                                        for pt in panel.words]),
+        self.key_moment(f"lens{k + 1}", words=np.array([big.axes.p2c(pt.dot.get_center()) for pt in big.words]),
+                        drawn=[_drawn(pt) for pt in big.words], axes=axis_lines(big.axes), panel=bounds(big.axes),
+                        others=[bounds(m) for m in (big.x_name, big.y_name, *coords) if m.get_fill_opacity() > 0],
                         coords=[c.get_tex_string() for c in coords],
-                        collisions=qm.collisions(s.X, panel.M))
-        self.play(*([] if s.wide else [FadeOut(b.block)]), FadeOut(guides), FadeOut(coords), run_time=0.5)
+                        collisions=qm.collisions(s.X, big.M))
+        last = k == len(self.params.lenses) - 1     # the last stays, to take its place at the end
+        self.play(FadeOut(guides), FadeOut(coords), *([] if last else [
+            FadeOut(m) for m in (big.axes, big.heading, big.x_name, big.y_name, big.M_shown, *big.words)]),
+            run_time=0.5)
 
-    # --- the same input, three matrices, three views (beside the table, or in its place)
-    def _outro(self) -> None:
+    def _matrix_spot(self, M) -> bool:
+        """Give ``M`` a target under the table, as large as reads there (up to its
+        size in the work); False when there is no such room (a wide table)."""
         s = self.s
+        if s.wide:
+            return False
+        table = bounds(s.table)
+        width, height = table[2] - FRAME_LEFT, table[1] - 0.4 - PANELS_BOTTOM
+        M.generate_target()
+        fit(M.target, width, height)
+        if M.target.height < least_scale(M) * M.height - 1e-9:
+            return False
+        M.target.move_to([(FRAME_LEFT + table[2]) / 2, (table[1] - 0.4 + PANELS_BOTTOM) / 2, 0])
+        return True
+
+    def _fly_names(self, points: list[WordPoint], which) -> None:
+        """Each word's name flies from the table to its point, one after another
+        (the dot and its leader appear as it lands); without the table, they fade in."""
+        s = self.s
+        shown = s.table in self.mobjects
+        anims = []
+        for i in which:
+            pt = points[i]
+            lead = getattr(pt, "leader", None)
+            anims.append(AnimationGroup(
+                TransformFromCopy(s.table.names[i], pt.label) if shown else FadeIn(pt.label, shift=0.2 * UP),
+                FadeIn(pt.dot, scale=0.5), *([Create(lead)] if lead is not None else [])))
+        if anims:
+            self.play(LaggedStart(*anims, lag_ratio=0.4), run_time=min(2.4, 0.6 + 0.35 * len(anims)))
+        for i in which:     # each point one group again, for what moves or fades it next
+            self.remove(*points[i].submobjects)
+            self.add(points[i])
+
+    def _collapse(self, before, big) -> None:
+        """Each word moves straight from the plane onto the line (its dot along
+        ``X ((1 - t) M0 + t M)``, its label with it); the collapsing axis's name
+        fades to the lens's."""
+        olds = [getattr(a, "leader", None) for a in before.words]
+        self.play(*[FadeOut(ld) for ld in olds if ld is not None], FadeOut(before.y_name), run_time=0.3)
+        self.play(*[ReplacementTransform(a.dot, z.dot) for a, z in zip(before.words, big.words)],
+                  *[ReplacementTransform(a.label, z.label) for a, z in zip(before.words, big.words)],
+                  FadeIn(big.y_name), run_time=1.8)
+        news = [ld for z in big.words if (ld := getattr(z, "leader", None)) is not None]
+        if news:
+            self.play(*[Create(ld) for ld in news], run_time=0.4)
+        for a, z in zip(before.words, big.words):
+            self.remove(*a.submobjects, *z.submobjects)
+            self.add(z)
+
+    def _before_collapse(self, k: int):
+        """For a lens that flattens the plane (``unflattened``): the words on the
+        plane before the collapse, on the same axes, with the dropped trait's name
+        on the axis that collapses (or None)."""
+        s = self.s
+        flat = unflattened(s.X, s.big[k].M)
+        if flat is None:
+            return None
+        M0, t = flat
+        big = s.big[k]
+        words = [WordPoint(nm, y, self.lang, color=palette.EMBED, size=26) for nm, y in zip(s.names, qm.apply(s.X, M0))]
+        for pt in words:
+            legible(pt.label)
+            pt.dot.move_to(big.axes.c2p(*pt.coords))
+        y_name = legible(text(self.params.traits[t].name(self.lang), self.lang, size=24, color=LENS_COLOURS[k]))
+        y_name.move_to(big.y_name)
+        place_word_labels(words, avoid=[big.x_name, y_name], inside=self._room(big, 0.05), lines=axis_lines(big.axes))
+        outline_labels(y_name, *words)
+        return SimpleNamespace(words=words, y_name=y_name, M0=M0, trait=t)
+
+    # --- the same input, three matrices, three views side by side
+    def _outro(self) -> None:
+        s, lenses = self.s, self.params.lenses
         mats = VGroup(*[matrix_mob(lens.matrix, font_size=MATH_SIZE).set_color(c)
-                        for lens, c in zip(self.params.lenses, LENS_COLOURS)]).arrange(RIGHT, buff=0.7)
-        alone = not self._fits(mats, FRAME_RIGHT - s.work_left)
-        left = FRAME_LEFT if alone else s.work_left
-        fit(mats, FRAME_RIGHT - left, TOP - UPPER_BOTTOM)
-        mats.move_to([(left + FRAME_RIGHT) / 2, (TOP + UPPER_BOTTOM) / 2, 0])
+                        for lens, c in zip(lenses, LENS_COLOURS)])
+        width = (FRAME_RIGHT - FRAME_LEFT - 2 * PANEL_GAP) / 3
+        for m in mats:
+            fit(m, width, 2.0)
+        outline_labels(mats)
+        top = TOP - max(m.height for m in mats) - 0.3
+        ends = self._panels(list(range(len(lenses))), FRAME_LEFT, FRAME_RIGHT, top)
+        for m, panel in zip(mats, ends):
+            m.move_to([panel.axes.get_center()[0], 0, 0]).align_to([0, TOP, 0], UP)
+            place_word_labels(panel.words, avoid=[panel.x_name, panel.y_name], inside=self._room(panel, 0.05),
+                              lines=axis_lines(panel.axes))
+
+        def parts(panel):
+            return [panel.heading, panel.axes, panel.x_name, panel.y_name, *panel.words]
+
         with self.beat("outro_say"):
-            self.play(FadeOut(s.row_box), *([FadeOut(s.table)] if alone else []), FadeIn(mats), run_time=0.8)
-            self.play(*[Indicate(m, color=c) for m, c in zip(mats, LENS_COLOURS)],
-                      *[Indicate(pn.heading[0], color=c) for pn, c in zip(s.panels, LENS_COLOURS)], run_time=1.2)
-        self.key_moment("end")
+            # the last lens's panel shrinks into its place beside the other two, its matrix over it
+            shown = s.big[-1].M_shown
+            self.play(FadeOut(s.table), FadeOut(s.row_box),
+                      ReplacementTransform(shown, mats[-1]) if shown.submobjects else FadeIn(mats[-1]),
+                      *[ReplacementTransform(a, z) for a, z in zip(parts(s.big[-1]), parts(ends[-1]))], run_time=1.2)
+            self.play(LaggedStart(*[FadeIn(VGroup(*parts(p)), shift=0.3 * RIGHT) for p in ends[:-1]],
+                                  lag_ratio=0.5), run_time=1.2)
+            self.play(LaggedStart(*[FadeIn(m, shift=0.3 * DOWN) for m in mats[:-1]], lag_ratio=0.3), run_time=1.0)
+        self.key_moment("end", drawn=[[_drawn(pt) for pt in p.words] for p in ends],
+                        axes=[axis_lines(p.axes) for p in ends],
+                        others=[[bounds(p.x_name), bounds(p.y_name)] for p in ends])
 
     def _block(self, x, name: str, lens, colour, compact: bool = False) -> _Work:
         """One word's product with a lens matrix, written out: its name, the
-        row x times M = the result, and one line of arithmetic per output
-        (``compact``: the name above the row x, each line without the step of
-        its products)."""
+        row x times M = the result, and one line of arithmetic per output,
+        a term per trait (``compact``: the name above the row x, each line
+        without the step of its products)."""
         work = qm.worked_product(x, lens.matrix)
         vec = matrix_mob([x], font_size=MATH_SIZE)
         M = matrix_mob(lens.matrix, font_size=MATH_SIZE)
@@ -380,15 +633,18 @@ class ThreeLenses(LessonScene):
         word_name.next_to(vec, LEFT, buff=0.2)
         if compact:
             word_name.next_to(vec, UP, aligned_edge=LEFT, buff=0.15)
-        lines = VGroup(*[column_line(c, MATH_SIZE, colour, form="ends" if compact else "whole")
-                         for c in work.columns])
-        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.22).next_to(product, DOWN, buff=0.3)
+        lines = VGroup(*[column_line(c, MATH_SIZE, colour, form="ends") if compact else
+                         term_line(c, MATH_SIZE, colour) for c in work.columns])
+        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+        lines.scale(max(1.0, min(1.35, product.width / lines.width)))     # the numbers as large as room allows
+        lines.next_to(product, DOWN, buff=0.3)
+        outline_labels(product, word_name)     # the matrix may come in by a transform
         return _Work(VGroup(word_name, product, lines), work, vec, M, res, word_name, lines, times, eq)
 
     @staticmethod
     def _fits(mob, width: float) -> bool:
-        """Whether ``mob`` fits ``width`` by the band's height at a readable size."""
-        return min(1.0, width / mob.width, (TOP - UPPER_BOTTOM) / mob.height) >= least_scale(mob) - 1e-9
+        """Whether ``mob`` fits ``width`` by the frame's height (under the title) at a readable size."""
+        return min(1.0, width / mob.width, (TOP - PANELS_BOTTOM) / mob.height) >= least_scale(mob) - 1e-9
 
     def _table(self, names, traits, lang) -> VGroup:
         """The words as a table: a header of trait names, then one row per
@@ -414,12 +670,16 @@ class ThreeLenses(LessonScene):
         table.header, table.names, table.rows = header, name_mobs, rows
         return table
 
-    def _panels(self, names, X, lang) -> VGroup:
-        """One panel per lens across the bottom of the frame: its heading
-        (keeps / drops), axes sized to its points, axis names and the words
-        at ``X @ M`` (labels placed later, beside the worked point's guides)."""
-        p = self.params
-        width = (FRAME_RIGHT - FRAME_LEFT - 2 * PANEL_GAP) / 3
+    def _panels(self, ks: list[int], left: float, right: float, top: float, size: float = 22) -> VGroup:
+        """One panel per lens of ``ks``, side by side from ``left`` to ``right``,
+        from ``top`` down to the subtitle band: its heading (keeps / drops), axes
+        sized to its points (and, with ``size`` above 22, a large panel, to the
+        plane a flattening lens collapses), axis names and the words at ``X @ M``
+        with ``size`` labels (placed later, beside the worked point's guides)."""
+        p, lang, names, X = self.params, self.lang, self.s.names, self.s.X
+        lenses, colours = [p.lenses[k] for k in ks], [LENS_COLOURS[k] for k in ks]
+        width = (right - left - (len(ks) - 1) * PANEL_GAP) / len(ks)
+
         def wrap(content: str, size: float, colour) -> VGroup:
             # as wide as the panel, or as its axes (under which it is aligned) if a line would overhang them
             lines = wrapped_text(content, lang, size=size, width=width, color=colour)
@@ -437,38 +697,40 @@ class ThreeLenses(LessonScene):
                 most *= 0.9
 
         headings = [VGroup(
-            wrap(self.tr("keep", what=lens.keep.name(lang)), 24, colour),
-            wrap(self.tr("drop", what=lens.drop.name(lang)), 22, palette.MUTED),
-        ).arrange(DOWN, aligned_edge=LEFT, buff=0.08) for lens, colour in zip(p.lenses, LENS_COLOURS)]
-        axes_h = PANELS_TOP - max(h.height for h in headings) - 0.2 - PANELS_BOTTOM
+            wrap(self.tr("keep", what=lens.keep.name(lang)), size + 2, colour),
+            wrap(self.tr("drop", what=lens.drop.name(lang)), size, palette.MUTED),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.08) for lens, colour in zip(lenses, colours)]
+        axes_h = top - max(h.height for h in headings) - 0.2 - PANELS_BOTTOM
         panels = VGroup()
-        for lens, heading in zip(p.lenses, headings):
+        for i, (lens, heading, colour) in enumerate(zip(lenses, headings, colours)):
             M = np.array(lens.matrix, dtype=float)
             Y = qm.apply(X, M)
-            axes = Axes(x_range=_range(Y[:, 0], right=0.35), y_range=_range(Y[:, 1]), x_length=width - 0.3,
-                        y_length=axes_h, tips=False,
+            flat = unflattened(X, M) if size > 22 else None
+            spread = Y if flat is None else np.vstack([Y, qm.apply(X, flat[0])])
+            axes = Axes(x_range=_range(spread[:, 0], right=0.35), y_range=_range(spread[:, 1], right=0.3),
+                        x_length=width - 0.3, y_length=axes_h, tips=False,
                         axis_config={"stroke_color": palette.MUTED, "include_ticks": False})
-            heading.align_to([0, PANELS_TOP, 0], UP)
+            heading.align_to([0, top, 0], UP)
             axes.align_to([0, PANELS_BOTTOM, 0], DOWN)
+            axes.set_x(left + width / 2 + i * (width + PANEL_GAP))
+            heading.align_to(axes, LEFT)
             panel = VGroup(heading, axes)
             panel.heading, panel.axes, panel.M = heading, axes, M
-            panels.add(panel)
-        for k, panel in enumerate(panels):
-            panel.axes.set_x(FRAME_LEFT + width / 2 + k * (width + PANEL_GAP))
-        for lens, panel, colour in zip(p.lenses, panels, LENS_COLOURS):
-            panel.heading.align_to(panel.axes, LEFT)
             panel.x_name = legible(text(lens.axes[0].name(lang), lang, size=24, color=colour))
-            panel.x_name.next_to(panel.axes.x_axis.get_right(), UP, buff=0.1).align_to(panel.axes, RIGHT)
+            panel.x_name.next_to(axes.x_axis.get_right(), UP, buff=0.1).align_to(axes, RIGHT)
             panel.y_name = legible(text(lens.axes[1].name(lang), lang, size=24, color=colour))
-            panel.y_name.next_to(panel.axes.y_axis.get_top(), RIGHT, buff=0.1)
-            self._name_axes(panel)
-            panel.add(panel.x_name, panel.y_name)
-            Y = qm.apply(X, panel.M)
-            panel.words = [WordPoint(nm, y, lang, color=palette.EMBED, size=22) for nm, y in zip(names, Y)]
+            panel.y_name.next_to(axes.y_axis.get_top(), RIGHT, buff=0.1)
+            panel.words = [WordPoint(nm, y, lang, color=palette.EMBED, size=size) for nm, y in zip(names, Y)]
             for pt in panel.words:
                 legible(pt.label)
-            for pt in panel.words:
-                pt.dot.move_to(panel.axes.c2p(*pt.coords))
+                pt.dot.move_to(axes.c2p(*pt.coords))
+            # the axes' names never cover a point (nor, on a flattening lens, where one was before)
+            panel.dots = [(x - 0.07, y - 0.07, x + 0.07, y + 0.07)
+                          for x, y, _ in (axes.c2p(*q) for q in spread)]
+            self._name_axes(panel)
+            panel.add(panel.x_name, panel.y_name)
+            outline_labels(panel, *panel.words)     # they come in by transforms too, not only by add
+            panels.add(panel)
         return panels
 
     @staticmethod
@@ -478,11 +740,13 @@ class ThreeLenses(LessonScene):
         the y-axis, when the axes meet near a corner."""
         x_name, y_name, ax = panel.x_name, panel.y_name, panel.axes
         room = ThreeLenses._room(panel)
+        dots = getattr(panel, "dots", [])
 
         def fine() -> bool:
             return (within(bounds(x_name), room) and within(bounds(y_name), room)
                     and _clear(bounds(x_name), bounds(y_name), pad=-0.02)
-                    and all(_clear(bounds(m), b, pad=-0.01) for m in (x_name, y_name) for b in avoid))
+                    and all(_clear(bounds(m), b, pad=-0.01) for m in (x_name, y_name) for b in avoid)
+                    and all(_clear(bounds(m), b, pad=0.03) for m in (x_name, y_name) for b in dots))
 
         if fine():
             return True
@@ -553,13 +817,17 @@ class ThreeLenses(LessonScene):
                 shown = [bounds(other)] if other.get_fill_opacity() > 0 else []
                 if not within(bounds(m), room) or not all(_clear(bounds(m), t, pad=-0.01) for t in names + shown):
                     m.set_opacity(0)
+        if not off_axes:     # a point on an axis: its 0 coordinate would sit at the origin, saying nothing
+            for m, v in ((cx, x), (cy, y)):
+                if v == 0:
+                    m.set_opacity(0)
         return guides, VGroup(cx, cy)
 
     @staticmethod
-    def _room(panel) -> tuple[float, float, float, float]:
+    def _room(panel, below: float = -0.01) -> tuple[float, float, float, float]:
         """Where a panel's labels may go: over its axes (and half the gap to the next panel), under
         its heading, inside the frame."""
         ax = panel.axes
         return (max(ax.get_left()[0] - PANEL_GAP / 2 + 0.05, FRAME_LEFT),
                 PANELS_BOTTOM, min(ax.get_right()[0] + PANEL_GAP / 2 - 0.05, FRAME_RIGHT),
-                panel.heading.get_bottom()[1] + 0.01)    # (the check allows 0.02 of overlap)
+                panel.heading.get_bottom()[1] - below)    # (the check allows 0.02 of overlap)

@@ -94,3 +94,110 @@ def test_the_whole_frame_is_used(scene):
     assert sum(lab.kind == "Matrix" for lab in scene.moments["end"].labels) == 3
 
 
+
+
+def _dist(p, box):
+    dx = max(box[0] - p[0], 0.0, p[0] - box[2])
+    dy = max(box[1] - p[1], 0.0, p[1] - box[3])
+    return float(np.hypot(dx, dy))
+
+
+def _meet(a, b, pad=0.0):
+    return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad
+
+
+def _on_segment(p, a, b):
+    """How far the point ``p`` lies from the segment ``a``-``b``."""
+    p, a, b = (np.asarray(v, dtype=float) for v in (p, a, b))
+    t = np.clip(np.dot(p - a, b - a) / max(np.dot(b - a, b - a), 1e-12), 0, 1)
+    return float(np.linalg.norm(p - (a + t * (b - a))))
+
+
+def _labels_beside_their_points(drawn, axes, others, names, where_):
+    half_w, half_h = 14.222 / 2, 4.0
+    assert [d["name"] for d in drawn] == [n.replace(" ", "") for n in names]
+    for i, d in enumerate(drawn):
+        box, dot = d["label"], d["dot"]
+        where = f"{where_}, {names[i]}"
+        assert box is not None, f"{where}: label hidden"
+        assert -half_w + 0.1 < box[0] and box[2] < half_w - 0.1 and -half_h < box[1] and box[3] < half_h, where
+        for j, e in enumerate(drawn):
+            x, y = e["dot"]
+            assert not _meet(box, (x - 0.07, y - 0.07, x + 0.07, y + 0.07)), f"{where} covers {names[j]}'s dot"
+            if j != i and e["label"] is not None:
+                assert not _meet(box, e["label"], pad=-0.02), f"{where} overlaps {names[j]}'s label"
+        for line in axes:
+            assert not _meet(box, line), f"{where}: an axis line strikes through the label"
+        for other in others:
+            assert not _meet(box, other, pad=-0.02), f"{where}: on an axis name or coordinate"
+        rivals = [e["dot"] for e in drawn if np.hypot(e["dot"][0] - dot[0], e["dot"][1] - dot[1]) > 1e-6]
+        if d["leader"] is None:
+            assert all(_dist(r, box) >= _dist(dot, box) + 0.09 for r in rivals), \
+                f"{where}: another point is as near the label as its own"
+        else:
+            lead, width, drawn_with = d["leader"]
+            assert drawn_with and width >= 2.5, f"{where}: the leader line is missing or faint"
+            ends = list(lead)
+            a = min(ends, key=lambda q: np.hypot(q[0] - dot[0], q[1] - dot[1]))
+            b = max(ends, key=lambda q: np.hypot(q[0] - dot[0], q[1] - dot[1]))
+            assert np.hypot(a[0] - dot[0], a[1] - dot[1]) < 0.15 and _dist(b, box) < 0.15, \
+                f"{where}: the leader does not join the dot to its label"
+            assert all(_on_segment(r, a, b) > 0.1 for r in rivals), f"{where}: the leader passes another point"
+
+
+def test_every_label_sits_beside_its_own_point(scene):
+    """Read back from the drawn panels (each lens large, then the three side
+    by side at the end): each word's label is shown, inside the frame, on no
+    dot, no axis line, no other label or axis name; and it is unmistakably its
+    own point's: its own dot is the nearest dot to it by a margin, or a clear
+    leader line runs from its own dot to it past every other dot."""
+    names = [w.name(scene.lang) for w in LESSON.words]
+    for k in range(1, 4):
+        probes = scene.moments[f"lens{k}"].probes
+        _labels_beside_their_points(probes["drawn"], probes["axes"], probes["others"], names, f"lens {k}")
+    end = scene.moments["end"].probes
+    for k in range(3):
+        _labels_beside_their_points(end["drawn"][k], end["axes"][k], end["others"][k], names, f"end, lens {k + 1}")
+
+
+def test_the_intro_brings_in_the_three_lenses(scene):
+    """As the sentence names the three matrices they appear, beside the table."""
+    mats = scene.moments["lenses"].probes["mats"]
+    assert [[[number(e) for e in row] for row in m] for m in mats] == \
+        [[list(map(float, row)) for row in lens.matrix] for lens in LESSON.lenses]
+    kinds = [lab.kind for lab in scene.moments["lenses"].labels]
+    assert kinds.count("Matrix") == 3
+
+
+def test_each_lens_gets_most_of_the_frame(scene):
+    """Each lens's plane is shown large: at least half the frame wide and most
+    of the height between the title and the subtitle band."""
+    for k in range(1, 4):
+        left, bottom, right, top = scene.moments[f"lens{k}"].probes["panel"]
+        assert right - left > 0.5 * 14.222 and top - bottom > 0.6 * (3.1 + 2.95), f"lens {k}"
+        # beside it, under the table, the one matrix that makes it
+        assert [lab.kind for lab in scene.moments[f"lens{k}"].labels].count("Matrix") == 1, f"lens {k}"
+
+
+def test_the_terms_multiplied_by_zero_are_greyed(scene):
+    w = int(np.argmax((X != 0).sum(axis=1)))
+    for k, lens in enumerate(LESSON.lenses):
+        M = np.array(lens.matrix, dtype=float)
+        greyed = scene.moments[f"work{k + 1}"].probes["greyed"]
+        assert greyed == [[bool(X[w, i] * M[i, j] == 0) for i in range(len(X[w]))] for j in range(2)]
+
+
+def test_the_flat_lens_collapses_the_plane_onto_its_line(scene):
+    """The third lens keeps one trait: the words first stand on a plane of that
+    trait and a trait the lens drops (a zero row of its matrix), then move
+    straight down onto the line."""
+    M = np.array(LESSON.lenses[2].matrix, dtype=float)
+    before = scene.moments["lens3_plane"].probes["words"]
+    after = scene.moments["lens3"].probes["words"]
+    assert np.allclose(after, X @ M, atol=1e-6) and np.allclose(after[:, 1], 0, atol=1e-6)
+    assert np.allclose(before[:, 0], (X @ M)[:, 0], atol=1e-6)
+    dropped = [i for i in range(len(M)) if not M[i].any()]
+    assert any(np.allclose(before[:, 1], X[:, i], atol=1e-6) for i in dropped)
+    assert np.ptp(before[:, 1]) > 0.5      # a plane: the words spread up and down before the collapse
+    names = list(scene.moments)
+    assert names.index("lens3_plane") < names.index("lens3")
