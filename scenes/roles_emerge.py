@@ -66,6 +66,7 @@ FLOOR = -2.95                   # the lowest edge of any label: just above the s
 EDGE = 6.85                     # the frame's content runs from -EDGE to EDGE: the plane left, the table right
 LINE = 0.4                      # between the info lines under the table
 PLANE_GAP = 0.45                # between the plane and the table
+INDENT = -EDGE + 0.4            # the full-width table's names, right of its row numbers
 TAG_SIZE = 34                   # q_1, k_2 on the plane's arrows
 HEAD_SIZE = 24                  # the table's column heads
 NAME_SIZE = 22                  # professions in the table
@@ -191,11 +192,16 @@ class RolesEmerge(LessonScene):
         job = [j.name(lang) for j in p.jobs]
         names = [job[k] for k in profile]
         heading = title(self.tr("title"), lang)
+        n = len(names)
         table, grid, wants, col_x = self._table(heading, job, names, wish)
-        left = table.get_left()[0]
+        rows_clear = all(grid.row_labels[i].get_bottom()[1] > wants[i].get_top()[1] + 0.03 for i in range(n)) and \
+            all(wants[i].get_bottom()[1] > grid.row_labels[i + 1].get_top()[1] + 0.03 for i in range(n - 1))
+        beside = rows_clear and table.get_left()[0] >= -EDGE + 4.2 and table.get_bottom()[1] >= -1.0
+        if not beside:      # too many guests or names too wide: the table across, the plane under it
+            table, grid, wants, col_x = self._table_full(heading, job, names, wish)
+        left = table.get_left()[0] if beside else -EDGE
 
         # --- the loss curve and the read-out of the run, under the table
-        n = len(names)
         room = table.get_bottom()[1] - 0.25 - FLOOR
         height = float(np.clip(room - 0.6, 0.8, 1.3))
         info_w = max(_width(line, lang, 22) for line in (
@@ -207,7 +213,8 @@ class RolesEmerge(LessonScene):
         probe = LossAxes(run.losses, p.steps, lang, *names_xy, width=2.0, height=height)
         # as wide as the info lines leave room for, and wider than the loss's name in its corner
         least = _width(names_xy[1], lang, 24) + 0.45
-        width = float(np.clip(EDGE - left - info_w - 0.35 - (probe.width - 2.0), least, 3.2))
+        room_w = EDGE - left if beside else 0.55 * 2 * EDGE
+        width = float(np.clip(room_w - info_w - 0.35 - (probe.width - 2.0), least, 3.2))
         ax = LossAxes(run.losses, p.steps, lang, *names_xy, width=width, height=height)
         ax.shift(RIGHT * (left - ax.get_left()[0]))
         ax.align_to([0, FLOOR, 0], DOWN)
@@ -215,7 +222,9 @@ class RolesEmerge(LessonScene):
         for i in range(n):
             for j in range(n):
                 grid.cell_at(i, j).set_fill(WEIGHT_FILL if i != j else palette.MUTED, opacity=0)
-        plane = self._plane(run, X, (-EDGE, FLOOR, left - PLANE_GAP, heading.get_bottom()[1] - 0.2))
+        region = (-EDGE, FLOOR, left - PLANE_GAP, heading.get_bottom()[1] - 0.2) if beside else \
+            (ax.get_right()[0] + 0.35 + info_w + PLANE_GAP, FLOOR, EDGE, table.get_bottom()[1] - 0.2)
+        plane = self._plane(run, X, region)
         tags = [VGroup(*[MathTex(f"{name}_{{{i + 1}}}", font_size=TAG_SIZE, color=color) for i in range(n)])
                 for name, color in (("q", palette.Q_GOLD), ("k", palette.K_TEAL))]
         return _Stage(run, X, match, profile, wish, job, names, heading, table, grid, wants, col_x, ax,
@@ -277,6 +286,53 @@ class RolesEmerge(LessonScene):
             [grid.cells.get_center()[0], head_y, 0])
         read_heads = VGroup(*[text(self.tr(f"{key}_head"), lang, size=HEAD_SIZE, color=color).move_to([x, head_y, 0])
                               for (key, color), x in zip(READOUTS, col_x)])
+        table = VGroup(grid, wants, wants_head, who_head, keys_head, read_heads, index)
+        table.shift(UP * (heading.get_bottom()[1] - 0.25 - table.get_top()[1]))   # just under the title
+        return table, grid, wants, col_x
+
+    def _table_full(self, heading: Mobject, job: list[str], names: list[str], wish: np.ndarray):
+        """The table across the frame (when it does not fit beside the plane): # | who | wants |
+        attention grid | Q asks | K says | V brings, one line a row, laid out from the widths of its
+        words, every label at a readable size, just under the title (the plane goes under it).
+        Returns the table, its grid, the wants column and the read-out columns' centres."""
+        lang, n = self.lang, len(names)
+        cell = min(0.66, 2.7 / n)
+        size = 24 if n <= 4 else 20
+        number_size = 28 if n <= 4 else 26
+        who_w = max([_width(nm, lang, size) for nm in job] + [_width(self.tr("who"), lang, HEAD_SIZE)])
+        wants_w = max(_width(nm, lang, NAME_SIZE) for nm in [*job, self.tr("wants")])
+        names_w = max(_width(nm, lang, NAME_SIZE) for nm in job)
+        read_w = [max(names_w, _width(self.tr(f"{key}_head"), lang, HEAD_SIZE)) for key, _ in READOUTS]
+        col_x, right = [], EDGE
+        for w in reversed(read_w):      # the read-out columns from the right edge, each as wide as it needs
+            col_x.insert(0, right - w / 2)
+            right -= w + 0.3
+        wants_x = INDENT + who_w + 0.3 + wants_w / 2
+        grid_left, grid_right = wants_x + wants_w / 2 + 0.35, right - 0.05
+        # columns as wide as the names over them (two levels of names when narrower), at least as wide
+        # as the grid's numbers and, together, as its heading; as the room allows
+        least = max(number_tex("0.00", font_size=number_size).width / 0.9,
+                    _width(self.tr("keys"), lang, HEAD_SIZE) / n)
+        cell_w = float(np.clip(max(who_w / 0.92, least), cell, (grid_right - grid_left) / n))
+        grid = NumberGrid(names, names, lang, cell=cell, size=size, cell_width=cell_w, number_size=number_size)
+        grid.move_to([(grid_left + grid_right) / 2, 0, 0]).align_to([0, 2.65, 0], UP)
+        grid.shift(DOWN * grid.col_labels.height)
+        # the grid stays clear of the read-outs' names (which are centred in their columns)
+        grid.shift(LEFT * max(0.0, grid.cells.get_right()[0] - (col_x[0] - names_w / 2 - 0.15)))
+        wants = VGroup(*[legible(text(job[wish[i]], lang, size=NAME_SIZE, color=TRUTH)) for i in range(n)])
+        for i, w in enumerate(wants):
+            w.move_to([wants_x, grid.cell_at(i, 0).get_y(), 0])
+            grid.row_labels[i].shift(RIGHT * (INDENT + who_w - grid.row_labels[i].get_right()[0]))
+        head_y = grid.col_labels.get_top()[1] + 0.3
+        wants_head = text(self.tr("wants"), lang, size=HEAD_SIZE, color=TRUTH).move_to([wants_x, head_y, 0])
+        who_head = text(self.tr("who"), lang, size=HEAD_SIZE, color=palette.Q_GOLD)
+        who_head.move_to([0, head_y, 0]).align_to(grid.row_labels, RIGHT)
+        keys_head = text(self.tr("keys"), lang, size=HEAD_SIZE, color=palette.K_TEAL).move_to(
+            [grid.cells.get_center()[0], head_y, 0])
+        read_heads = VGroup(*[text(self.tr(f"{key}_head"), lang, size=HEAD_SIZE, color=color).move_to([x, head_y, 0])
+                              for (key, color), x in zip(READOUTS, col_x)])
+        index = VGroup(*[MathTex(str(i + 1), font_size=TAG_SIZE, color=palette.INK)
+                         .move_to([-EDGE + 0.15, grid.cell_at(i, 0).get_y(), 0]) for i in range(n)])
         table = VGroup(grid, wants, wants_head, who_head, keys_head, read_heads, index)
         table.shift(UP * (heading.get_bottom()[1] - 0.25 - table.get_top()[1]))   # just under the title
         return table, grid, wants, col_x
@@ -397,9 +453,10 @@ class RolesEmerge(LessonScene):
         return Arrow(pl.origin, tip, buff=0, color=color, stroke_width=5, tip_length=0.22,
                      max_tip_length_to_length_ratio=0.35, max_stroke_width_to_length_ratio=25)
 
-    def _tag_spots(self, k: int) -> list[np.ndarray]:
+    def _tag_spots(self, k: int) -> list[tuple[np.ndarray, bool]]:
         """Where the tags of snapshot k go (the keys', then the queries'): beside each arrow's tip,
-        outward first, clear of the tips and of each other, inside the plane."""
+        outward first, clear of the tips and of each other, inside the plane; and whether a clear
+        spot was found (a crowded small plane hides the tags that find none)."""
         pl = self.s.plane
         tips = [pl.point(c) for c in (*pl.k[k], *pl.q[k])]
         taken = [(p[0] - 0.1, p[1] - 0.1, p[0] + 0.1, p[1] + 0.1) for p in tips]
@@ -408,10 +465,12 @@ class RolesEmerge(LessonScene):
             out = tip - pl.origin
             d = out / np.linalg.norm(out) if np.linalg.norm(out) > 1e-6 else UP
             probe = tag.copy()
-            place_clear(probe, tip, [d, _turn(d, 45), _turn(d, -45), _turn(d, 90), _turn(d, -90), _turn(d, 135),
-                                     _turn(d, -135), -d], avoid=taken, region=pl.region, buffs=(0.06, 0.25, 0.5))
-            taken.append(bounds(probe))
-            spots.append(probe.get_center())
+            clear = place_clear(probe, tip, [d, _turn(d, 45), _turn(d, -45), _turn(d, 90), _turn(d, -90),
+                                             _turn(d, 135), _turn(d, -135), -d],
+                                avoid=taken, region=pl.region, buffs=(0.06, 0.25, 0.5))
+            if clear:
+                taken.append(bounds(probe))
+            spots.append((probe.get_center(), clear))
         return spots
 
     def _swing(self, k: int) -> list:
@@ -424,11 +483,12 @@ class RolesEmerge(LessonScene):
         tags = [*s.k_tags, *s.q_tags]
         if not len(s.q_arrows):
             s.k_arrows, s.q_arrows = keys, queries
-            for tag, spot in zip(tags, spots):
-                tag.move_to(spot)
+            for tag, (spot, clear) in zip(tags, spots):
+                tag.move_to(spot).set_opacity(1.0 if clear else 0.0)
             return [*[GrowArrow(a) for a in (*keys, *queries)], FadeIn(s.k_tags, s.q_tags)]
         return [*[Transform(a, b) for a, b in zip((*s.k_arrows, *s.q_arrows), (*keys, *queries))],
-                *[tag.animate.move_to(spot) for tag, spot in zip(tags, spots)]]
+                *[tag.animate.move_to(spot).set_opacity(1.0 if clear else 0.0)
+                  for tag, (spot, clear) in zip(tags, spots)]]
 
     def _shown(self, key) -> Mobject:
         """The label on screen at slot ``key``."""
