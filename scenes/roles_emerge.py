@@ -460,6 +460,8 @@ class RolesEmerge(LessonScene):
         pl = self.s.plane
         tips = [pl.point(c) for c in (*pl.k[k], *pl.q[k])]
         taken = [(p[0] - 0.1, p[1] - 0.1, p[0] + 0.1, p[1] + 0.1) for p in tips]
+        left, bottom, right, top = pl.region
+        inside = (left + 0.15, bottom, right - 0.15, top - 0.15)    # room for a box around a tag
         spots = []
         for tag, tip in zip((*self.s.k_tags, *self.s.q_tags), tips):
             out = tip - pl.origin
@@ -467,7 +469,7 @@ class RolesEmerge(LessonScene):
             probe = tag.copy()
             clear = place_clear(probe, tip, [d, _turn(d, 45), _turn(d, -45), _turn(d, 90), _turn(d, -90),
                                              _turn(d, 135), _turn(d, -135), -d],
-                                avoid=taken, region=pl.region, buffs=(0.06, 0.25, 0.5))
+                                avoid=taken, region=inside, buffs=(0.06, 0.25, 0.5))
             if clear:
                 taken.append(bounds(probe))
             spots.append((probe.get_center(), clear))
