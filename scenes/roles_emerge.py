@@ -193,28 +193,25 @@ class RolesEmerge(LessonScene):
         names = [job[k] for k in profile]
         heading = title(self.tr("title"), lang)
         n = len(names)
+        info_w = self._info_width(n)
+        names_xy = (self.tr("steps_axis"), self.tr("loss_axis"))
+        # the loss axes: wider than the loss's name in their corner, beside the info lines
+        least = _width(names_xy[1], lang, 24) + 0.45
+        overhead = LossAxes(run.losses, p.steps, lang, *names_xy, width=2.0, height=1.0).width - 2.0
         table, grid, wants, col_x = self._table(heading, job, names, wish)
         rows_clear = all(grid.row_labels[i].get_bottom()[1] > wants[i].get_top()[1] + 0.03 for i in range(n)) and \
             all(wants[i].get_bottom()[1] > grid.row_labels[i + 1].get_top()[1] + 0.03 for i in range(n - 1))
-        beside = rows_clear and table.get_left()[0] >= -EDGE + 4.2 and table.get_bottom()[1] >= -1.0
+        # the table's column, with the axes and the info lines under it (wider than a narrow table)
+        left = min(table.get_left()[0], EDGE - (info_w + 0.35 + least + overhead))
+        beside = rows_clear and left >= -EDGE + 4.2 and table.get_bottom()[1] >= -1.0
         if not beside:      # too many guests or names too wide: the table across, the plane under it
             table, grid, wants, col_x = self._table_full(heading, job, names, wish)
-        left = table.get_left()[0] if beside else -EDGE
+            left = -EDGE
 
         # --- the loss curve and the read-out of the run, under the table
-        room = table.get_bottom()[1] - 0.25 - FLOOR
-        height = float(np.clip(room - 0.6, 0.8, 1.3))
-        info_w = max(_width(line, lang, 22) for line in (
-            self.tr("step", step=p.steps, steps=p.steps), self.tr("accuracy", acc="100"),
-            self.tr("referee", wrong=n, n=n), self.tr("referee_ok", n=n),
-            self.tr("chance_line", others=n - 1, chance=percent(1 / (n - 1)))))
-        info_w = max(info_w, _width(self.tr("loss"), lang, 22) + 0.15 + MathTex(sci(4.4e-5), font_size=LOSS_SIZE).width)
-        names_xy = (self.tr("steps_axis"), self.tr("loss_axis"))
-        probe = LossAxes(run.losses, p.steps, lang, *names_xy, width=2.0, height=height)
-        # as wide as the info lines leave room for, and wider than the loss's name in its corner
-        least = _width(names_xy[1], lang, 24) + 0.45
+        height = float(np.clip(table.get_bottom()[1] - 0.25 - FLOOR - 0.6, 0.8, 1.3))
         room_w = EDGE - left if beside else 0.55 * 2 * EDGE
-        width = float(np.clip(room_w - info_w - 0.35 - (probe.width - 2.0), least, 3.2))
+        width = float(np.clip(room_w - info_w - 0.35 - overhead, least, 3.2))
         ax = LossAxes(run.losses, p.steps, lang, *names_xy, width=width, height=height)
         ax.shift(RIGHT * (left - ax.get_left()[0]))
         ax.align_to([0, FLOOR, 0], DOWN)
@@ -229,6 +226,15 @@ class RolesEmerge(LessonScene):
                 for name, color in (("q", palette.Q_GOLD), ("k", palette.K_TEAL))]
         return _Stage(run, X, match, profile, wish, job, names, heading, table, grid, wants, col_x, ax,
                       ax.get_right()[0] + 0.35, marker, plane, VGroup(), VGroup(), *tags)
+
+    def _info_width(self, n: int) -> float:
+        """How wide the widest info line can be drawn (the loss line at its widest number)."""
+        p, lang = self.params, self.lang
+        widest = max(_width(line, lang, 22) for line in (
+            self.tr("step", step=p.steps, steps=p.steps), self.tr("accuracy", acc="100"),
+            self.tr("referee", wrong=n, n=n), self.tr("referee_ok", n=n),
+            self.tr("chance_line", others=n - 1, chance=percent(1 / (n - 1)))))
+        return max(widest, _width(self.tr("loss"), lang, 22) + 0.15 + MathTex(sci(4.4e-5), font_size=LOSS_SIZE).width)
 
     def _plane(self, run: Run, X: np.ndarray, region: tuple) -> _Plane:
         """The shadow plane in ``region`` (left, bottom, right, top): its caption at the bottom, faint
@@ -265,7 +271,7 @@ class RolesEmerge(LessonScene):
         cell_w = max(cell, number_tex("0.00", font_size=number_size).width / 0.9,
                      _width(self.tr("keys"), lang, HEAD_SIZE) / n)
         grid = NumberGrid(names, names, lang, cell=cell, size=size, cell_width=cell_w, number_size=number_size)
-        grid.shift(RIGHT * (col_x[0] - names_w / 2 - 0.15 - grid.cells.get_right()[0]))
+        grid.shift(RIGHT * (col_x[0] - read_w[0] / 2 - 0.2 - grid.cells.get_right()[0]))   # clear of the Q column
         grid.align_to([0, 2.65, 0], UP).shift(DOWN * grid.col_labels.height)
         wants = VGroup(*[legible(text(job[wish[i]], lang, size=NAME_SIZE, color=TRUTH)) for i in range(n)])
         for i, w in enumerate(wants):   # the guest above, what they seek below, right-aligned by the grid
