@@ -37,7 +37,7 @@ from .linear import (
 )
 from .projection import CUBE_EDGES, convex_hull_2d, cube_vertices, lamp_matrix, lamp_shadows, shadow_matrix, wall_basis
 from .similarity import dot_and_angle, dot_product_samples, histogram, saturation
-from .training import LEARNED_ACCURACY, Run, Snapshot, readouts, train_matching
+from .training import LEARNED_ACCURACY, Run, Snapshot, qk_shadow, readouts, train_matching
 
 __all__ = [
     "apply", "collisions", "determinant", "rank",
@@ -50,6 +50,6 @@ __all__ = [
     "convex_hull_2d",
     "Filtered", "apply_color", "apply_spatial", "blur_matrix", "darken", "downsample_matrix",
     "generated_picture", "grayscale", "warm_tint",
-    "train_matching", "readouts", "Run", "Snapshot", "LEARNED_ACCURACY",
+    "train_matching", "readouts", "qk_shadow", "Run", "Snapshot", "LEARNED_ACCURACY",
     "Term", "WorkedColumn", "WorkedProduct", "to_exact", "worked_product",
 ]

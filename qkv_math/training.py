@@ -21,6 +21,7 @@ always measured on held-out parties never trained on.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -145,6 +146,38 @@ def readouts(W: Weights, X: Array, formula: str = "standard") -> dict[str, Array
         "says": softmax((X @ Wl) @ bare_queries.T * s, axis=-1),
         "brings": X @ Wc,
     }
+
+
+def qk_shadow(weights: Sequence[Weights], X: Array,
+              formula: str = "standard") -> tuple[Array, Array, Array, float]:
+    """One fixed plane for every snapshot's queries and keys: their shadow.
+
+    Row vectors: for snapshot s, Q_s = X W_ask and K_s = X W_label, each
+    (n, d) for one party X of shape (n, 2 d) (with the formula swapped the
+    asking matrix is W_V).  The plane is spanned by the top two right
+    singular vectors of the last snapshot's stacked [Q; K] (2n, d): the plane
+    that keeps most of the trained q and k.  Returns (B, q, k, kept):
+      B    (d, 2) orthonormal columns, the first the most kept, each signed so
+           that its largest entry (by size) is positive;
+      q, k (S, n, 2): Q_s B and K_s B, the shadows of every snapshot's rows;
+      kept the share of the last snapshot's squared length the shadow keeps
+           (||[Q; K] B||^2 / ||[Q; K]||^2, in [0, 1]).
+    Lengths and angles inside the plane are true; what the shadow drops is
+    the part of each vector off the plane."""
+    if not weights:
+        raise ValueError("need at least one snapshot's weights")
+    Wa, Wl, _ = _roles(weights[-1], formula)
+    last = np.vstack([X @ Wa, X @ Wl])
+    _, _, Vt = np.linalg.svd(last, full_matrices=False)
+    B = Vt[:2].T.copy()
+    for c in range(2):
+        if B[np.argmax(np.abs(B[:, c])), c] < 0:
+            B[:, c] = -B[:, c]
+    q = np.stack([X @ _roles(W, formula)[0] @ B for W in weights])
+    k = np.stack([X @ _roles(W, formula)[1] @ B for W in weights])
+    total = float(np.sum(last ** 2))
+    kept = float(np.sum((last @ B) ** 2) / total) if total > 0 else 0.0
+    return B, q, k, kept
 
 
 @dataclass(frozen=True)

@@ -165,12 +165,23 @@ def test_the_peak_is_on_screen_while_it_is_named(scene, run):
 
 
 def test_training_is_played_a_step_at_a_time(scene, run):
-    """The early snapshots come one at a time, over a second apart, from the beat after the referee's."""
+    """The early snapshots come one at a time, over a second apart, from the referee's sentence on:
+    step 1 while the referee is named, step 2 after chance, the next ones as training is told."""
     times = [scene.moments[f"snapshot_{k}"].probes["time"] for k in range(len(run.snapshots))]
     half = max(2, len(run.snapshots) // 2)
     assert all(b - a >= 1.15 for a, b in zip(times[1:half], times[2:half + 2]))
+    beats = {b.key: b for b in scene.beats}
+    referee, chance = beats["referee_say"], beats["chance_say"]
     train = next(b for b in scene.beats if b.key.startswith("train"))
-    assert train.start <= times[1] <= train.start + 2.0
+    assert referee.start < times[1] <= referee.end and chance.start < times[2] <= chance.end
+    assert train.start <= times[3] <= train.start + 2.0
+
+
+def test_learning_starts_early(scene, run):
+    """The first training step plays within about 25 s (it came at 48 s): the referee's and
+    chance's sentences are short and each carries a step."""
+    assert scene.moments["snapshot_1"].probes["time"] <= 26.0
+    assert scene.moments["snapshot_3"].probes["time"] <= 36.0
 
 
 def test_no_beat_is_talk_only(scene):
@@ -223,3 +234,61 @@ def test_no_pulse_pushes_anything_off_the_frame(tmp_path, monkeypatch):
     half_w, half_h = config.frame_width / 2, config.frame_height / 2
     assert reach
     assert all(-half_w + 0.1 < left and right < half_w - 0.1 and top < half_h - 0.1 for left, right, top in reach)
+
+
+def _drawn(plane: dict, c) -> np.ndarray:
+    """Where plane coordinates ``c`` are drawn (the scene's map, read from its probes)."""
+    x, y = (c[1], c[0]) if plane["swap"] else (c[0], c[1])
+    return np.array(plane["origin"][:2]) + plane["unit"] * np.array([x, y])
+
+
+def test_the_plane_draws_every_snapshots_shadow(scene, run):
+    """Each snapshot's q and k arrows end at that snapshot's shadow (``qkv_math.qk_shadow``):
+    one fixed plane for the whole run, at one scale, as the caption says."""
+    X, _ = run.display_party
+    _, q, k, kept = qm.qk_shadow([s.weights for s in run.snapshots], X)
+    party = scene.moments["party"].probes
+    unit = party["plane"]["unit"]
+    assert party["kept"] == pytest.approx(kept)
+    assert str(X.shape[1] // 2) in party["caption"]
+    for n in range(len(run.snapshots)):
+        probes = scene.moments[f"snapshot_{n}"].probes
+        for shown, true in ((probes["q_tips"], q[n]), (probes["k_tips"], k[n])):
+            for tip, c in zip(shown, true):
+                if np.linalg.norm(c) * unit > 0.06:     # shorter ones are drawn as a stub
+                    assert tip == pytest.approx(list(c), abs=1e-6), n
+
+
+def test_the_queries_swing_to_their_matches(scene, run):
+    """At the start the shown queries point anywhere; at the end each query's nearest key in
+    direction (by the shown q . k) is its right match's, and the arrows grew."""
+    _, match = run.display_party
+    last = len(run.snapshots) - 1
+
+    def picks(n):
+        probes = scene.moments[f"snapshot_{n}"].probes
+        Q, K = np.array(probes["q_tips"]), np.array(probes["k_tips"])
+        S = Q @ K.T
+        np.fill_diagonal(S, -np.inf)
+        return S.argmax(1), np.linalg.norm(Q, axis=1).mean()
+
+    first, first_len = picks(0)
+    end, end_len = picks(last)
+    assert list(end) == list(match)
+    assert list(first) != list(match)
+    assert end_len > 2 * first_len
+
+
+def test_tags_sit_by_their_tips_inside_the_plane(scene, run):
+    """q_i and k_i stay beside their own arrow's tip, inside the plane's part of the frame,
+    which takes the left of the frame beside the table."""
+    plane = scene.moments["party"].probes["plane"]
+    left, bottom, right, top = plane["region"]
+    table = scene.moments["party"].probes["table"]
+    assert right < table[0] and right - left >= 4.0 and top - bottom >= 4.5
+    for n in range(len(run.snapshots)):
+        probes = scene.moments[f"snapshot_{n}"].probes
+        for tips, tags in ((probes["q_tips"], probes["q_tags"]), (probes["k_tips"], probes["k_tags"])):
+            for tip, tag in zip(tips, tags):
+                assert np.linalg.norm(_drawn(plane, tip) - np.array(tag[:2])) < 0.9, n
+                assert left <= tag[0] <= right and bottom <= tag[1] <= top

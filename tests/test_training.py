@@ -107,3 +107,30 @@ def test_readouts_turn_from_noise_into_meaning(runs):
     # each row of asks and says is a distribution over professions
     r = qm.readouts(runs["swapped"].snapshots[3].weights, X, "swapped")
     assert np.allclose(r["asks"].sum(1), 1) and np.allclose(r["says"].sum(1), 1)
+
+
+@pytest.mark.parametrize("formula", tr.FORMULAS)
+def test_qk_shadow_is_one_fixed_plane_of_row_vectors(formula):
+    """The shadow: one orthonormal plane (the trained q, k set's top two directions) for every
+    snapshot; each shadow is the row vector times the plane's basis; no other plane keeps more."""
+    run = tr.train_matching(formula, seed=3, steps=60, snapshots=5)
+    X, _ = run.display_party
+    weights = [s.weights for s in run.snapshots]
+    B, q, k, kept = tr.qk_shadow(weights, X, formula)
+    n, d = X.shape[0], X.shape[1] // 2
+    assert B.shape == (d, 2) and q.shape == k.shape == (len(weights), n, 2)
+    assert np.allclose(B.T @ B, np.eye(2))
+    ask = "W_Q" if formula == "standard" else "W_V"
+    for s, W in enumerate(weights):
+        assert np.allclose(q[s], X @ W[ask] @ B) and np.allclose(k[s], X @ W["W_K"] @ B)
+    last = np.vstack([X @ weights[-1][ask], X @ weights[-1]["W_K"]])
+    assert kept == pytest.approx(np.sum((last @ B) ** 2) / np.sum(last ** 2))
+    assert 0 < kept <= 1
+    rng = np.random.default_rng(0)
+    for _ in range(20):     # the top singular plane keeps the most
+        R, _ = np.linalg.qr(rng.standard_normal((d, 2)))
+        assert np.sum((last @ R) ** 2) / np.sum(last ** 2) <= kept + 1e-12
+    for c in range(2):      # signed so its largest entry is positive: the same plane the same way round
+        assert B[np.argmax(np.abs(B[:, c])), c] > 0
+    with pytest.raises(ValueError):
+        tr.qk_shadow([], X)
