@@ -68,8 +68,9 @@ ROW_COLORS = (palette.BASIS_I, palette.BASIS_J)       # row i of W = where basis
 POINT = palette.INK                                    # the point x and where it lands
 # the camera once the plane is lifted: from behind the x axis and left of the y axis, where W's two rows
 # and the three axes all read long (none of them points at the camera) and the sheet is seen from its face
-LIFTED = dict(phi=50 * DEGREES, theta=140 * DEGREES)
+LIFTED = dict(phi=50 * DEGREES, theta=-220 * DEGREES)   # reached turning the short way from above (-90)
 FLAT = dict(phi=0, theta=-90 * DEGREES)                 # the plane seen from above
+FACE_TURN = 20 * DEGREES     # where the walk-around ends: a little round from the lifted view
 # the grid's lines (ends in plane coordinates): every whole u and v across [-SPAN, SPAN]
 SEGMENTS = [((u, -SPAN), (u, SPAN)) for u in range(-SPAN, SPAN + 1)] + \
            [((-SPAN, v), (SPAN, v)) for v in range(-SPAN, SPAN + 1)]
@@ -126,6 +127,7 @@ class _Stage:
     span_note: Mobject | None = None
     point_label: Mobject | None = None
     in_view: list[np.ndarray] = field(default_factory=list)
+    flat_points: list[np.ndarray] = field(default_factory=list)     # what is in view while the plane is flat
     lifted_view: dict = field(default_factory=dict)
     sheet: Polygon | None = None
     # W's rows' labels; x W's coordinates and the dashed lines reading them
@@ -155,6 +157,12 @@ class _Stage:
         """The corners of the lifted sheet (axes coordinates): the grid's
         square carried by W and cut at ``clip``."""
         return clip_square(self.W, SPAN, self.clip) @ self.W
+
+    def sheets_between(self) -> list[np.ndarray]:
+        """The corners of the (cut) sheet at every stage of the lift, scene
+        coordinates: what a camera that watches the lift must hold."""
+        maps = [(1 - t) * EMBED + t * self.W for t in np.linspace(0, 1, 13)]
+        return [self.axes.c2p(*q) for m in maps for q in clip_square(m, SPAN, self.clip) @ m]
 
 
 @dataclass
@@ -205,6 +213,10 @@ class UpProjection(LessonScene, ThreeDScene):
         """The lesson's numbers, the axes sized to them, the grid, the point
         and i and j (the plane seen from above), the title, W and x."""
         p, lang = self.params, self.lang
+        # manim's Cairo camera draws through a context made once, shifted by the frame centre of that moment:
+        # make it now, while the centre is the origin, so the views' own centres never move the text
+        cam = self.renderer.camera
+        cam.get_cairo_context(cam.pixel_array)
         W = np.array(p.W, dtype=float)
         work = qm.worked_product(p.point, p.W)
         landed = np.array([float(v) for v in work.result])
@@ -263,7 +275,10 @@ class UpProjection(LessonScene, ThreeDScene):
         s.flat_marks = VGroup(names, x_name, drops, read)
         self.face_camera(*names, x_name, *read)
         box = self.free_box()
-        flat = self.fitted(FLAT, [axes.c2p(*(np.array(c) * (SPAN + 0.6))) for c in ((1, 1, 0), (-1, -1, 0))], box)
+        reach = [s.reach[0], s.reach[1], 0]            # the grid, its axes and the names round it, in frame
+        flat = self.fitted(FLAT, [axes.c2p(*(np.array(c) * (SPAN + 0.6))) for c in ((1, 1, 0), (-1, -1, 0))] +
+                           [axes.c2p(*(sign * np.array(reach) * e)) for e in np.eye(3)[:2] for sign in (1, -1)], box,
+                           pad=0.2)
         self.set_camera_orientation(**flat)
         with self.beat("intro_say", u=plain_number(x), v=plain_number(y)):
             self.play(Write(s.heading), Create(s.grid), Create(axes.x_axis), Create(axes.y_axis), run_time=1.5)
@@ -301,12 +316,18 @@ class UpProjection(LessonScene, ThreeDScene):
         ends = [sign * s.reach * e for e in np.eye(3) for sign in (1, -1)]       # the axes' ends
         s.in_view = [axes.c2p(*q) for q in (*s.sheet_corners(), s.landed, *ends)] + list(tips.values())
         s.lifted_view = self.fitted(LIFTED, s.in_view, self.free_box(), pad=0.35)
+        # the camera rises to a view that holds the plane both flat and lifted (every state between is a
+        # blend of the two), then closes in on the lifted sheet; no view on the way leaves the frame
+        s.flat_points = [axes.c2p(*c) for c in ((SPAN, SPAN, 0), (SPAN, -SPAN, 0), (-SPAN, SPAN, 0),
+                                                (-SPAN, -SPAN, 0), *ends)] + list(tips.values())
+        both = self.kept_in_frame(self.fitted(LIFTED, s.in_view + s.flat_points + s.sheets_between(),
+                                              self.free_box(), pad=0.35), s.flat_points)
         with self.beat("lift_say", n=2, m=3):
             self.play(FadeIn(s.w_mob), FadeOut(s.flat_marks), run_time=0.6)
-            self.move_camera(**s.lifted_view, added_anims=[FadeIn(axes.z_axis), FadeIn(s.axis_labels)],
-                             run_time=1.6)
+            self.move_camera(**both, added_anims=[FadeIn(axes.z_axis), FadeIn(s.axis_labels)], run_time=1.6)
             s.live.play(self, lambda t: (1 - t) * EMBED + t * W, seconds=3.0, rate=smooth)
-            self.play(FadeIn(s.result), FadeIn(s.point_label), run_time=0.6)
+            self.move_camera(**self.kept_in_frame(s.lifted_view, s.in_view),
+                             added_anims=[FadeIn(s.result), FadeIn(s.point_label)], run_time=0.8)
         s.sheet = Polygon(*[axes.c2p(*c) for c in s.sheet_corners()],
                           stroke_width=0, fill_color=palette.EMBED, fill_opacity=0.16)
         self.moment("lifted", dot=axes.p2c(s.dot.get_center()),
@@ -389,13 +410,14 @@ class UpProjection(LessonScene, ThreeDScene):
         s, axes = self.s, self.s.axes
         normal = np.cross(s.W[0], s.W[1])
         edge = dict(phi=70 * DEGREES, theta=edge_on_theta(normal, 70 * DEGREES, LIFTED["theta"] - 90 * DEGREES))
-        face = dict(phi=LIFTED["phi"], theta=LIFTED["theta"] + 20 * DEGREES)
+        face = dict(phi=LIFTED["phi"], theta=LIFTED["theta"] + FACE_TURN)
         box = self.free_box()
         with self.beat("turn_say"):
             self.play(FadeOut(s.row_labels), FadeOut(s.coords), run_time=0.6)
-            self.move_camera(**self.fitted(edge, s.in_view, box, pad=0.35),
+            self.move_camera(**self.kept_in_frame(self.fitted(edge, s.in_view, box, pad=0.35), s.in_view),
                              added_anims=[s.grid.animate.set_stroke(opacity=0.7)], run_time=4.0)
-            self.move_camera(**self.fitted(face, s.in_view, box, pad=0.35), run_time=2.0)
+            self.move_camera(**self.kept_in_frame(self.fitted(face, s.in_view, box, pad=0.35), s.in_view),
+                             run_time=2.0)
         self.moment("turned", dot=axes.p2c(s.dot.get_center()), drawn=self.drawn_box(s.grid, s.axes, s.axis_labels),
                     free=box, axis_labels=[self.drawn_box(lab) for lab in s.axis_labels],
                     point_label=self.drawn_box(s.point_label), point=self.drawn_box(s.dot))
@@ -430,10 +452,18 @@ class UpProjection(LessonScene, ThreeDScene):
         centre = np.array([(left + right) / 2, (bottom + top) / 2, 0.0])
         flat = dict(phi=0, theta=-90 * DEGREES, zoom=flat_zoom, frame_center=-centre / flat_zoom)
         with self.beat("contrast_say", focus=formula):
-            self.play(*[FadeOut(m) for m in (s.sheet, s.result, s.span_note, s.w_mob, s.arrows, s.drops,
-                                             s.axis_labels, s.axes.z_axis, s.point_label)], run_time=0.8)
+            # the camera backs off to hold the plane both lifted and flat, as it comes down, and turned
+            # any way about its middle, as the camera turns back above it
+            cam = self.renderer.camera
+            ring = [s.axes.c2p(*(SPAN * np.sqrt(2) * np.array([np.cos(a), np.sin(a), 0])))
+                    for a in np.linspace(0, 2 * np.pi, 24, endpoint=False)]
+            both = self.fitted(dict(phi=cam.get_phi(), theta=cam.get_theta()),
+                               s.in_view + s.flat_points + ring + s.sheets_between(), ((-6.3, -2.7), (6.3, 3.4)))
+            self.move_camera(**both, added_anims=[FadeOut(m) for m in (
+                s.sheet, s.result, s.span_note, s.w_mob, s.arrows, s.drops, s.axis_labels, s.axes.z_axis,
+                s.point_label)], run_time=0.8)
             s.live.play(self, lambda t: (1 - t) * s.W + t * EMBED, seconds=1.2)
-            self.move_camera(**flat, run_time=1.4)
+            self.move_camera(**self.kept_in_frame(flat, s.flat_points), run_time=1.4)
             self.play(FadeIn(contrast), run_time=0.6)
             for line in formula:
                 self.play(FadeIn(line), run_time=0.7)
@@ -523,6 +553,29 @@ class UpProjection(LessonScene, ThreeDScene):
                 break
             view["zoom"] *= 0.97
         return view
+
+    def kept_in_frame(self, end: dict, points: list[np.ndarray], steps: int = 16) -> dict:
+        """``end``, zoomed out as far as needed so that the camera, moving
+        there from where it stands (each of its values in a straight line,
+        as ``move_camera`` moves them), draws ``points`` inside the frame
+        (clear of its left, right and top edges) all the way."""
+        cam = self.renderer.camera
+        start = dict(phi=cam.get_phi(), theta=cam.get_theta(), zoom=cam.get_zoom(),
+                     frame_center=cam.frame_center.copy())
+        end = dict(end)
+        for _ in range(12):      # (at most about half as near)
+            inside = True
+            for a in np.linspace(0, 1, steps + 1)[1:]:     # (where it stands is the last view's business)
+                view = {k: (1 - a) * np.asarray(start[k]) + a * np.asarray(end[k]) for k in start}
+                with self.viewed_from(**view) as project:
+                    at = np.array([project(q)[:2] for q in points])
+                if np.abs(at[:, 0]).max() > 6.8 or at[:, 1].max() > 3.8:
+                    inside = False
+                    break
+            if inside:
+                break
+            end["zoom"] *= 0.96
+        return end
 
     def drawn_box(self, *mobjects: Mobject) -> tuple:
         """Left, bottom, right, top of ``mobjects`` as the camera draws them now."""

@@ -172,7 +172,7 @@ def test_landed_point_is_named_and_the_axis_names_stand_apart(scene):
     assert name[0] < (point[0] + point[2]) / 2 < name[2]
     # ... and no axis name covers it; the axis names are apart from each other, not bunched at the origin
     boxes = probes["axis_labels"]
-    assert not any(overlaps(name, b, pad=0.05) for b in boxes)
+    assert not any(overlaps(name, b, pad=0.2) for b in boxes)
     centres = [np.array([(b[0] + b[2]) / 2, (b[1] + b[3]) / 2]) for b in boxes]
     assert min(np.linalg.norm(a - b) for i, a in enumerate(centres) for b in centres[i + 1:]) > 1.0
     for moment in ("lifted", "rows", "coords", "turned"):
