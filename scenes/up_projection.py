@@ -263,15 +263,24 @@ class UpProjection(LessonScene, ThreeDScene):
         s, axes = self.s, self.s.axes
         x, y = s.x
         names = VGroup(*[MathTex(n, font_size=40, color=c) for n, c in zip("ij", ROW_COLORS)])
-        names[0].next_to(axes.c2p(1, 0, 0), DOWN, buff=0.12)
-        names[1].next_to(axes.c2p(0, 1, 0), LEFT, buff=0.12)
-        x_name = MathTex("x", font_size=40, color=POINT).next_to(s.dot, UR, buff=0.05)
+        x_name = MathTex("x", font_size=40, color=POINT)
         feet = [axes.c2p(x, 0, 0), axes.c2p(0, y, 0)]
         drops = VGroup(*[DashedLine(axes.c2p(x, y, 0), f, dash_length=0.08) for f, v in zip(feet, (y, x)) if v])
         drops.set_stroke(color=POINT, width=2, opacity=0.85)
         read = VGroup(*[number_tex(tex_number(v), font_size=34, color=POINT) for v in self.params.point])
-        read[0].next_to(feet[0], DOWN if y >= 0 else UP, buff=0.15)
-        read[1].next_to(feet[1], LEFT if x >= 0 else RIGHT, buff=0.15)
+        # each beside its own point, on the first side where it covers no label placed before it nor the dot
+        down, left = (DOWN if y >= 0 else UP), (LEFT if x >= 0 else RIGHT)
+        taken = [box_of(s.dot)]
+        for label, anchor, sides in ((read[0], feet[0], (down, -down)), (read[1], feet[1], (left, -left)),
+                                     (x_name, s.dot.get_center(), (UR, UL, DR, DL, UP, DOWN)),
+                                     (names[0], axes.c2p(1, 0, 0), (DOWN, UP, DR, UR, DL, UL)),
+                                     (names[1], axes.c2p(0, 1, 0), (LEFT, RIGHT, UL, UR, DL, DR))):
+            tries = [(side, buff) for buff in (0.12, 0.35, 0.6) for side in sides]    # further out if need be
+            for side, buff in tries:
+                label.next_to(anchor, side, buff=buff)
+                if not any(overlaps(box_of(label), t, pad=0.06) for t in taken):
+                    break
+            taken.append(box_of(label))
         s.flat_marks = VGroup(names, x_name, drops, read)
         self.face_camera(*names, x_name, *read)
         box = self.free_box()
