@@ -66,8 +66,11 @@ SPAN = 4          # the grid covers [-SPAN, SPAN]^2 in plane coordinates
 EMBED = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])   # the plane as z = 0
 ROW_COLORS = (palette.BASIS_I, palette.BASIS_J)       # row i of W = where basis vector i lands
 POINT = palette.INK                                    # the point x and where it lands
-LIFTED = dict(phi=65 * DEGREES, theta=-55 * DEGREES)  # the camera once the plane is lifted
-CLOSE_BOX = ((-3.4, -2.8), (5.2, 2.5))  # (left, bottom), (right, top): the free middle for a close view
+# the camera once the plane is lifted: from behind the x axis and left of the y axis, where W's two rows
+# and the three axes all read long (none of them points at the camera) and the sheet is seen from its face
+LIFTED = dict(phi=50 * DEGREES, theta=-220 * DEGREES)   # reached turning the short way from above (-90)
+FLAT = dict(phi=0, theta=-90 * DEGREES)                 # the plane seen from above
+FACE_TURN = 20 * DEGREES     # where the walk-around ends: a little round from the lifted view
 # the grid's lines (ends in plane coordinates): every whole u and v across [-SPAN, SPAN]
 SEGMENTS = [((u, -SPAN), (u, SPAN)) for u in range(-SPAN, SPAN + 1)] + \
            [((-SPAN, v), (SPAN, v)) for v in range(-SPAN, SPAN + 1)]
@@ -93,33 +96,41 @@ class UpProjectionParams(Params):
 class _Stage:
     """What the beats share: the lesson's point ``x``, map ``W`` and ``x W``
     (``work``; ``landed`` in floats); the axes (``unit`` scene units a
-    coordinate, reaching ``reach`` either way); the grid and the point,
-    which ``live`` carries by a 2x3 map (row vectors); the text; and what
-    the lift and the close view add for the beats after them."""
+    coordinate, axis k reaching ``reach[k]`` either way; the lifted grid is
+    cut at ``clip[k]`` in coordinate k, so the sheet stays a bounded piece
+    that fits the frame); the grid, the point and the plane's two directions i
+    and j (``arrows``), which ``live`` carries by a 2x3 map (row vectors):
+    i and j land on W's rows; the text; and what the lift adds for the
+    beats after it."""
     x: np.ndarray
     W: np.ndarray
     work: qm.WorkedProduct
     landed: np.ndarray
     unit: float
-    reach: float
+    reach: np.ndarray
+    clip: np.ndarray
     axes: ThreeDAxes
     grid: VGroup
     dot: Dot
+    arrows: VGroup
     heading: Mobject
     w_mat: Mobject
     w_mob: VGroup
     x_text: MathTex
     live: LiveMap = field(init=False)
     unchanged: Unchanged = field(default_factory=Unchanged)
+    # the flat plane: i and j's names, x's name, the dashed lines to the axes and the coordinates they read
+    flat_marks: VGroup | None = None
     # the lift: the axes' names, x W and the note on the span, what the views keep in frame, the sheet
     axis_labels: VGroup | None = None
     result: MathTex | None = None
     span_note: Mobject | None = None
+    point_label: Mobject | None = None
     in_view: list[np.ndarray] = field(default_factory=list)
-    lifted_zoom: float = 1.0
+    flat_points: list[np.ndarray] = field(default_factory=list)     # what is in view while the plane is flat
+    lifted_view: dict = field(default_factory=dict)
     sheet: Polygon | None = None
-    # the close view: W's rows as arrows and their labels; x W's coordinates and the dashed lines reading them
-    arrows: VGroup | None = None
+    # W's rows' labels; x W's coordinates and the dashed lines reading them
     row_labels: VGroup | None = None
     drops: VGroup | None = None
     coords: VGroup | None = None
@@ -133,8 +144,25 @@ class _Stage:
         if self.unchanged(m):
             return          # the map has not moved since the last frame
         for line, (a, b) in zip(self.grid, SEGMENTS):
-            put_segment(line, self.axes.c2p(*(np.array(a) @ m)), self.axes.c2p(*(np.array(b) @ m)))
+            ends = clip_segment(np.array(a) @ m, np.array(b) @ m, self.clip)
+            if ends is None:      # wholly past the cut: a line of no length (not drawn) at the origin
+                ends = (np.zeros(3), np.zeros(3))
+            put_segment(line, self.axes.c2p(*ends[0]), self.axes.c2p(*ends[1]))
         self.dot.move_to(self.axes.c2p(*(self.x @ m)))
+        origin = self.axes.c2p(0, 0, 0)
+        for arrow, row, colour in zip(self.arrows, m, ROW_COLORS):    # i and j go where the map sends them
+            arrow.become(solid_arrow(origin, self.axes.c2p(*row), colour))
+
+    def sheet_corners(self) -> np.ndarray:
+        """The corners of the lifted sheet (axes coordinates): the grid's
+        square carried by W and cut at ``clip``."""
+        return clip_square(self.W, SPAN, self.clip) @ self.W
+
+    def sheets_between(self) -> list[np.ndarray]:
+        """The corners of the (cut) sheet at every stage of the lift, scene
+        coordinates: what a camera that watches the lift must hold."""
+        maps = [(1 - t) * EMBED + t * self.W for t in np.linspace(0, 1, 13)]
+        return [self.axes.c2p(*q) for m in maps for q in clip_square(m, SPAN, self.clip) @ m]
 
 
 @dataclass
@@ -182,96 +210,152 @@ class UpProjection(LessonScene, ThreeDScene):
         self._outro(box)
 
     def _stage(self) -> _Stage:
-        """The lesson's numbers, the axes sized to them, the grid and the
-        point (the plane seen from above), the title, W and x."""
+        """The lesson's numbers, the axes sized to them, the grid, the point
+        and i and j (the plane seen from above), the title, W and x."""
         p, lang = self.params, self.lang
+        # manim's Cairo camera draws through a context made once, shifted by the frame centre of that moment:
+        # make it now, while the centre is the origin, so the views' own centres never move the text
+        cam = self.renderer.camera
+        cam.get_cairo_context(cam.pixel_array)
         W = np.array(p.W, dtype=float)
         work = qm.worked_product(p.point, p.W)
         landed = np.array([float(v) for v in work.result])
-        corners = qm.apply(np.array([[SPAN, SPAN], [SPAN, -SPAN]]), W)
-        lim = max(5.0, float(np.abs(corners).max()) + 0.5)
-        unit = 7 / (2 * lim)            # scene units per coordinate: the lifted grid fits the view
-        # the axes only reach a little past the point and W's rows (the grid runs on beyond them)
-        reach = max(5.0, float(np.abs(np.vstack([landed, W])).max()) + 2)
-        axes = ThreeDAxes(x_range=(-reach, reach, 1), y_range=(-reach, reach, 1), z_range=(-reach, reach, 1),
-                          x_length=2 * reach * unit, y_length=2 * reach * unit, z_length=2 * reach * unit,
+        # the axes only reach a little past the point and W's rows; the lifted grid is cut just inside them
+        # (each axis its own: a height the lesson never reaches is not drawn)
+        reach = np.maximum(SPAN, np.abs(np.vstack([landed, W])).max(axis=0) + 2)
+        reach[:2] = np.maximum(reach[:2], SPAN + 1)          # the flat grid lies inside the cut
+        clip = reach - 1
+        unit = 7 / (2 * (float(clip.max()) + 0.5))            # scene units per coordinate
+        (rx, ry, rz) = (float(r) for r in reach)
+        axes = ThreeDAxes(x_range=(-rx, rx, 1), y_range=(-ry, ry, 1), z_range=(-rz, rz, 1),
+                          x_length=2 * rx * unit, y_length=2 * ry * unit, z_length=2 * rz * unit,
                           axis_config={"stroke_color": palette.MUTED, "include_ticks": False,
                                        "tip_width": 0.16, "tip_height": 0.16})
         flat_shaded(axes)
-        # seen from above the plane fills the view; the camera backs off as it lifts
-        self.set_camera_orientation(phi=0, theta=-90 * DEGREES, zoom=lim / (SPAN + 1))
         grid = VGroup(*[Line(ORIGIN, RIGHT, stroke_width=1.5, color=palette.EMBED, stroke_opacity=0.7)
                         for _ in SEGMENTS])
         dot = Dot(radius=0.1, color=POINT)
         self.face_camera(dot)          # a flat disc turned to the camera: round from every side
+        arrows = VGroup(*[solid_arrow(axes.c2p(0, 0, 0), axes.c2p(*e), c) for e, c in zip(np.eye(2, 3), ROW_COLORS)])
         heading = title(self.tr("title"), lang)
         # a fraction's digits are smaller: its matrix and coordinates are set larger to stay readable
         w_mat = matrix_mob(p.W, row_colors=ROW_COLORS, font_size=37 if _fraction(p.W) else 34)
         w_mob = VGroup(MathTex("W =", font_size=36), w_mat).arrange(RIGHT, buff=0.15)
-        w_mob.to_corner(UP + RIGHT, buff=0.3)
         x_text = MathTex(rf"x = [{tex_number(p.point[0])},\ {tex_number(p.point[1])}]", font_size=36,
                          color=POINT).next_to(heading, DOWN, aligned_edge=LEFT, buff=0.3)
-        s = _Stage(np.array(p.point, dtype=float), W, work, landed, unit, reach, axes, grid, dot, heading, w_mat,
-                   w_mob, x_text)
+        w_mob.next_to(x_text, DOWN, aligned_edge=LEFT, buff=0.25)     # read down the column: x, W, then x W
+        s = _Stage(np.array(p.point, dtype=float), W, work, landed, unit, reach, clip, axes, grid, dot, arrows,
+                   heading, w_mat, w_mob, x_text)
         s.live.follow()
         fix_in_frame(self, heading, w_mob, x_text)
         self.add(s.live.driver)
         return s
 
-    def _intro(self) -> None:
-        """The plane's grid and the point x, seen from above."""
+    def free_box(self) -> tuple:
+        """(left, bottom), (right, top): the frame right of the text column, above the subtitles."""
         s = self.s
-        with self.beat("intro_say"):
-            self.play(Write(s.heading), Create(s.grid), FadeIn(s.dot), FadeIn(s.x_text), run_time=1.5)
-        self.moment("flat", dot=s.axes.p2c(s.dot.get_center()))
+        column = [m for m in (s.heading, s.x_text, s.w_mob, s.result, s.span_note) if m is not None]
+        return (max(m.get_right()[0] for m in column) + 0.3, -2.75), (6.85, 3.85)
+
+    def _intro(self) -> None:
+        """The plane seen from above: its axes and grid, its two directions
+        i and j, and the point x, read off by dashed lines to the axes."""
+        s, axes = self.s, self.s.axes
+        x, y = s.x
+        names = VGroup(*[MathTex(n, font_size=40, color=c) for n, c in zip("ij", ROW_COLORS)])
+        x_name = MathTex("x", font_size=40, color=POINT)
+        feet = [axes.c2p(x, 0, 0), axes.c2p(0, y, 0)]
+        drops = VGroup(*[DashedLine(axes.c2p(x, y, 0), f, dash_length=0.08) for f, v in zip(feet, (y, x)) if v])
+        drops.set_stroke(color=POINT, width=2, opacity=0.85)
+        read = VGroup(*[number_tex(tex_number(v), font_size=34, color=POINT) for v in self.params.point])
+        # each beside its own point, on the first side where it covers no label placed before it nor the dot
+        down, left = (DOWN if y >= 0 else UP), (LEFT if x >= 0 else RIGHT)
+        taken = [box_of(s.dot)]
+        for label, anchor, sides in ((read[0], feet[0], (down, -down)), (read[1], feet[1], (left, -left)),
+                                     (x_name, s.dot.get_center(), (UR, UL, DR, DL, UP, DOWN)),
+                                     (names[0], axes.c2p(1, 0, 0), (DOWN, UP, DR, UR, DL, UL)),
+                                     (names[1], axes.c2p(0, 1, 0), (LEFT, RIGHT, UL, UR, DL, DR))):
+            tries = [(side, buff) for buff in (0.12, 0.35, 0.6) for side in sides]    # further out if need be
+            for side, buff in tries:
+                label.next_to(anchor, side, buff=buff)
+                if not any(overlaps(box_of(label), t, pad=0.06) for t in taken):
+                    break
+            taken.append(box_of(label))
+        s.flat_marks = VGroup(names, x_name, drops, read)
+        self.face_camera(*names, x_name, *read)
+        box = self.free_box()
+        reach = [s.reach[0], s.reach[1], 0]            # the grid, its axes and the names round it, in frame
+        flat = self.fitted(FLAT, [axes.c2p(*(np.array(c) * (SPAN + 0.6))) for c in ((1, 1, 0), (-1, -1, 0))] +
+                           [axes.c2p(*(sign * np.array(reach) * e)) for e in np.eye(3)[:2] for sign in (1, -1)], box,
+                           pad=0.2)
+        self.set_camera_orientation(**flat)
+        with self.beat("intro_say", u=plain_number(x), v=plain_number(y)):
+            self.play(Write(s.heading), Create(s.grid), Create(axes.x_axis), Create(axes.y_axis), run_time=1.5)
+            self.play(*[GrowFromPoint(a, axes.c2p(0, 0, 0)) for a in s.arrows], FadeIn(names), run_time=1.0)
+            self.play(FadeIn(s.dot), FadeIn(x_name), FadeIn(s.x_text), run_time=0.6)
+            self.play(*[Create(d) for d in drops], FadeIn(read, shift=0.1 * DOWN), run_time=1.0)
+        self.moment("flat", dot=axes.p2c(s.dot.get_center()),
+                    arrows=np.array([axes.p2c(a.tip.get_center()) for a in s.arrows]),
+                    names=[(n.get_tex_string(), axes.p2c(n.get_center())) for n in names],
+                    read=[(r.get_tex_string(), axes.p2c(r.get_center())) for r in read],
+                    x_name=axes.p2c(x_name.get_center()), drawn=self.drawn_box(s.grid))
 
     def _lift(self) -> None:
         """W appears, the camera rises and the plane is carried by W into
-        3-D: x lands on x W."""
+        3-D: i and j land on W's rows, x lands on x W."""
         s, axes, W = self.s, self.s.axes, self.s.W
         # axis names that face the camera wherever it goes
-        tips = {"x": axes.c2p(s.reach, 0, 0) + 0.25 * RIGHT,
-                "y": axes.c2p(0, s.reach, 0) + 0.2 * UP + 0.2 * RIGHT, "z": axes.c2p(0, 0, s.reach) + 0.25 * OUT}
+        tips = {"x": axes.c2p(s.reach[0] + 0.4, 0, 0), "y": axes.c2p(0, s.reach[1] + 0.4, 0),
+                "z": axes.c2p(0, 0, s.reach[2] + 0.45)}
         s.axis_labels = VGroup(*[MathTex(n, font_size=42, color=palette.INK).move_to(tips[n]) for n in "xyz"])
         self.face_camera(*s.axis_labels)
 
         s.result = MathTex(r"x\,W = [" + ",\\ ".join(tex_number(v) for v in s.work.result) + "]",
                            font_size=38, color=POINT)
-        s.result.next_to(s.x_text, DOWN, aligned_edge=LEFT, buff=0.25)
+        s.result.next_to(s.w_mob, DOWN, aligned_edge=LEFT, buff=0.25)
         s.span_note = note(self.tr("span"), self.lang, width=4.6)
         s.span_note.next_to(s.result, DOWN, aligned_edge=LEFT, buff=0.25)
+        # the landed point's own name, just above it (up is up from every view the camera takes)
+        s.point_label = MathTex(r"x\,W", font_size=36, color=POINT).move_to(
+            axes.c2p(*s.landed) + 0.32 * OUT)
+        self.face_camera(s.point_label)
         fix_in_frame(self, s.result, s.span_note)
         s.live.attach()
-        # the lifted view: the whole sheet, the axes' names and the landed point in the frame
-        lifted_grid = [np.array(c, dtype=float) @ W for c in ((SPAN, SPAN), (SPAN, -SPAN), (-SPAN, SPAN),
-                                                                (-SPAN, -SPAN))]
-        s.in_view = [axes.c2p(*q) for q in (*lifted_grid, s.landed)] + list(tips.values())
-        s.lifted_zoom = self.fit_zoom(LIFTED, s.in_view)
+        # the lifted view: the whole (cut) sheet, the axes' names and the landed point right of the text
+        ends = [sign * s.reach * e for e in np.eye(3) for sign in (1, -1)]       # the axes' ends
+        s.in_view = [axes.c2p(*q) for q in (*s.sheet_corners(), s.landed, *ends)] + list(tips.values())
+        s.lifted_view = self.fitted(LIFTED, s.in_view, self.free_box(), pad=0.35)
+        # the camera rises to a view that holds the plane both flat and lifted (every state between is a
+        # blend of the two), then closes in on the lifted sheet; no view on the way leaves the frame
+        s.flat_points = [axes.c2p(*c) for c in ((SPAN, SPAN, 0), (SPAN, -SPAN, 0), (-SPAN, SPAN, 0),
+                                                (-SPAN, -SPAN, 0), *ends)] + list(tips.values())
+        both = self.kept_in_frame(self.fitted(LIFTED, s.in_view + s.flat_points + s.sheets_between(),
+                                              self.free_box(), pad=0.35), s.flat_points)
         with self.beat("lift_say", n=2, m=3):
-            self.play(FadeIn(s.w_mob), run_time=0.6)
-            self.move_camera(**LIFTED, zoom=s.lifted_zoom, added_anims=[FadeIn(axes), FadeIn(s.axis_labels)],
-                             run_time=1.6)
+            self.play(FadeIn(s.w_mob), FadeOut(s.flat_marks), run_time=0.6)
+            self.move_camera(**both, added_anims=[FadeIn(axes.z_axis), FadeIn(s.axis_labels)], run_time=1.6)
             s.live.play(self, lambda t: (1 - t) * EMBED + t * W, seconds=3.0, rate=smooth)
-            self.play(FadeIn(s.result), run_time=0.6)
-        s.sheet = Polygon(*[axes.c2p(*(np.array(c, dtype=float) @ W))
-                            for c in ((-SPAN, -SPAN), (SPAN, -SPAN), (SPAN, SPAN), (-SPAN, SPAN))],
+            self.move_camera(**self.kept_in_frame(s.lifted_view, s.in_view),
+                             added_anims=[FadeIn(s.result), FadeIn(s.point_label)], run_time=0.8)
+        s.sheet = Polygon(*[axes.c2p(*c) for c in s.sheet_corners()],
                           stroke_width=0, fill_color=palette.EMBED, fill_opacity=0.16)
         self.moment("lifted", dot=axes.p2c(s.dot.get_center()),
                     grid_ends=np.array([axes.p2c(s.grid[0].get_start()), axes.p2c(s.grid[0].get_end())]),
-                    result=s.result.get_tex_string(),
+                    result=s.result.get_tex_string(), arrows=np.array([axes.p2c(a.tip.get_center()) for a in s.arrows]),
                     axis_labels=[(lab.get_tex_string(), axes.p2c(lab.get_center())) for lab in s.axis_labels],
                     facing=all(m in self.renderer.camera.fixed_orientation_mobjects
-                               for lab in s.axis_labels for m in lab.get_family()))
+                               for lab in s.axis_labels for m in lab.get_family()),
+                    drawn=self.drawn_box(s.grid, s.axes, s.axis_labels), free=self.free_box())
 
     def _rows(self) -> None:
-        """A close view: W's rows, the arrows from the origin that span the
-        tilted plane; the landed point's coordinates, read off by dashed lines
-        to the floor and the axes, are set out for the next beat."""
+        """W's rows are where i and j landed: the arrows from the origin that
+        span the tilted plane, named; the landed point's coordinates, read
+        off by dashed lines to the floor and the axes, are set out for the
+        next beat."""
         s, axes, W, landed = self.s, self.s.axes, self.s.W, self.s.landed
         origin = axes.c2p(0, 0, 0)
-        s.arrows = VGroup(*[solid_arrow(origin, axes.c2p(*row), c) for row, c in zip(W, ROW_COLORS)])
-        s.row_labels = VGroup(*[VGroup(text(self.tr("row", i=i + 1), self.lang, size=20, color=c),
-                                       MathTex(plain_vector(row).replace(", ", r",\ "), font_size=26, color=c)
+        s.row_labels = VGroup(*[VGroup(text(self.tr("row", i=i + 1), self.lang, size=24, color=c),
+                                       MathTex(plain_vector(row).replace(", ", r",\ "), font_size=30, color=c)
                                        ).arrange(DOWN, buff=0.06)
                                 for i, (row, c) in enumerate(zip(W, ROW_COLORS))])
         floor = landed * np.array([1, 1, 0])
@@ -282,27 +366,25 @@ class UpProjection(LessonScene, ThreeDScene):
                            for a, b in ends if np.linalg.norm(b - a) > 1e-9])
         s.drops.set_stroke(color=POINT, width=2, opacity=0.85)
         s.coords = VGroup(*[number_tex(tex_number(s.work.result[k]),
-                                       font_size=40 if _fraction(s.work.result[k]) else 30, color=POINT)
+                                       font_size=40 if _fraction(s.work.result[k]) else 34, color=POINT)
                             for k in s.read])
-
-        # one close view for both: every label placed where it covers nothing else
-        important = np.vstack([np.zeros(3), W, landed, floor, *feet])
-        detail = self.close_view(axes, important, LIFTED, keep=list(s.axis_labels),
-                                 avoid=[s.heading, s.x_text, s.result, s.span_note, s.w_mob], least=s.lifted_zoom)
-        with self.viewed_from(**detail) as project:
+        with self.viewed_from(**s.lifted_view) as project:
             self._place_close_labels(project, origin, feet)
         self.face_camera(*s.row_labels, *s.coords)
         with self.beat("rows_say", focus=s.arrows):
-            self.move_camera(**detail, added_anims=[s.grid.animate.set_stroke(opacity=0.3)], run_time=1.5)
-            self.play(*[GrowFromPoint(a, origin) for a in s.arrows], run_time=1.2)
+            self.play(s.grid.animate.set_stroke(opacity=0.35), run_time=0.8)
             for i, label in enumerate(s.row_labels):
                 self.play(FadeIn(label), Indicate(s.w_mat.get_rows()[i], color=ROW_COLORS[i], scale_factor=1.15),
                           run_time=0.9)
             self.play(FadeIn(s.sheet), FadeIn(s.span_note), run_time=1.0)
+        with self.viewed_from(**s.lifted_view) as project:
+            o = project(origin)[:2]
+            lengths = [float(np.linalg.norm(project(axes.c2p(*row))[:2] - o)) for row in W]
         self.moment("rows", tips=np.array([axes.p2c(a.tip.get_center()) for a in s.arrows]),
                     starts=np.array([axes.p2c(a.tail.get_center()) for a in s.arrows]),
-                    labels=[lab[1].get_tex_string() for lab in s.row_labels],
-                    sheet=np.array([axes.p2c(v) for v in s.sheet.get_vertices()]))
+                    labels=[lab[1].get_tex_string() for lab in s.row_labels], drawn_lengths=lengths,
+                    sheet=np.array([axes.p2c(v) for v in s.sheet.get_vertices()]),
+                    drawn=self.drawn_box(s.grid, s.sheet, s.axes, s.axis_labels), free=self.free_box())
 
     def _place_close_labels(self, project: Callable, origin: np.ndarray, feet: list[np.ndarray]) -> None:
         """Put the coordinates beside their ``feet`` and the rows' labels
@@ -332,15 +414,22 @@ class UpProjection(LessonScene, ThreeDScene):
                     dot=axes.p2c(s.dot.get_center()))
 
     def _turn(self) -> None:
-        """The camera goes round the lifted plane."""
-        s = self.s
+        """The camera goes round the lifted plane: to where it is seen edge
+        on (a line: it is flat), then to a view of its face."""
+        s, axes = self.s, self.s.axes
+        normal = np.cross(s.W[0], s.W[1])
+        edge = dict(phi=70 * DEGREES, theta=edge_on_theta(normal, 70 * DEGREES, LIFTED["theta"] - 90 * DEGREES))
+        face = dict(phi=LIFTED["phi"], theta=LIFTED["theta"] + FACE_TURN)
+        box = self.free_box()
         with self.beat("turn_say"):
             self.play(FadeOut(s.row_labels), FadeOut(s.coords), run_time=0.6)
-            turn, side = dict(phi=LIFTED["phi"], theta=40 * DEGREES), dict(phi=80 * DEGREES, theta=-20 * DEGREES)
-            self.move_camera(**turn, zoom=self.fit_zoom(turn, s.in_view), frame_center=ORIGIN,
+            self.move_camera(**self.kept_in_frame(self.fitted(edge, s.in_view, box, pad=0.35), s.in_view),
                              added_anims=[s.grid.animate.set_stroke(opacity=0.7)], run_time=4.0)
-            self.move_camera(**side, zoom=self.fit_zoom(side, s.in_view), run_time=2.0)
-        self.moment("turned", dot=s.axes.p2c(s.dot.get_center()))
+            self.move_camera(**self.kept_in_frame(self.fitted(face, s.in_view, box, pad=0.35), s.in_view),
+                             run_time=2.0)
+        self.moment("turned", dot=axes.p2c(s.dot.get_center()), drawn=self.drawn_box(s.grid, s.axes, s.axis_labels),
+                    free=box, axis_labels=[self.drawn_box(lab) for lab in s.axis_labels],
+                    point_label=self.drawn_box(s.point_label), point=self.drawn_box(s.dot))
 
     def _contrast(self) -> _Contrast:
         """The contrast, a same-dimension map: the plane comes down flat again
@@ -372,10 +461,18 @@ class UpProjection(LessonScene, ThreeDScene):
         centre = np.array([(left + right) / 2, (bottom + top) / 2, 0.0])
         flat = dict(phi=0, theta=-90 * DEGREES, zoom=flat_zoom, frame_center=-centre / flat_zoom)
         with self.beat("contrast_say", focus=formula):
-            self.play(*[FadeOut(m) for m in (s.sheet, s.result, s.span_note, s.w_mob, s.arrows, s.drops,
-                                             s.axis_labels, s.axes.z_axis)], run_time=0.8)
+            # the camera backs off to hold the plane both lifted and flat, as it comes down, and turned
+            # any way about its middle, as the camera turns back above it
+            cam = self.renderer.camera
+            ring = [s.axes.c2p(*(SPAN * np.sqrt(2) * np.array([np.cos(a), np.sin(a), 0])))
+                    for a in np.linspace(0, 2 * np.pi, 24, endpoint=False)]
+            both = self.fitted(dict(phi=cam.get_phi(), theta=cam.get_theta()),
+                               s.in_view + s.flat_points + ring + s.sheets_between(), ((-6.3, -2.7), (6.3, 3.4)))
+            self.move_camera(**both, added_anims=[FadeOut(m) for m in (
+                s.sheet, s.result, s.span_note, s.w_mob, s.arrows, s.drops, s.axis_labels, s.axes.z_axis,
+                s.point_label)], run_time=0.8)
             s.live.play(self, lambda t: (1 - t) * s.W + t * EMBED, seconds=1.2)
-            self.move_camera(**flat, run_time=1.4)
+            self.move_camera(**self.kept_in_frame(flat, s.flat_points), run_time=1.4)
             self.play(FadeIn(contrast), run_time=0.6)
             for line in formula:
                 self.play(FadeIn(line), run_time=0.7)
@@ -436,55 +533,66 @@ class UpProjection(LessonScene, ThreeDScene):
             cam.frame_center = old[3]
             cam.reset_rotation_matrix()
 
-    def fit_zoom(self, angles: dict, points: list[np.ndarray], box=((-6.5, -2.7), (6.5, 3.5)),
-                 most: float = 1.0) -> float:
-        """The zoom (at most ``most``) at which the camera at ``angles``,
-        aimed at the origin, draws every one of ``points`` (scene
-        coordinates) inside ``box`` ((left, bottom), (right, top)): how far
-        it backs off when the lesson's numbers reach far."""
-        with self.viewed_from(**angles, zoom=1.0, frame_center=ORIGIN) as project:
-            drawn = np.array([project(q)[:2] for q in points])
+    def fitted(self, angles: dict, points: list[np.ndarray], box: tuple, pad: float = 0.0,
+               most: float = 2.5) -> dict:
+        """The camera at ``angles`` aimed and zoomed (at most ``most``) so that
+        ``points`` (scene coordinates) fill ``box`` ((left, bottom), (right,
+        top)) less ``pad`` all round, as drawn: what a view keeps in frame."""
+        pts = np.array(points, dtype=float)
         (left, bottom), (right, top) = box
-        zoom = most
-        for lo, hi, values in ((left, right, drawn[:, 0]), (bottom, top, drawn[:, 1])):
-            if values.max() > 0:
-                zoom = min(zoom, hi / values.max())
-            if values.min() < 0:
-                zoom = min(zoom, lo / values.min())
-        return zoom
-
-    def close_view(self, axes: ThreeDAxes, points: np.ndarray, angles: dict, keep: list[Mobject],
-                   avoid: list[Mobject], least: float = 1.0) -> dict:
-        """The camera at ``angles`` zoomed on ``points`` (axes coordinates):
-        they fill the free middle of the frame, clear of the text in its
-        corners; zoomed out again (down to ``least``, or below while the
-        labels still do not fit) while any of ``keep`` (labels that face
-        the camera) would leave the frame or cover one of ``avoid``."""
-        centre = axes.c2p(*(points.max(axis=0) + points.min(axis=0)) / 2)
-        with self.viewed_from(**angles, zoom=1.0, frame_center=centre) as project:
-            drawn = np.array([project(axes.c2p(*q))[:2] for q in points])
-            rot = self.renderer.camera.get_rotation_matrix()
-        extent = drawn.max(axis=0) - drawn.min(axis=0) + 1.4      # room for the labels
-        (left, bottom), (right, top) = CLOSE_BOX
+        left, bottom, right, top = left + pad, bottom + pad, right - pad, top - pad
         aim = np.array([(left + right) / 2, (bottom + top) / 2])
+        centre, zoom = (pts.max(axis=0) + pts.min(axis=0)) / 2, 1.0
 
-        def view(zoom: float) -> dict:
-            middle = (drawn.max(axis=0) + drawn.min(axis=0)) / 2 * zoom     # where the points' middle is drawn
-            shift = rot.T @ np.array([*(middle - aim) / zoom, 0.0])
-            return dict(**angles, zoom=zoom, frame_center=centre + shift)
+        def drawn(view: dict) -> tuple[np.ndarray, np.ndarray]:
+            with self.viewed_from(**view) as project:
+                return np.array([project(q)[:2] for q in pts]), self.renderer.camera.get_rotation_matrix()
 
-        def clear(v: dict) -> bool:
-            with self.viewed_from(**v) as project:
-                boxes = [box_of(m, project(m.get_center())) for m in keep]
-            return all(-6.95 < b[0] and b[2] < 6.95 and -2.95 < b[1] and b[3] < 3.95 and
-                       not any(overlaps(b, box_of(a), pad=0.05) for a in avoid) for b in boxes)
+        for _ in range(8):       # aim, then zoom (the perspective makes it a few rounds)
+            at, rot = drawn(dict(**angles, zoom=zoom, frame_center=centre))
+            middle = (at.max(axis=0) + at.min(axis=0)) / 2
+            centre = centre + rot.T @ np.array([*(middle - aim) / zoom, 0.0])
+            extent = at.max(axis=0) - at.min(axis=0)
+            zoom = min(most, zoom * min((right - left) / extent[0], (top - bottom) / extent[1]))
+        view = dict(**angles, zoom=zoom, frame_center=centre)
+        for _ in range(40):      # and never past the box
+            at, _ = drawn(view)
+            if at[:, 0].min() >= left and at[:, 0].max() <= right and at[:, 1].min() >= bottom and \
+                    at[:, 1].max() <= top:
+                break
+            view["zoom"] *= 0.97
+        return view
 
-        zoom = float(np.clip(min((right - left) / extent[0], (top - bottom) / extent[1]), least, 2.5))
-        while zoom > least and not clear(view(zoom)):
-            zoom = max(least, zoom * 0.92)
-        while not clear(view(zoom)) and zoom > 0.2 * least:     # far-reaching numbers: back off further
-            zoom *= 0.92
-        return view(zoom)
+    def kept_in_frame(self, end: dict, points: list[np.ndarray], steps: int = 16) -> dict:
+        """``end``, zoomed out as far as needed so that the camera, moving
+        there from where it stands (each of its values in a straight line,
+        as ``move_camera`` moves them), draws ``points`` inside the frame
+        (clear of its left, right and top edges) all the way."""
+        cam = self.renderer.camera
+        start = dict(phi=cam.get_phi(), theta=cam.get_theta(), zoom=cam.get_zoom(),
+                     frame_center=cam.frame_center.copy())
+        end = dict(end)
+        for _ in range(12):      # (at most about half as near)
+            inside = True
+            for a in np.linspace(0, 1, steps + 1)[1:]:     # (where it stands is the last view's business)
+                view = {k: (1 - a) * np.asarray(start[k]) + a * np.asarray(end[k]) for k in start}
+                with self.viewed_from(**view) as project:
+                    at = np.array([project(q)[:2] for q in points])
+                if np.abs(at[:, 0]).max() > 6.8 or at[:, 1].max() > 3.8:
+                    inside = False
+                    break
+            if inside:
+                break
+            end["zoom"] *= 0.96
+        return end
+
+    def drawn_box(self, *mobjects: Mobject) -> tuple:
+        """Left, bottom, right, top of ``mobjects`` as the camera draws them now."""
+        cam = self.renderer.camera
+        cam.reset_rotation_matrix()
+        pts = np.vstack([cam.transform_points_pre_display(m, m.points)
+                         for mob in mobjects for m in mob.family_members_with_points()])
+        return (float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max()))
 
     @staticmethod
     def place_beside(label: Mobject, anchor: np.ndarray, project: Callable, taken: list) -> tuple:
@@ -520,6 +628,58 @@ class UpProjection(LessonScene, ThreeDScene):
         moves with the view), not on screen yet: the scene fades them in."""
         self.add_fixed_orientation_mobjects(*mobjects)
         self.remove(*mobjects)
+
+
+def clip_segment(a: np.ndarray, b: np.ndarray, bound: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The part of the segment from ``a`` to ``b`` (3-D) inside the box
+    ``|coordinate k| <= bound[k]`` (Liang-Barsky), or None when none of it is."""
+    lo, hi = 0.0, 1.0
+    d = b - a
+    for k in range(3):
+        for p, q in ((-d[k], a[k] + bound[k]), (d[k], bound[k] - a[k])):
+            if abs(p) < 1e-12:
+                if q < 0:
+                    return None
+            elif p < 0:
+                lo = max(lo, q / p)
+            else:
+                hi = min(hi, q / p)
+    return None if lo > hi else (a + lo * d, a + hi * d)
+
+
+def clip_square(W: np.ndarray, span: float, bound: np.ndarray) -> np.ndarray:
+    """The corners (plane coordinates, in order round it) of the part of the
+    square ``[-span, span]^2`` that ``W`` (2x3) carries inside the box
+    ``|coordinate k| <= bound[k]``: the square cut by the half-planes
+    ``±(p W)_k <= bound[k]`` (Sutherland-Hodgman)."""
+    poly = [np.array(c, dtype=float) for c in ((-span, -span), (span, -span), (span, span), (-span, span))]
+    for k in range(3):
+        for sign in (1.0, -1.0):
+            room = [bound[k] - sign * float(q @ W[:, k]) for q in poly]    # >= 0: inside this half-plane
+            out = []
+            for i, cur in enumerate(poly):
+                prev = poly[i - 1]
+                fc, fp = room[i], room[i - 1]
+                if (fc >= 0) != (fp >= 0):
+                    out.append(prev + (cur - prev) * fp / (fp - fc))
+                if fc >= 0:
+                    out.append(cur)
+            poly = out
+    return np.array(poly)
+
+
+def edge_on_theta(normal: np.ndarray, phi: float, near: float) -> float:
+    """The camera's theta (at ``phi``) nearest ``near`` from which the plane
+    with this ``normal`` is seen edge on; ``near`` itself if none is."""
+    # the camera looks from (sin phi cos theta, sin phi sin theta, cos phi): edge on when that is at right
+    # angles to the normal, a cos(theta - delta) = c
+    a = np.sin(phi) * np.hypot(normal[0], normal[1])
+    c = -normal[2] * np.cos(phi)
+    if a < 1e-9 or abs(c) > a:
+        return near
+    delta, spread = np.arctan2(normal[1], normal[0]), np.arccos(c / a)
+    picks = [delta + sign * spread + turn * 2 * np.pi for sign in (1, -1) for turn in range(-3, 4)]
+    return float(min(picks, key=lambda t: abs(t - near)))
 
 
 def _fraction(values) -> bool:

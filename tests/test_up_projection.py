@@ -123,3 +123,57 @@ def test_contrast_matrix_is_built_from_a_stretch_and_a_rotation(scene):
     assert scene.moments["contrast"].probes["shown"] == formula["M"]
 
 
+
+
+def test_flat_plane_reads_the_point_and_draws_i_and_j(scene):
+    # the plane before the lift: i and j drawn from the origin, named at their tips; x named beside
+    # itself; dashed lines to the axes end on the numbers that read [3, 4]
+    _, x, W, _ = lesson()
+    flat = scene.moments["flat"].probes
+    assert np.allclose(flat["arrows"], np.eye(2, 3), atol=1e-6)
+    for k, (name, at) in enumerate(flat["names"]):
+        assert name == "ij"[k]
+        assert np.linalg.norm(at - np.eye(3)[k]) < 0.8, name
+    feet = np.array([[x[0], 0, 0], [0, x[1], 0]])
+    for k, (shown, at) in enumerate(flat["read"]):
+        assert float(shown) == x[k]
+        assert np.argmin(np.linalg.norm(feet - at, axis=1)) == k and np.linalg.norm(feet[k] - at) < 0.8
+    assert np.linalg.norm(flat["x_name"] - [*x, 0]) < 1.2     # beside the dot, within a grid square
+    assert {"i", "j", "x", "3", "4"} <= {lab.content for lab in scene.moments["flat"].labels}
+
+
+def test_i_and_j_are_carried_onto_w_rows(scene):
+    _, _, W, _ = lesson()
+    assert np.allclose(scene.moments["lifted"].probes["arrows"], W, atol=1e-6)
+    assert np.allclose(scene.moments["rows"].probes["tips"], W, atol=1e-6)
+
+
+def test_both_rows_read_long_from_the_camera(scene):
+    # neither row points at the camera: each arrow is drawn at least 0.75 scene units long (100 px at 1080p)
+    lengths = scene.moments["rows"].probes["drawn_lengths"]
+    assert min(lengths) > 0.75, lengths
+
+
+@pytest.mark.parametrize("moment", ["flat", "lifted", "rows", "turned"])
+def test_the_plane_stays_right_of_the_text_and_inside_the_frame(scene, moment):
+    # the grid, the axes and their names, as drawn: clear of the text column (title, x, W, x W, the note)
+    # and inside the frame, so nothing bright touches its edge
+    left, bottom, right, top = scene.moments[moment].probes["drawn"]
+    (free_left, _), _ = scene.moments["lifted"].probes["free"]
+    assert left >= free_left - 1e-6 and right <= 6.9 and top <= 3.9 and bottom >= -2.95, (left, bottom, right, top)
+
+
+def test_landed_point_is_named_and_the_axis_names_stand_apart(scene):
+    from scenes.kit.layout import overlaps
+    probes = scene.moments["turned"].probes
+    name, point = probes["point_label"], probes["point"]
+    # x W's name sits just above its own point ...
+    assert name[1] >= point[1] - 0.05 and name[1] - point[3] < 0.3
+    assert name[0] < (point[0] + point[2]) / 2 < name[2]
+    # ... and no axis name covers it; the axis names are apart from each other, not bunched at the origin
+    boxes = probes["axis_labels"]
+    assert not any(overlaps(name, b, pad=0.2) for b in boxes)
+    centres = [np.array([(b[0] + b[2]) / 2, (b[1] + b[3]) / 2]) for b in boxes]
+    assert min(np.linalg.norm(a - b) for i, a in enumerate(centres) for b in centres[i + 1:]) > 1.0
+    for moment in ("lifted", "rows", "coords", "turned"):
+        assert "x\\,W" in {lab.content for lab in scene.moments[moment].labels}, moment
