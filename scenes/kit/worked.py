@@ -105,14 +105,14 @@ def term_line(col: WorkedColumn, font_size: float, color: ParsableManimColor, fr
 
 
 def _beside(mob: Mobject, target: Mobject, avoid: list[Mobject]) -> np.ndarray:
-    """Where ``mob`` stands next to ``target`` (left of it, else above, right,
+    """Where ``mob`` stands next to ``target`` (left of it, else right, above,
     below) clear of ``target`` and of every one of ``avoid``: its centre."""
     def clear(c: np.ndarray) -> bool:
         half = np.array([mob.width, mob.height]) / 2 + 0.03
         return all(abs(c[0] - o.get_x()) >= half[0] + o.width / 2 or abs(c[1] - o.get_y()) >= half[1] + o.height / 2
                    for o in [target, *avoid])
 
-    for side in (LEFT, UP, RIGHT, DOWN):
+    for side in (LEFT, RIGHT, UP, DOWN):
         size = mob.width if side[0] else mob.height
         c = target.get_center() + side * ((target.width if side[0] else target.height) / 2 + size / 2 + 0.08)
         if clear(c):
