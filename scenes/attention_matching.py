@@ -666,7 +666,8 @@ class AttentionMatching(LessonScene):
             for note in ("rounded", None):
                 s.step = self._step_mob("output", note=note, word=s.names[qi])
                 out = s.out = self._mix_layout()
-                if min(m.get_bottom()[1] for m in (out.labels, out.totals, out.axis)) >= FLOOR - 0.05:
+                drawn = VGroup(out.names, out.weights, out.times, out.values, out.scaled, out.totals, out.labels)
+                if drawn.get_bottom()[1] >= FLOOR - 0.05 and drawn.get_right()[0] <= s.right_edge + 0.05:
                     break
             s.step = swap(self, last, s.step, run_time=0.4)
             self._highlight(6)
@@ -1019,6 +1020,8 @@ class AttentionMatching(LessonScene):
         table = VGroup(names, weights, times, values, equals, scaled)
         # long names, many tokens: smaller (never under the floor) so that the lanes stay above the subtitles
         shrink_to_fit(table, width=right - left, height=top_y - OUTPUT_BOTTOM - fixed, about=np.array([left, top_y, 0]))
+        # still too wide at the legibility floor (long names, wide products): into the room left of the caption's edge
+        table.shift(LEFT * min(max(0.0, table.get_right()[0] - right), max(0.0, left - s.sums.get_right()[0] - 0.15)))
         labels = VGroup(*[text(dm.name(lang), lang, size=24) for dm in p.v_dims])
         lab_right = left + head.width + 0.3 + max(t.width for t in labels)
         ys = [table.get_bottom()[1] - 0.3 - BAR_ROW * (d + 0.5) for d in range(m)]
