@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 from manim import (
@@ -22,11 +23,16 @@ from manim import (
     RIGHT,
     UP,
     UR,
+    Arc,
+    Arrow,
     Circle,
-    Circumscribe,
+    Create,
+    DashedLine,
+    Dot,
     FadeIn,
     FadeOut,
-    Indicate,
+    GrowArrow,
+    GrowFromEdge,
     Line,
     MathTex,
     Mobject,
@@ -36,6 +42,7 @@ from manim import (
     Transform,
     TransformFromCopy,
     VGroup,
+    Wait,
     Write,
     config,
 )
@@ -128,6 +135,21 @@ class _Output:
 
 
 @dataclass
+class _Meet:
+    """q and a key's k drawn from one origin in the plane the two span (their
+    true lengths and the true angle between them): the shadow of k on q's line,
+    times |q|, is the score q . k.  One key at a time: ``keys[j]`` holds k_j's
+    arrow and name, its shadow (the drop and the segment on q's line), the
+    angle's arc and the score."""
+    origin: np.ndarray
+    unit: float
+    plane: VGroup         # q's line through the origin (muted) and the origin's dot
+    q: VGroup             # q's arrow and the query's name
+    keys: dict[int, VGroup]   # j: VGroup(arrow, name, drop, shadow, arc, score)
+    tips: dict[int, np.ndarray]   # j: where k_j's arrow ends, in plane coordinates (|q| along x)
+
+
+@dataclass
 class _Stage:
     """What the beats share: the attention steps, the table and grid, and the pictures later beats take down."""
     steps: qm.AttentionSteps
@@ -153,6 +175,9 @@ class _Stage:
     step: Mobject = field(default_factory=VGroup)   # the step caption under the formula
     box: Mobject | None = None    # the box on the formula's part at work
     work: _Worked | None = None
+    meet: _Meet | None = None
+    bars: VGroup = field(default_factory=VGroup)    # under each score its size (the scale beat)
+    bar_unit: float = 0.0                            # the bars' scene units per 1.0
     sums: VGroup = field(default_factory=VGroup)    # each row's sum of weights
     sum_head: MathTex | None = None
     tags: dict[str, VGroup] = field(default_factory=dict)   # sign, label, content over the headings
@@ -262,14 +287,19 @@ class AttentionMatching(LessonScene):
     # --- what every beat does to the caption, the formula and the grid ------
     def _set_step(self, key: str, formula_tex: str | None = None, **fields) -> None:
         """The step caption ``key`` (and ``formula_tex`` under it) in place of the last one."""
+        self.s.step = swap(self, self.s.step, self._step_mob(key, formula_tex, **fields), run_time=0.4)
+
+    def _step_mob(self, key: str, formula_tex: str | None = None, note: str | None = None, **fields) -> VGroup:
+        """The step caption ``key``, ``formula_tex`` under it, then the text ``note`` (muted), under the formula."""
         s = self.s
         width = s.right_edge - s.region_left
         parts = [wrapped_text(self.tr(key, **fields), self.lang, size=STEP_SIZE, width=width, color=palette.INK)]
         if formula_tex is not None:
             parts.append(MathTex(formula_tex, font_size=32, color=palette.INK))
+        if note is not None:
+            parts.append(wrapped_text(self.tr(note), self.lang, size=24, width=width, color=palette.MUTED))
         new = VGroup(*parts).arrange(DOWN, aligned_edge=RIGHT, buff=0.15)
-        new.next_to(s.formula, DOWN, buff=0.3).align_to(s.formula, RIGHT)
-        s.step = swap(self, s.step, new, run_time=0.4)
+        return new.next_to(s.formula, DOWN, buff=0.3).align_to(s.formula, RIGHT)
 
     def _highlight(self, *parts: int) -> None:
         """A box around ``parts`` of the formula: the new ``s.box``."""
@@ -317,7 +347,8 @@ class AttentionMatching(LessonScene):
         w = s.work = self._worked_cell(work)
         with self.beat("worked_say", word=s.names[qi], other=s.names[best], d=s.d,
                        score=plain_number(work.total, 2, pad=True)):
-            self.play(FadeOut(s.v_rows), FadeOut(s.heads["V"]), FadeOut(VGroup(*s.tags.values())), run_time=0.5)
+            # v waits for the output; q's sign and k's label stay over their columns while q and k are used
+            self.play(FadeOut(s.v_rows), FadeOut(s.heads["V"]), FadeOut(s.tags["V"]), run_time=0.5)
             self._set_step("scores", r"Q\,K^{\top}")
             self._place_worked(w)
             self.play(FadeIn(w.q_box), FadeIn(w.k_box), FadeIn(w.head), run_time=0.6)
@@ -353,39 +384,167 @@ class AttentionMatching(LessonScene):
                           FadeIn(nums[i * n + j]), run_time=each)
             self.remove(*nums)
             self.add(nums)
-            # "the better they match": the q and k that agree most, and their cell, the highest of the row
+            # "the better they match": q and k meet as arrows, a poor key first, then the best one
             self.wait_until(cues[-1], s.grid.cells)
-            self.play(w.q_box.animate.move_to(s.q_rows.rows[s.qi]), w.k_box.animate.move_to(s.k_rows.rows[s.best]),
-                      FadeIn(w.cell_box), run_time=0.6)
-            self.play(Emphasize(nums[s.qi * n + s.best], scale_factor=1.3), run_time=0.8)
-        self.key_moment("scores", shown=s.grid.shown(), values=s.grid.values.copy(),
+            self._meeting()
+        self.key_moment("scores", shown=s.grid.shown(), values=s.grid.values.copy(), meet=self._meet_probe(s.best),
                         boxed=[self._row_at(w.q_box, s.q_rows), self._row_at(w.k_box, s.k_rows),
                                self._cell_at(w.cell_box)], box_color=w.cell_box.get_stroke_color().to_hex(),
                         q=s.q_rows.shown(), k=s.k_rows.shown())
 
+    def _meeting(self) -> None:
+        """q of the query and k of a poor key as arrows from one origin, with the
+        poor key's cell boxed; then k swings to the best key's: nearly along q,
+        a longer shadow, the highest score of the row."""
+        s, w, n = self.s, self.s.work, self.s.n
+        meet = s.meet = self._meet_picture()
+        if meet is None:   # q is zero: no angle to draw; the best pair is boxed alone
+            self.play(w.q_box.animate.move_to(s.q_rows.rows[s.qi]),
+                      w.k_box.animate.move_to(s.k_rows.rows[s.best]), FadeIn(w.cell_box), run_time=0.6)
+            self.play(Emphasize(s.grid.numbers[s.qi * n + s.best], scale_factor=1.3), run_time=0.8)
+            return
+        order = list(meet.keys)          # the poor key (if any), then the best
+        self._outlined(VGroup(meet.q, *meet.keys.values()))
+        first = meet.keys[order[0]]
+        cell = SurroundingRectangle(s.grid.cell_at(s.qi, order[0]), color=palette.FOCUS, buff=0.0)
+        w.cell_box.become(cell)
+        self.play(FadeOut(w.whole), w.q_box.animate.move_to(s.q_rows.rows[s.qi]),
+                  w.k_box.animate.move_to(s.k_rows.rows[order[0]]), FadeIn(w.cell_box), run_time=0.6)
+        self.play(FadeIn(meet.plane), GrowArrow(meet.q[0]), FadeIn(meet.q[1]), run_time=0.6)
+        self._into([(s.k_rows.rows[order[0]], first[0])], FadeIn(first[1]), run_time=0.8)
+        self.play(Create(first[4]), Create(first[2]), FadeIn(first[3]), run_time=0.6)
+        self._into([(s.grid.numbers[s.qi * n + order[0]], first[5][3])], FadeIn(first[5][:3]), run_time=0.6)
+        self.key_moment("meet_first", meet=self._meet_probe(order[0]), cell=self._cell_at(w.cell_box))
+        if len(order) > 1:
+            best = meet.keys[order[1]]
+            self.play(w.k_box.animate.move_to(s.k_rows.rows[order[1]]),
+                      w.cell_box.animate.move_to(s.grid.cell_at(s.qi, order[1])),
+                      *[ReplacementTransform(a, b) for a, b in zip(first, best)], run_time=1.2)
+        self.play(Emphasize(s.grid.numbers[s.qi * n + s.best], scale_factor=1.3), run_time=0.8)
+
+    def _meet_probe(self, j: int) -> dict | None:
+        """The meeting as drawn: q's arrow (start, end), the arrow on screen for
+        key ``j`` (start, end), its score's TeX and the names; None when not drawn."""
+        meet = self.s.meet
+        if meet is None:
+            return None
+        shown = {id(m) for m in self.get_mobject_family_members()}
+        k = next(g for g in meet.keys.values() if id(g[0]) in shown)
+        return {"q": (tuple(meet.q[0].get_start()[:2]), tuple(meet.q[0].get_end()[:2])),
+                "k": (tuple(k[0].get_start()[:2]), tuple(k[0].get_end()[:2])), "key": j,
+                "score": k[5][3].tex_string, "names": (meet.q[1].text, k[1].text)}
+
+    def _meet_picture(self) -> _Meet | None:
+        """The meeting of q and k (``_Meet``) right of the grid, in the worked cell's
+        place: the query's q along the x axis, each key's k at its angle to q.
+        The keys: the row's lowest score among keys with a k (when it is not the
+        best), then the best.  None when q is zero."""
+        s, lang, qi = self.s, self.lang, self.s.qi
+        q = s.Q[qi]
+        q_len = float(np.linalg.norm(q))
+        if q_len < 1e-9:
+            return None
+        visible = [j for j in range(s.n) if np.isfinite(s.steps.masked[qi, j]) and np.linalg.norm(s.K[j]) > 1e-9]
+        poor = [j for j in visible if j != s.best]
+        keys = ([min(poor, key=lambda j: s.steps.scores[qi, j])] if poor else []) + [s.best]
+        tips = {}
+        for j in keys:
+            k_len = float(np.linalg.norm(s.K[j]))
+            along = float(s.steps.scores[qi, j]) / q_len            # the shadow of k on q's line
+            tips[j] = np.array([along, math.sqrt(max(k_len ** 2 - along ** 2, 0.0))])
+        pts = np.array([[0.0, 0.0], [q_len, 0.0], *tips.values()])
+        under = 1.25    # under q's line: the query's name, then the score
+        left, right = s.work_left + 0.1, s.right_edge - 0.1
+        top, bottom = s.step.get_bottom()[1] - 0.45, FLOOR + under
+        span = np.maximum(pts.max(axis=0) - pts.min(axis=0), 1e-9)
+        unit = float(min((right - left - 0.5) / span[0], (top - bottom - 0.3) / max(span[1], 0.3 * span[0]), 1.6))
+        mid = (pts.max(axis=0) + pts.min(axis=0)) / 2
+        origin = np.array([(left + right) / 2 - mid[0] * unit, (top + bottom) / 2 - mid[1] * unit, 0])
+
+        def at(p: np.ndarray) -> np.ndarray:
+            return origin + np.array([p[0], p[1], 0]) * unit
+
+        lo, hi = min(0.0, float(pts[:, 0].min())), max(q_len, float(pts[:, 0].max()))
+        plane = VGroup(Line(at(np.array([lo - 0.15, 0])), at(np.array([hi + 0.15, 0])), stroke_width=2,
+                            color=palette.MUTED),
+                       Dot(origin, radius=0.05, color=palette.INK))
+        q_arrow = Arrow(origin, at(np.array([q_len, 0])), buff=0, color=palette.Q_GOLD, stroke_width=6,
+                        max_tip_length_to_length_ratio=0.12)
+        q_name = text(s.names[qi], lang, size=NAME_SIZE, color=palette.Q_GOLD).next_to(q_arrow, DOWN, buff=0.3)
+        group = {}
+        for j, tip in tips.items():
+            end = at(tip)
+            arrow = Arrow(origin, end, buff=0, color=palette.K_TEAL, stroke_width=6,
+                          max_tip_length_to_length_ratio=0.12)
+            name = text(s.names[j], lang, size=NAME_SIZE, color=palette.K_TEAL)
+            name.next_to(end, UP, buff=0.12)
+            name.shift(RIGHT * (max(0.0, left - name.get_left()[0]) + min(0.0, right - name.get_right()[0])))
+            foot = at(np.array([tip[0], 0]))
+            below = DOWN * 0.14    # the shadow runs just under q's line, so both stay in sight
+            drop = DashedLine(end, foot + below, stroke_width=2, color=palette.MUTED, dash_length=0.08)
+            shadow = Line(origin + below, foot + below, stroke_width=8, color=palette.K_TEAL)
+            angle = math.atan2(tip[1], tip[0])
+            arc = Arc(radius=0.45, start_angle=0, angle=angle, arc_center=origin, color=palette.INK, stroke_width=2)
+            score = MathTex(r"q\cdot", "k", "=", tex_number(float(s.steps.scores[qi, j]), 2, pad=True), font_size=34)
+            score[0].set_color(palette.Q_GOLD)
+            score[1].set_color(palette.K_TEAL)
+            score.next_to(q_name, DOWN, buff=0.15).set_x((left + right) / 2)
+            group[j] = VGroup(arrow, name, drop, shadow, arc, score)
+        return _Meet(origin, unit, plane, VGroup(q_arrow, q_name), group, tips)
+
     def _scale(self) -> None:
-        """Every score over sqrt(d_k), the worked one under its sum."""
+        """Every score over sqrt(d_k): a bar under each score shrinks by the same
+        factor as the number becomes the scaled one; the worked cell's division written out."""
         s, w, d = self.s, self.s.work, self.s.d
         root = plain_number(math.sqrt(d), 2, pad=True)
         with self.beat("scale_say", d=d, root=root):
-            self.play(FadeOut(s.box), FadeOut(w.q_box), FadeOut(w.k_box), FadeOut(w.cell_box), run_time=0.2)
+            meet = [] if s.meet is None else [s.meet.plane, s.meet.q, *s.meet.keys.values()]
+            self.play(*self._off(s.box, w.q_box, w.k_box, w.cell_box, *meet), run_time=0.3)
             rel = "=" if math.isqrt(d) ** 2 == d else r"\approx"   # sqrt(4) is 2 exactly
             self._set_step("scale", rf"\div\sqrt{{d_k}} = \sqrt{{{d}}} {rel} {tex_number(math.sqrt(d), 2, pad=True)}")
             self._highlight(4)
-            self.play(TransformFromCopy(w.total[2], w.scaled[0]), run_time=0.6)
-            self.play(FadeIn(w.scaled[1:]), run_time=0.6)
-            self._show(s.steps.scaled)
-            self.play(Indicate(s.grid.numbers[s.qi * s.n + s.best], color=palette.FOCUS), run_time=0.6)
+            s.bars = self._bars(s.steps.scores)
+            self.play(*[GrowFromEdge(b, LEFT) for b in s.bars], run_time=0.8)
+            self.key_moment("scale_start", bars=[b.width for b in s.bars], unit=s.bar_unit)
+            w.scaled.next_to(s.step, DOWN, buff=0.45).align_to([s.work_left, 0, 0], LEFT)
+            cell = s.grid.numbers[s.qi * s.n + s.best]
+            self._into([(cell, w.scaled[0])], FadeIn(w.scaled[1:]), run_time=0.8)
+            scaled_bars = self._bars(s.steps.scaled)
+            old = s.grid.numbers
+            new = self._outlined(s.grid.make_numbers(s.steps.scaled))
+            self.play(ReplacementTransform(old, new), Transform(s.bars, scaled_bars), run_time=1.4)
         self.key_moment("scaled", shown=s.grid.shown(), values=s.grid.values.copy(),
-                        scale=s.step[-1].get_tex_string(), worked=w.scaled.get_tex_string())
+                        scale=s.step[-1].get_tex_string(), worked=w.scaled.get_tex_string(),
+                        bars=[b.width for b in s.bars], unit=s.bar_unit)
+
+    def _bars(self, M: np.ndarray) -> VGroup:
+        """A bar along the bottom of each cell, as long as |M[i, j]| (``s.bar_unit`` per 1.0;
+        a negative one muted, none for minus infinity)."""
+        s, grid = self.s, self.s.grid
+        if s.bar_unit == 0.0:
+            finite = np.abs(s.steps.scores[np.isfinite(s.steps.scores)])
+            s.bar_unit = (grid.w - 0.2) / max(float(finite.max()) if finite.size else 1.0, 1e-9)
+        bars = VGroup()
+        for i in range(s.n):
+            for j in range(s.n):
+                v = float(M[i, j])
+                cell = grid.cell_at(i, j)
+                width = abs(v) * s.bar_unit if math.isfinite(v) else 0.0
+                bar = Rectangle(width=max(width, 1e-4), height=0.08, stroke_width=0,
+                                fill_color=palette.INK if v >= 0 else palette.MUTED, fill_opacity=0.75)
+                bar.move_to(cell.get_corner(DOWN + LEFT) + np.array([0.1, 0.1, 0]), aligned_edge=DOWN + LEFT)
+                bars.add(bar)
+        return bars
 
     def _mask(self) -> None:
         """The causal mask: no token looks at a later one."""
         s, w = self.s, self.s.work
         with self.beat("mask_say"):
-            self.play(FadeOut(s.box), FadeOut(w.whole), FadeOut(w.scaled), run_time=0.3)
+            self.play(*self._off(s.box, w.whole, w.scaled), run_time=0.3)
             self._set_step("mask")
             self._highlight(4)
+            masked_bars = self._bars(s.steps.masked)
+            self.play(Transform(s.bars, masked_bars), run_time=0.6)
             self._show(s.steps.masked)
         self.key_moment("masked", shown=s.grid.shown(), values=s.grid.values.copy())
 
@@ -400,7 +559,7 @@ class AttentionMatching(LessonScene):
                                        buff=0.04)
         with self.beat("softmax_say", focus=s.sums) as said:
             cues = self.cue_starts(said)
-            self.play(FadeOut(s.box), FadeOut(w.whole), FadeOut(w.scaled), run_time=0.3)
+            self.play(*self._off(s.box, w.whole, w.scaled, s.bars), run_time=0.3)
             self._set_step("softmax" if T == 1 else "softmax_t", r"w_j = e^{s_j} \big/ \textstyle\sum_k e^{s_k}",
                            t=plain_number(T, 2, pad=True))
             self._highlight(0, 1, 5)
@@ -494,7 +653,7 @@ class AttentionMatching(LessonScene):
         """The query's row mixes the values: each v scaled by its weight, the
         scaled vectors added end to end.  q and k are done: the grid moves left."""
         s, grid, qi, n = self.s, self.s.grid, self.s.qi, self.s.n
-        table = VGroup(s.q_rows, s.k_rows, s.heads["Q"], s.heads["K"])
+        table = VGroup(s.q_rows, s.k_rows, s.heads["Q"], s.heads["K"], s.tags["Q"], s.tags["K"])
         moving = VGroup(grid, grid.numbers, s.sums, s.sum_head)
         shift = LEFT * (grid.cells.get_left()[0] - (s.name_right + 0.45))
         with self.beat("output_say", word=s.names[qi]) as said:
@@ -502,9 +661,16 @@ class AttentionMatching(LessonScene):
             self.play(FadeOut(s.box), FadeOut(table), run_time=0.4)
             self.play(moving.animate.shift(shift), run_time=0.8)
             s.region_left = s.sums.get_right()[0] + 0.5
-            self._set_step("output", word=s.names[qi])
+            # the note that the products are of the numbers shown, when the lanes still fit above the subtitles
+            last = s.step
+            for note in ("rounded", None):
+                s.step = self._step_mob("output", note=note, word=s.names[qi])
+                out = s.out = self._mix_layout()
+                drawn = VGroup(out.names, out.weights, out.times, out.values, out.scaled, out.totals, out.labels)
+                if drawn.get_bottom()[1] >= FLOOR - 0.05 and drawn.get_right()[0] <= s.right_edge + 0.05:
+                    break
+            s.step = swap(self, last, s.step, run_time=0.4)
             self._highlight(6)
-            out = s.out = self._mix_layout()
             self._outlined(VGroup(out.scaled, out.weights))
             row_box = SurroundingRectangle(VGroup(*[grid.cell_at(qi, j) for j in range(n)]),
                                            color=palette.FOCUS, buff=0.04)
@@ -525,25 +691,55 @@ class AttentionMatching(LessonScene):
             self.play(FadeIn(out.totals), run_time=0.5)
         self.key_moment("output", shown=grid.shown(), weights=[m.get_tex_string() for m in out.weights],
                         values=out.values.shown(), scaled=out.scaled.shown(), output=out.shown(),
-                        totals=[m.get_tex_string() for m in out.totals], best=s.names[s.out_best])
+                        totals=[m.get_tex_string() for m in out.totals], best=s.names[s.out_best],
+                        note=len(s.step) == 2)
 
     def _outro(self) -> None:
-        """Why: the dimension on which the query and the winning key agree most."""
+        """Why: the dimension on which the query and the winning key agree most;
+        then the whole formula for the query's row, built from the formula's own
+        parts, equals the output the lanes added up."""
         s, out = self.s, self.s.out
         c = int(np.argmax(s.Q[s.qi] * s.K[s.out_best]))
         dim = self.params.qk_dims[c].name(self.lang)
         pair, pair_vecs, picks, dim_label = self._pair(c, dim)
+        summary = self._summary(out)
+        summary.next_to(dim_label, DOWN, buff=0.45)
+        shrink_to_fit(summary, width=s.right_edge - s.region_left)
+        summary.set_x((s.region_left + s.right_edge) / 2)
+        summary.shift(UP * max(0.0, FLOOR + 0.05 - summary.get_bottom()[1]))
+        cell_box = SurroundingRectangle(s.grid.cell_at(s.qi, s.out_best), color=palette.FOCUS, buff=0.0)
         with self.beat("outro_say", focus=VGroup(picks, dim_label), word=s.names[s.qi], best=s.names[s.out_best],
                        dim=dim):
             bars = [bar for row in out.segments for bar in row if bar is not None]
             self.play(FadeOut(s.box), FadeOut(VGroup(out.names, out.weights, out.times, out.values, out.equals)),
                       FadeOut(out.scaled), FadeOut(out.head), FadeOut(out.labels),
-                      FadeOut(out.axis), FadeOut(VGroup(*bars)), FadeOut(out.totals), FadeOut(s.step), run_time=0.5)
+                      FadeOut(out.axis), FadeOut(VGroup(*bars)), FadeOut(s.step), run_time=0.5)
             self.play(FadeIn(pair), run_time=0.6)
-            self.play(FadeIn(picks), FadeIn(dim_label), run_time=0.6)
-            self.play(Circumscribe(s.grid.cell_at(s.qi, s.out_best), color=palette.FOCUS), run_time=0.8)
+            self.play(FadeIn(picks), FadeIn(dim_label), Create(cell_box), run_time=0.6)
+            # the formula's parts come down into the query's row of it
+            self.play(*[TransformFromCopy(s.formula[k], summary[k]) for k in range(len(FORMULA))], run_time=1.2)
+            self._into([(out.totals[d], summary[len(FORMULA) + 2 + 2 * d]) for d in range(len(out.totals))],
+                       FadeOut(out.totals), FadeIn(summary[len(FORMULA)]), FadeIn(summary[len(FORMULA) + 1]),
+                       *[FadeIn(summary[len(FORMULA) + 3 + 2 * d]) for d in range(len(out.totals))], run_time=1.0)
         self.key_moment("end", boxed=s.boxed, formula=[bounds(part) for part in s.formula], dim=dim,
-                        picked=[pair_vecs.entry(i, c).get_tex_string() for i in range(2)])
+                        picked=[pair_vecs.entry(i, c).get_tex_string() for i in range(2)],
+                        summary=[part.tex_string for part in summary], totals=[t.get_tex_string() for t in out.totals],
+                        summary_box=bounds(summary), cell=self._cell_at(cell_box))
+
+    def _summary(self, out: _Output) -> MathTex:
+        """softmax(q K^T / sqrt(d)) V = [the output], for the query's row: the
+        formula's parts (q for its Q: one row) and the output's numbers as the lanes show them."""
+        s = self.s
+        parts = list(FORMULA)
+        parts[2], parts[4] = r"\,q", rf"/\sqrt{{{s.d}}}\,"
+        entries = [t.get_tex_string() for t in out.totals]
+        tail = ["=", r"\big["] + [x for e in entries for x in (e, ",")][:-1] + [r"\big]"]
+        summary = MathTex(*parts, *tail, font_size=36)
+        for part, role in ((2, "Q"), (3, "K"), (6, "V")):
+            summary[part].set_color(palette.QKV[role])
+        for d in range(len(entries)):
+            summary[len(FORMULA) + 2 + 2 * d].set_color(palette.V_CORAL)
+        return summary
 
     def _into(self, pairs: list[tuple[Mobject, Mobject]], *also, run_time: float) -> None:
         """Copies of each pair's first part turn into its second (which a
@@ -553,6 +749,19 @@ class AttentionMatching(LessonScene):
         self.play(*[TransformFromCopy(src, g) for (src, _), g in zip(pairs, ghosts)], *also, run_time=run_time)
         self.remove(*ghosts)
         self.add(*[dst for _, dst in pairs])
+
+    def _shown_products(self) -> np.ndarray:
+        """w_j v_j of the query's row from the numbers as shown (each weight and
+        value entry at 2 decimals), each product rounded half up to 2 decimals:
+        every product on screen checks by hand against its shown factors."""
+        s = self.s
+        cents = [Fraction(round(float(w) * 100), 100) for w in s.shown_weights[s.qi]]
+        out = np.zeros(s.V.shape)
+        for j, w in enumerate(cents):
+            for d, v in enumerate(s.V[j]):
+                exact = w * Fraction(round(float(v) * 100), 100)
+                out[j, d] = math.copysign(math.floor(abs(exact) * 100 + Fraction(1, 2)), exact) / 100
+        return out
 
     # --- pictures the beats show ---------------------------------------------
     def _tags(self) -> dict[str, VGroup]:
@@ -753,6 +962,12 @@ class AttentionMatching(LessonScene):
         k = int(np.argmin([np.linalg.norm(c.get_center() - box.get_center()) for c in grid.cells]))
         return divmod(k, grid.n)
 
+    def _off(self, *mobs: Mobject | None) -> list[FadeOut | Wait]:
+        """FadeOut for each of ``mobs`` with something on screen now: one that is gone is not brought back."""
+        shown = {id(m) for m in self.get_mobject_family_members()}
+        out = [FadeOut(mob) for mob in mobs if mob is not None and any(id(p) in shown for p in mob.get_family())]
+        return out or [Wait(0.01)]
+
     def _shown_count(self, group: VGroup) -> int:
         """How many members of ``group`` are on screen now."""
         shown = {id(m) for m in self.get_mobject_family_members()}
@@ -771,7 +986,7 @@ class AttentionMatching(LessonScene):
         dimension where the scaled vectors' entries lie end to end."""
         p, lang, s = self.params, self.lang, self.s
         left, right, qi, n = s.region_left, s.right_edge, s.qi, s.n
-        C = s.steps.weights[qi][:, None] * s.V           # what each token brings: w_j v_j
+        C = self._shown_products()                        # what each token brings: w_j v_j, as shown
         m = C.shape[1]
         top_y = s.step.get_bottom()[1] - 0.3
         head = MathTex(r"\textstyle\sum_j w_j\, v_j", font_size=34, color=palette.V_CORAL)
@@ -805,6 +1020,8 @@ class AttentionMatching(LessonScene):
         table = VGroup(names, weights, times, values, equals, scaled)
         # long names, many tokens: smaller (never under the floor) so that the lanes stay above the subtitles
         shrink_to_fit(table, width=right - left, height=top_y - OUTPUT_BOTTOM - fixed, about=np.array([left, top_y, 0]))
+        # still too wide at the legibility floor (long names, wide products): into the room left of the caption's edge
+        table.shift(LEFT * min(max(0.0, table.get_right()[0] - right), max(0.0, left - s.sums.get_right()[0] - 0.15)))
         labels = VGroup(*[text(dm.name(lang), lang, size=24) for dm in p.v_dims])
         lab_right = left + head.width + 0.3 + max(t.width for t in labels)
         ys = [table.get_bottom()[1] - 0.3 - BAR_ROW * (d + 0.5) for d in range(m)]
@@ -813,7 +1030,7 @@ class AttentionMatching(LessonScene):
             lab.move_to([lab_right, y, 0], aligned_edge=RIGHT)
         P = np.vstack([np.zeros(m), np.cumsum(C, axis=0)])   # where each token's bar starts (and the last ends)
         lo, hi = min(0.0, float(P.min())), max(0.0, float(P.max()))
-        out = s.steps.output[qi]
+        out = C.sum(axis=0)   # the shown products added: a sum a learner can check (the note says they are rounded)
         totals = VGroup(*[number_tex(tex_number(float(v), 2, pad=True), font_size=28, color=palette.V_CORAL)
                           for v in out])
         unit = min(2.5, (right - lab_right - 0.3 - totals.width / m * 1.2 - 0.2) / max(hi - lo, 1e-9))

@@ -43,7 +43,7 @@ from scenes.kit.legible import least_scale
 from scenes.kit.matrices import matrix_mob
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import text, title
-from scenes.kit.worked import column_line, slide_column, term_line, write_column
+from scenes.kit.worked import slide_column, term_line, write_column
 
 LINES_BOTTOM = -2.95   # lowest the block of arithmetic lines may reach (above the subtitles)
 BASELINE = -2.4        # bottom of the glasses: their recipes go below, above the subtitles
@@ -205,14 +205,16 @@ class WorkedExample(LessonScene):
                 if hasattr(line, "terms"):      # each x_i slides onto w_ij, the pair drops into the line
                     self.wait_until(at[0], box_w)
                     landed = slide_column(self, line, list(x_entries), list(w_cols[j]), y_entries[j],
-                                          slide_time=0.6, sum_time=0.8, land_time=0.7)
+                                          slide_time=0.6, sum_time=0.8, land_time=0.7,
+                                          avoid=list(s.w_mat.get_entries()) + list(s.w_mat.get_brackets()))
                 else:
                     write_column(self, line, y_entries[j], 1.6, 0.8)
                 self.play(FadeOut(box_w), FadeOut(box_x), run_time=0.4)
             self.key_moment(f"column_{j + 1}", line=line.get_tex_string(),
                             entry=y_entries[j].get_tex_string(), shown=y_entries[j].get_fill_opacity(),
                             parts=[part.tex_string for part in line],
-                            colors=[glyph.get_fill_color().to_hex() for part in line for glyph in part], landed=landed)
+                            colors=[glyph.get_fill_color().to_hex() for part in line for glyph in part], landed=landed,
+                            split=bool(line[-1].get_y() < line[0].get_y() - 0.1))
 
     def _result(self) -> None:
         s = self.s
@@ -314,8 +316,7 @@ class WorkedExample(LessonScene):
         lines = VGroup()
         for j, col in enumerate(work.columns):
             label = text(self.tr("column", j=j + 1), self.lang, size=32, color=cols[j])
-            line = (column_line(col, 52, cols[j], frac, form="split") if split
-                    else term_line(col, 52, cols[j], frac))
+            line = term_line(col, 52, cols[j], frac, split=split)   # split: factors, then sums under them
             lines.add(VGroup(label, line).arrange(RIGHT, buff=0.4))
         return lines.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
 

@@ -118,11 +118,26 @@ def test_output_is_the_values_scaled_by_weight_and_added_end_to_end(scene):
     # the weights that fly out of the grid are the query row's, as the grid shows them
     assert probes["weights"] == probes["shown"][a.query]
     assert np.allclose(numbers_of(probes["values"]), V, atol=0.005)
-    # each value vector scaled by its weight: 0.77 x [1.54 1.20 0.00] = [1.19 0.93 0.00]
-    assert np.allclose(numbers_of(probes["scaled"]), w[a.query][:, None] * V, atol=0.005)
-    # the bars end to end reach the output, and its numbers stand at the lanes' ends
-    assert np.allclose(probes["output"], out[a.query], atol=1e-6)
-    assert np.allclose([float(t) for t in probes["totals"]], out[a.query], atol=0.005)
+    # each value vector scaled by its weight as shown: 0.77 x [1.54 1.2 0] = [1.19 0.92 0]
+    assert np.allclose(numbers_of(probes["scaled"]), w[a.query][:, None] * V, atol=0.005 + 0.01 * np.abs(V).max())
+    # the bars end to end reach the sum of the shown products, its numbers at the lanes' ends;
+    # the rounding costs the output at most a cent per token
+    shown_sum = numbers_of(probes["scaled"]).sum(axis=0)
+    assert np.allclose(probes["output"], shown_sum, atol=1e-6)
+    assert [float(t) for t in probes["totals"]] == [round(float(v), 2) for v in shown_sum]
+    assert np.allclose(shown_sum, out[a.query], atol=0.005 * len(w) + 0.01 * np.abs(V).sum(axis=0).max())
+
+
+def test_every_shown_product_checks_by_hand(scene):
+    # 0.77 x 1.2 was shown as 0.93 (the unrounded weight 0.7709 times 1.2): a hand check gives 0.92
+    from decimal import ROUND_HALF_UP, Decimal
+    probes = scene.moments["output"].probes
+    weights = [Decimal(t) for t in probes["weights"]]
+    for w, v_row, p_row in zip(weights, probes["values"], probes["scaled"]):
+        for v, p in zip(v_row, p_row):
+            exact = w * Decimal(v.strip("()"))
+            assert Decimal(p.strip("()")) == exact.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP), (w, v, p)
+    assert probes["note"], "no note says the products are of the rounded numbers"
 
 
 def test_eat_finds_apple(scene):
@@ -153,7 +168,10 @@ temperature = 0.5
     masked = np.where(np.triu(np.ones((6, 6)), 1) > 0, -math.inf, scaled)
     assert s.moments["masked"].probes["shown"] == as_text(masked)
     assert s.moments["weights"].probes["shown"] == as_text(rows_summing(w))
-    assert np.allclose(s.moments["output"].probes["output"], out[5], atol=1e-6)
+    probes = s.moments["output"].probes
+    # the bars add the products as shown (rounded), a cent per token from the exact output at most
+    assert np.allclose(probes["output"], numbers_of(probes["scaled"]).sum(axis=0), atol=1e-6)
+    assert np.allclose(probes["output"], out[5], atol=0.01 * 6)
     # the worked cell is the query's best score among the keys it may see
     best = int(np.argmax(masked[5]))
     worked = s.moments["worked"].probes
@@ -242,3 +260,57 @@ def test_the_metaphor_is_drawn_over_the_headings(scene):
     from scenes.kit.layout import overlaps
     probes = scene.moments["vectors"].probes
     assert not any(overlaps(shape, probes["title"], pad=0.03) for shape in probes["tag_shapes"])
+
+
+def _drawn_angle_and_ratio(meet):
+    (qs, qe), (ks, ke) = meet["q"], meet["k"]
+    q, k = np.subtract(qe, qs), np.subtract(ke, ks)
+    assert np.allclose(qs, ks), "q and k start from one origin"
+    cos = q @ k / (np.linalg.norm(q) * np.linalg.norm(k))
+    return math.degrees(math.acos(np.clip(cos, -1, 1))), np.linalg.norm(k) / np.linalg.norm(q)
+
+
+def test_q_and_k_meet_as_arrows_at_their_true_angle(scene):
+    # "the better they match": q and k drawn from one origin, the angle and lengths those of the vectors;
+    # a poor key first (its cell boxed), then the best one, nearly along q, with the row's highest score
+    a, scores, _, _, _ = reference()
+    E = np.array(a.embeddings, dtype=float)
+    Q, K = E @ np.array(a.W_Q, dtype=float), E @ np.array(a.W_K, dtype=float)
+    qi = a.query
+
+    def true(j):
+        c = Q[qi] @ K[j] / (np.linalg.norm(Q[qi]) * np.linalg.norm(K[j]))
+        return math.degrees(math.acos(np.clip(c, -1, 1))), np.linalg.norm(K[j]) / np.linalg.norm(Q[qi])
+
+    best = int(np.argmax(scores[qi]))
+    first, last = scene.moments["meet_first"].probes, scene.moments["scores"].probes["meet"]
+    assert last["key"] == best and last["score"] == f"{scores[qi, best]:.2f}"
+    assert np.allclose(_drawn_angle_and_ratio(last), true(best), atol=1e-4)
+    poor = first["meet"]["key"]
+    assert poor != best and first["cell"] == (qi, poor)
+    assert scores[qi, poor] == min(scores[qi, j] for j in range(len(E)) if j != best and np.linalg.norm(K[j]) > 0)
+    assert first["meet"]["score"] == f"{scores[qi, poor]:.2f}"
+    assert np.allclose(_drawn_angle_and_ratio(first["meet"]), true(poor), atol=1e-4)
+    assert _drawn_angle_and_ratio(first["meet"])[0] > _drawn_angle_and_ratio(last)[0]
+
+
+def test_scaling_shrinks_every_score_by_the_same_factor(scene):
+    # a bar under each score, as long as the score; all shrink by 1/sqrt(d_k) as the numbers become the scaled ones
+    a, scores, scaled, _, _ = reference()
+    before, after = scene.moments["scale_start"].probes, scene.moments["scaled"].probes
+    assert before["unit"] == after["unit"] > 0
+    assert np.allclose(before["bars"], np.abs(scores).ravel() * before["unit"], atol=1e-3)
+    assert np.allclose(after["bars"], np.abs(scaled).ravel() * after["unit"], atol=1e-3)
+
+
+def test_outro_builds_the_query_rows_formula_equal_to_the_output(scene):
+    # the outro used to circumscribe a cell only: it now writes softmax(q K^T/sqrt(d)) V = [the output],
+    # its parts taken from the formula, its numbers the lanes' totals, and leaves the winning cell boxed
+    a, scores, _, w, _ = reference()
+    d = np.array(a.W_Q).shape[1]
+    probes = scene.moments["end"].probes
+    summary = [p.replace(" ", "") for p in probes["summary"]]
+    assert summary[:7] == [r"\mathrm{softmax}", r"\Big(", r"\,q", r"K^{\top}\,", rf"/\sqrt{{{d}}}\,", r"\Big)", "V"]
+    assert summary[7] == "="
+    assert summary[9::2][:len(probes["totals"])] == [t.replace(" ", "") for t in probes["totals"]]
+    assert probes["cell"] == (a.query, int(np.argmax(w[a.query])))

@@ -126,9 +126,9 @@ def test_a_number_is_shown_as_the_lesson_writes_it(tmp_path, written, shown, tot
 
 
 def test_each_factor_slides_in_from_where_it_stands(scene):
-    """Column j: a copy of x_i lands on w_ij in W, then x_i x w_ij is written
-    in the line as its own parts (in the column's colour), and the total
-    flies into y_j."""
+    """Column j: a copy of x_i lands beside w_ij in W (touching nothing: it
+    once sat on w_ij for 0.6 s), then x_i x w_ij is written in the line as
+    its own parts (in the column's colour), and the total flies into y_j."""
     lesson = load_lesson(LESSON).params["worked_example"]
     work = qm.worked_product(lesson.x, lesson.W)
     colours = [palette.COLUMNS[j].to_hex() for j in range(len(work.columns))]
@@ -136,7 +136,8 @@ def test_each_factor_slides_in_from_where_it_stands(scene):
         m = scene.moments[f"column_{j + 1}"].probes
         assert len(m["landed"]) == len(col.terms)
         for landed, on in m["landed"]:
-            assert landed == pytest.approx(on, abs=1e-6)
+            apart = max(on[0] - landed[2], landed[0] - on[2], on[1] - landed[3], landed[1] - on[3])
+            assert 0 < apart < 0.2, (landed, on)
         parts = [squash(p) for p in m["parts"]]
         for i, t in enumerate(col.terms):
             k = 4 * i
@@ -157,3 +158,24 @@ def test_the_recipe_is_w_and_emphasis_is_white(scene):
         assert box[0] < col[0] and box[1] < col[1] and box[2] > col[2] and box[3] > col[3]
     assert scene.moments["cocktail"].probes["heading"] == palette.FOCUS.to_hex()
     assert len(end["recipes"]) == len(end["boxes"])
+
+
+def test_split_lines_are_worked_term_by_term_too(tmp_path):
+    """Long numbers put each output's factors on one row and its sums under
+    them; that line was written at once: now each x_i slides beside w_ij
+    and the pair drops into the line there, as in the one-row layout."""
+    lesson = tmp_path / "l.toml"
+    lesson.write_text("[worked_example]\nx = [-23.5, 34.5, -45.5, 56.5]\n"
+                      "W = [[-9.5, 8.5, -7.5, 6.5], [5.5, -4.5, 3.5, -2.5], [-1.5, 9.5, -8.5, 7.5], "
+                      "[6.5, -5.5, 4.5, -3.5]]\n", encoding="utf-8")
+    s = dry_run("WorkedExample", tmp_path, lesson=lesson, lang="en")
+    expected = qm.worked_product(*(lambda p: (p.x, p.W))(load_lesson(lesson).params["worked_example"]))
+    for j, col in enumerate(expected.columns):
+        m = s.moments[f"column_{j + 1}"].probes
+        assert m["split"], "this lesson's lines are on two rows"
+        assert len(m["landed"]) == len(col.terms)
+        for landed, on in m["landed"]:
+            apart = max(on[0] - landed[2], landed[0] - on[2], on[1] - landed[3], landed[1] - on[3])
+            assert 0 < apart < 0.2
+        assert squash(m["line"]) == squash(column_tex(col))
+    assert_clean_layout(s)
