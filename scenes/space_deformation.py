@@ -16,7 +16,6 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
-    UL,
     UP,
     Arrow,
     BackgroundRectangle,
@@ -107,6 +106,7 @@ class _Factors:
     equals: Mobject
     names: list[Mobject]
     mats: list[Mobject]
+    deeds: list[Mobject]
     ghost: VGroup
     factors: list[Mobject] = field(default_factory=list)
     box: Mobject | None = None
@@ -341,7 +341,9 @@ class SpaceDeformation(LessonScene):
             taken = [bounds(m) for m in (*[w.label for w in s.words if getattr(w, "label_shown", True)],
                                          plane.i_label, plane.j_label, *plane.avoid)
                      if getattr(m, "label_shown", True)]
-            if not self._place_mark(mark, VGroup(*shown) if shown else ring, taken, s.free):
+            # by the ring first, else beside the names of the words that met
+            if not (self._place_mark(mark, ring, taken, s.free)
+                    or shown and self._place_mark(mark, VGroup(*shown), taken, s.free)):
                 marks.remove(mark)     # no room for it: the ring alone marks the spot
                 continue
             plane.avoid.append(mark)
@@ -350,30 +352,32 @@ class SpaceDeformation(LessonScene):
     # --- any M as rotate -> stretch -> rotate -------------------------
     def _svd(self) -> None:
         M = np.array(self.params.svd_matrix, dtype=float)
-        A, B, C = qm.svd_stages(M)
         self._caption("svd")
         eq = self._svd_target(M)
         self._svd_stages(M, eq)
-        self._outro(M, (A, B, C), eq)
+        self._outro(M, eq)
 
     def _svd_target(self, M: np.ndarray) -> _Factors:
         """Where the three moves must land: M written out (``[M] = turn stretch
-        turn``, at the top left of the plane) and the image of the unit square
+        turn``, across the top or the bottom of the plane) and the image of the unit square
         and of i and j under M drawn dashed on the plane."""
-        s, plane, lang = self.s, self.s.plane, self.lang
+        plane, lang = self.s.plane, self.lang
+        A, B, C = qm.svd_stages(M)
         target = matrix_mob(M, row_colors=[palette.BASIS_I, palette.BASIS_J], font_size=FACTOR_SIZE, digits=2,
-                            gap=0.35)
-        mats = [matrix_mob(F, font_size=FACTOR_SIZE, digits=2, gap=0.35).set_z_index(1) for F in qm.svd_stages(M)]
+                            gap=0.35, pad=True)
+        mats = [matrix_mob(F, font_size=FACTOR_SIZE, digits=2, gap=0.35, pad=True).set_z_index(1) for F in (A, B, C)]
         names = [text(self.tr(k), lang, size=28, color=palette.AREA) for k in ("svd_turn", "svd_stretch", "svd_turn")]
+        # what each factor does, read back in the outro (its room kept from the start)
+        deeds = [MathTex(_deg(qm.rotation_angle(A)) + r"^\circ", font_size=32),
+                 MathTex(r"\times" + plain_number(B[0, 0], 2, pad=True) + r",\,\times"
+                         + plain_number(B[1, 1], 2, pad=True), font_size=32),
+                 MathTex(_deg(qm.rotation_angle(C)) + r"^\circ", font_size=32)]
         equals = MathTex("=", font_size=40)
-        top = VGroup(target, equals).arrange(RIGHT, buff=0.25)
-        low = VGroup(*mats).arrange(RIGHT, buff=0.2)
-        VGroup(top, low).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
-        low.shift(RIGHT * (equals.get_left()[0] - low.get_left()[0]))
-        for n, m in zip(names, mats):
-            n.move_to(m)
-        block = VGroup(top, low)
-        block.move_to([s.free[0] + 0.2, s.free[3] - 0.15, 0], aligned_edge=UL)
+        row = VGroup(target, equals, *mats).arrange(RIGHT, buff=0.25)
+        for d, m in zip(deeds, mats):
+            d.set_color(palette.AREA).next_to(m, DOWN, buff=0.12)
+        block = VGroup(row, *deeds)
+        self._place_row(block, M)
         for n, m in zip(names, mats):
             n.move_to(m)
         back = BackgroundRectangle(block, color=palette.PANEL, fill_opacity=0.93, buff=0.15)
@@ -385,9 +389,9 @@ class SpaceDeformation(LessonScene):
                                    max_tip_length_to_length_ratio=0.3), num_dashes=10)
               for r, col in ((M[0], palette.BASIS_I), (M[1], palette.BASIS_J))])
         ghost.set_z_index(-1)
-        for m in (back, target, equals, *names):
+        for m in (back, target, equals, *names, *deeds):
             m.set_z_index(1)
-        eq = _Factors(back, target, equals, names, mats, ghost)
+        eq = _Factors(back, target, equals, names, mats, deeds, ghost)
         with self.beat("svd_say") as sentence:
             first, *later = self.cue_at(sentence, 0.0, 0.5, 0.7, 0.9)
             self.wait_until(first, back)
@@ -401,6 +405,26 @@ class SpaceDeformation(LessonScene):
                                                                          ghost[0].get_all_points()],
                             **self._probes(np.eye(2)))
         return eq
+
+    def _place_row(self, block: Mobject, M: np.ndarray) -> None:
+        """Put the SVD row across the top or the bottom of the free frame,
+        wherever it hides fewer words on their way to M (never M's unit square)."""
+        s, plane = self.s, self.s.plane
+        A, B, _ = qm.svd_stages(M)
+        spots = np.array([plane.c2p(p)[:2] for N in (A, A @ B, M) for p in s.points @ N])
+        square = [plane.c2p(c)[:2] for c in np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float) @ M]
+        x = (s.free[0] + s.free[2]) / 2
+        best = None
+        for y, edge in ((s.free[3] - 0.2, UP), (s.free[1] + 0.2, DOWN)):
+            block.move_to([x, y, 0], aligned_edge=edge)
+            l, b, r, t = bounds(block)
+            l, b, r, t = l - 0.2, b - 0.2, r + 0.2, t + 0.2
+            hidden = int(np.sum((spots[:, 0] > l) & (spots[:, 0] < r) & (spots[:, 1] > b) & (spots[:, 1] < t)))
+            covers = any(l < px < r and b < py < t for px, py in square)
+            score = (covers, hidden)
+            if best is None or score < best[0]:
+                best = (score, y, edge)
+        block.move_to([x, best[1], 0], aligned_edge=best[2])
 
     def _svd_stages(self, M: np.ndarray, eq: _Factors) -> None:
         """The three moves, each onto the plane as its factor replaces its name."""
@@ -428,29 +452,16 @@ class SpaceDeformation(LessonScene):
                       run_time=0.5)
         eq.box = box
 
-    def _outro(self, M: np.ndarray, stages, eq: _Factors) -> None:
-        """The manual read back: under each factor, what it does, as its words are read."""
-        A, B, C = stages
-        deeds = [MathTex(_deg(qm.rotation_angle(A)) + r"^\circ", font_size=34),
-                 MathTex(r"\times" + plain_number(B[0, 0], 2, pad=True) + r",\,\times"
-                         + plain_number(B[1, 1], 2, pad=True), font_size=34),
-                 MathTex(_deg(qm.rotation_angle(C)) + r"^\circ", font_size=34)]
-        for d, f in zip(deeds, eq.factors):
-            d.set_color(palette.AREA).next_to(f, DOWN, buff=0.12).set_z_index(1)
-        VGroup(*deeds).arrange(RIGHT, buff=0.2, center=False)   # never overlapping
-        grown = BackgroundRectangle(VGroup(eq.target, *eq.factors, *deeds), color=palette.PANEL,
-                                    fill_opacity=0.93, buff=0.15).set_z_index(1)
+    def _outro(self, M: np.ndarray, eq: _Factors) -> None:
+        """The manual read back: under each factor, what it does, boxed as its words are read."""
         self._caption("outro")
         with self.beat("outro_say") as sentence:
             times = self.cue_at(sentence, 0.55, 0.75, 0.9)
-            steps = [(t, [eq.box.animate.become(SurroundingRectangle(f, color=palette.FOCUS, buff=0.08)),
-                          FadeIn(d, shift=0.15 * DOWN)]) for t, f, d in zip(times, eq.factors, deeds)]
-            self.wait_until(times[0], eq.back)
-            eq.back.become(grown).set_opacity(0)
-            self._replace_labels()
-            steps[0][1].append(eq.back.animate.set_fill(opacity=0.93))
-            self.reveal(steps, focus=eq.back)
-        self.key_moment("end", deeds=[d.get_tex_string() for d in deeds], **self._probes(M))
+            self.reveal([(t, [eq.box.animate.become(SurroundingRectangle(VGroup(f, d), color=palette.FOCUS,
+                                                                         buff=0.08)),
+                              FadeIn(d, shift=0.15 * DOWN)]) for t, f, d in zip(times, eq.factors, eq.deeds)],
+                        focus=eq.back)
+        self.key_moment("end", deeds=[d.get_tex_string() for d in eq.deeds], **self._probes(M))
 
     @staticmethod
     def _place_mark(mark, near, taken, free) -> bool:
