@@ -154,6 +154,12 @@ def balanced_text(content: str, lang: str, size: float, width: float, color) -> 
     return wrapped_text(content, lang, size=size, width=hi if n > 1 else width, color=color)
 
 
+def cube_swing(t: float) -> float:
+    """Degrees the colour cube is turned (about b) at time t in [0, 1] of its
+    swing: to one side, to the other and back, so its depth reads."""
+    return 45 * float(np.sin(2 * np.pi * t))
+
+
 def picture_colours(img: np.ndarray, most: int = MAX_COLOUR_DOTS) -> np.ndarray:
     """The picture's distinct colours, (k, 3); at most ``most``, evenly
     spread over them ordered by brightness."""
@@ -477,12 +483,23 @@ class PhotoFilter(LessonScene):
         def colours(group: VGroup) -> np.ndarray:
             return np.array([d.get_fill_color().to_rgb() for d in group])
 
+        for d in cube.inner:   # the picture's colours, big enough to tell apart
+            d.scale(1.5)
+
+        def turn(m: ColourCube, t: float) -> None:
+            m.view = cube_view(-70, -30 + cube_swing(t)) if t < 1 else CUBE_VIEW
+            m.show(np.eye(3))
+
         with self.beat("cube_say", focus=cube.inner):
-            self.play(FadeIn(heading), FadeIn(ghost), FadeIn(axis_names), FadeIn(photo), run_time=0.8)
+            self.play(FadeIn(heading), FadeIn(photo), run_time=0.6)
             self.add(grey)
-            self.play(FadeIn(cube.edges), FadeIn(cube.corners), run_time=0.8)
-            self.play(FadeIn(cube.inner, lag_ratio=0.05), run_time=1.2)
-        self.key_moment("cube", corners=positions(cube.corners), corner_colours=colours(cube.corners),
+            self.play(FadeIn(cube.edges), FadeIn(cube.corners), run_time=0.6)
+            self.play(FadeIn(cube.inner, lag_ratio=0.05), run_time=0.8)
+            self.play(UpdateFromAlphaFunc(cube, turn), run_time=2.4)
+            # the cube as it stands, named and outlined: what the collapse is seen against
+            self.play(FadeIn(ghost), FadeIn(axis_names), run_time=0.6)
+        self.key_moment("cube", dot_radius=cube.inner[0].width / 2,
+                        corners=positions(cube.corners), corner_colours=colours(cube.corners),
                         inner=positions(cube.inner), inner_colours=colours(cube.inner))
         with self.beat("collapse_say", focus=cube):
             self.play(FadeIn(w_eq), Write(diagonal), FadeIn(axis_tag), run_time=1.0)
@@ -512,7 +529,7 @@ class PhotoFilter(LessonScene):
                                      ("value", p.value_filter)), palette.QKV.values()):
             res = qm.apply_color(img, np.array(M, dtype=float))
             results[key] = res
-            pic = picture(res.image, 2.25, 3.9)
+            pic = picture(res.image, 2.6, 3.9)
             label = text(self.tr(f"{key}_filter"), lang, size=26, color=colour)
             frame = SurroundingRectangle(pic, color=colour, buff=0.04)
             parts = [label, Group(pic, frame)]
@@ -522,7 +539,7 @@ class PhotoFilter(LessonScene):
                     clip = note(self.tr("clipped", n=res.clipped), lang, color=palette.ALERT, width=3.9)
                 parts.append(clip)
             trio.add(Group(*parts).arrange(DOWN, buff=0.15))
-        trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).align_to([0, source.get_bottom()[1] - 0.75, 0], UP)
+        trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).align_to([0, source.get_bottom()[1] - 0.95, 0], UP)
         trio.move_to([0, trio.get_center()[1], 0])
         arrows, tags = VGroup(), VGroup()
         for t, sub, colour in zip(trio, "QKV", palette.QKV.values()):
@@ -530,8 +547,14 @@ class PhotoFilter(LessonScene):
                           stroke_width=4, max_tip_length_to_length_ratio=0.25)
             arrows.add(arrow)
             tag = MathTex(rf"\times W_{sub}", font_size=32, color=colour)
-            tag.next_to(arrow.point_from_proportion(0.5), LEFT if arrow.get_vector()[0] < -0.1 else RIGHT,
-                        buff=0.12)
+            v = arrow.get_vector()
+            normal = np.array([-v[1], v[0], 0.0]) / np.linalg.norm(v)
+            if abs(normal[1]) < 0.2:          # the upright arrow: its name on the right
+                normal = RIGHT
+            elif normal[1] < 0:               # a slanted one: its name above it
+                normal = -normal
+            mid = (arrow.get_start() + arrow.get_end()) / 2
+            tag.move_to(mid + normal * (0.12 + 0.5 * abs(np.dot(normal, [tag.width, tag.height, 0]))))
             tags.add(tag)
         with self.beat("qkv_say", focus=trio[-1][0]) as sentence:
             self.play(FadeIn(source), FadeIn(src_cap), run_time=0.6)

@@ -174,6 +174,13 @@ def solve_rgb(points: np.ndarray, origin: np.ndarray, axes: np.ndarray) -> np.nd
 
 def test_grey_collapses_the_colour_cube_onto_its_diagonal(scene):
     before, after = scene.moments["cube"].probes, scene.moments["collapsed"].probes
+    # the cube swings to either side and back before it is named (depth), and its dots are big enough to see
+    from scenes.photo_filter import cube_swing
+
+    angles = [cube_swing(t) for t in np.linspace(0, 1, 41)]
+    assert min(angles) < -30 and max(angles) > 30
+    assert angles[0] == pytest.approx(0, abs=1e-9) and angles[-1] == pytest.approx(0, abs=1e-9)
+    assert before["dot_radius"] >= 0.1
     colours = before["corner_colours"]
     # every corner of [0, 1]^3 is drawn, in its own colour
     assert sorted(map(tuple, np.round(colours, 9))) == sorted((a, b, c) for a in (0, 1) for b in (0, 1)
