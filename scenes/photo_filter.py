@@ -539,11 +539,20 @@ class PhotoFilter(LessonScene):
                     clip = note(self.tr("clipped", n=res.clipped), lang, color=palette.ALERT, width=3.9)
                 parts.append(clip)
             trio.add(Group(*parts).arrange(DOWN, buff=0.15))
-        trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).align_to([0, source.get_bottom()[1] - 0.95, 0], UP)
+        # the arrows leave under the source and its caption (a wide, low picture has a caption taller than it)
+        foot = np.array([source.get_center()[0], min(source.get_bottom()[1], src_cap.get_bottom()[1]) - 0.05, 0])
+        top = foot[1] - 0.9
+        trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).align_to([0, top, 0], UP)
+        over = -2.95 - trio.get_bottom()[1]     # clipped counts under the pictures: keep out of the subtitle band
+        if over > 0:
+            for t in trio:                      # the pictures shrink, never the words
+                t[1].scale((t[1].height - over) / t[1].height)
+                t.arrange(DOWN, buff=0.15)
+            trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).align_to([0, top, 0], UP)
         trio.move_to([0, trio.get_center()[1], 0])
         arrows, tags = VGroup(), VGroup()
         for t, sub, colour in zip(trio, "QKV", palette.QKV.values()):
-            arrow = Arrow(source.get_bottom() + 0.05 * DOWN, t[0].get_top() + 0.05 * UP, buff=0, color=colour,
+            arrow = Arrow(foot, t[0].get_top() + 0.05 * UP, buff=0, color=colour,
                           stroke_width=4, max_tip_length_to_length_ratio=0.25)
             arrows.add(arrow)
             tag = MathTex(rf"\times W_{sub}", font_size=32, color=colour)
@@ -551,7 +560,7 @@ class PhotoFilter(LessonScene):
             normal = np.array([-v[1], v[0], 0.0]) / np.linalg.norm(v)
             if abs(normal[1]) < 0.2:          # the upright arrow: its name on the right
                 normal = RIGHT
-            elif normal[1] < 0:               # a slanted one: its name above it
+            elif normal[1] > 0:               # a slanted one: its name under it, clear of the caption
                 normal = -normal
             mid = (arrow.get_start() + arrow.get_end()) / 2
             tag.move_to(mid + normal * (0.12 + 0.5 * abs(np.dot(normal, [tag.width, tag.height, 0]))))
@@ -569,7 +578,7 @@ class PhotoFilter(LessonScene):
                         clipped={k: r.clipped for k, r in results.items()}, source=source.source,
                         source_shown=source in self.mobjects and all(t[1][0] in self.mobjects for t in trio),
                         arrows=[(a.get_start(), a.get_end()) for a in arrows],
-                        source_box=(source.get_bottom(),), labels_top=[t[0].get_top() for t in trio])
+                        source_bottom=source.get_bottom(), labels_top=[t[0].get_top() for t in trio])
         with self.beat("outro_say"):
             # the three filters: one fixed rule each (a pulse that recolours nothing)
             self.play(*[Emphasize(m) for m in tags], run_time=1.2)

@@ -162,7 +162,8 @@ def test_qkv_pictures_come_from_the_source_shown_beside_them(scene):
     assert np.allclose(q["source"], img)
     assert len(q["arrows"]) == 3
     for (start, end), top in zip(q["arrows"], q["labels_top"]):
-        assert np.allclose(start, q["source_box"][0], atol=0.1)     # from the source's foot
+        assert start[0] == pytest.approx(q["source_bottom"][0])     # from under the source
+        assert q["source_bottom"][1] - 0.6 < start[1] <= q["source_bottom"][1]
         assert np.linalg.norm(end - top) < 0.1                       # to each filter's name
     assert q["source_shown"]
 
