@@ -29,7 +29,6 @@ from manim import (
     FadeOut,
     Group,
     ImageMobject,
-    Indicate,
     Line,
     MathTex,
     Mobject,
@@ -41,6 +40,7 @@ from manim import (
     TransformFromCopy,
     UpdateFromAlphaFunc,
     VGroup,
+    VMobject,
     Write,
     config,
 )
@@ -54,6 +54,7 @@ from qkv_math.filters import LUMA
 from scenes.kit import palette
 from scenes.kit.colour import CORNERS, EDGES, ColourCube, cube_view, rgb_colour, swatch
 from scenes.kit.matrices import matrix_mob
+from scenes.kit.motion import Emphasize
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import NOTE_SIZE, note, text, title, wrap_lines, wrapped_text
 
@@ -85,6 +86,48 @@ def picture(image: np.ndarray, height: float, max_width: float | None = None) ->
     return mob
 
 
+def clipped_pixels(raw: np.ndarray) -> np.ndarray:
+    """(h, w) mask of the pixels with a value outside [0, 1] (as ``qkv_math`` counts them)."""
+    return ((raw < -1e-9) | (raw > 1 + 1e-9)).any(axis=2)
+
+
+def hatch(mask: np.ndarray, over: Mobject, stripes: int = 1) -> VMobject:
+    """White diagonal stripes over the pixels of ``mask`` on the picture
+    ``over`` (``stripes`` a pixel; one path: neighbouring pixels' stripes join)."""
+    h, w = mask.shape
+    cw, ch = over.width / w, over.height / h
+    ul = over.get_corner(UL)
+    mob = VMobject(stroke_color=palette.FOCUS, stroke_width=2.5)
+    for r, c in zip(*np.nonzero(mask)):
+        x0, y0 = ul[0] + c * cw, ul[1] - (r + 1) * ch    # the cell's lower left
+        for k in range(stripes):
+            d = 1 - 2 * (k + 0.5) / stripes             # the stripe y = x + d across the unit cell
+            (ax, ay), (bx, by) = ((0.0, d), (1 - d, 1.0)) if d >= 0 else ((-d, 0.0), (1.0, 1 + d))
+            mob.start_new_path(np.array([x0 + ax * cw, y0 + ay * ch, 0]))
+            mob.add_line_to(np.array([x0 + bx * cw, y0 + by * ch, 0]))
+    mob.mask = mask
+    return mob
+
+
+def hatched_cells(marks: VMobject, pic: ImageMobject) -> set[tuple[int, int]]:
+    """The pixels (row, column) of ``pic`` that the stripes of ``marks`` cross, read from where they are drawn."""
+    rows, cols = pic.source.shape[:2]
+    ul = pic.get_corner(UL)
+    cells = set()
+    for path in marks.get_subpaths():
+        mid = (path[0] + path[-1]) / 2
+        cells.add((int((ul[1] - mid[1]) / pic.height * rows), int((mid[0] - ul[0]) / pic.width * cols)))
+    return cells
+
+
+def drawn_colour(mob: Mobject) -> np.ndarray:
+    """The one fill colour ``mob`` is drawn in: that of every part with points
+    (a Transform onto it may have split it into many), as rgb."""
+    colours = np.unique(np.round([m.get_fill_color().to_rgb() for m in mob.family_members_with_points()], 9),
+                        axis=0)
+    return colours[0] if len(colours) == 1 else colours
+
+
 def cell_at(pic: ImageMobject, rows: int, r: int, c: int) -> np.ndarray:
     """Centre of pixel (r, c) of a picture ``rows`` pixels high."""
     cell = pic.height / rows
@@ -109,6 +152,12 @@ def balanced_text(content: str, lang: str, size: float, width: float, color) -> 
         else:
             hi = mid
     return wrapped_text(content, lang, size=size, width=hi if n > 1 else width, color=color)
+
+
+def cube_swing(t: float) -> float:
+    """Degrees the colour cube is turned (about b) at time t in [0, 1] of its
+    swing: to one side, to the other and back, so its depth reads."""
+    return 45 * float(np.sin(2 * np.pi * t))
 
 
 def picture_colours(img: np.ndarray, most: int = MAX_COLOUR_DOTS) -> np.ndarray:
@@ -157,6 +206,8 @@ class _Whole:
     arrow_tag: MathTex
     landed: Square             # the worked pixel's swatch, landing in the picture
     clips: bool
+    marks: VMobject            # the clipped pixels, hatched over the picture
+    key: VGroup                # a hatched square before the clipped count: the same marks
 
 
 class PhotoFilterParams(Params):
@@ -206,7 +257,7 @@ class PhotoFilter(LessonScene):
         tiles = self._filters(img, heading, original, cap)
         self.play(FadeOut(tiles), FadeOut(original), FadeOut(cap), run_time=0.6)
         self._cube(img)
-        self._qkv(img)
+        self._qkv(img, heading)
 
     # --- one pixel, zoomed in and worked out -------------------------------
     def _pixel(self, img: np.ndarray, original: ImageMobject) -> None:
@@ -224,7 +275,8 @@ class PhotoFilter(LessonScene):
         self._tint_all(whole, sum_)
         self.play(FadeOut(Group(z.region, z.zoom, z.grid, z.zoom_frame, z.rays, z.hit, z.names, sum_.block,
                                 whole.recoloured, whole.rcap, whole.arrow, whole.arrow_tag,
-                                *([whole.clip_note] if whole.clips else []))), run_time=0.6)
+                                *([whole.clip_note, whole.marks, whole.key] if whole.clips else []))),
+                  run_time=0.6)
 
     def _zoom(self, img: np.ndarray, original: ImageMobject) -> _Zoom:
         """The ZOOM x ZOOM neighbourhood of the worked pixel, magnified in the middle of the top row."""
@@ -293,7 +345,12 @@ class PhotoFilter(LessonScene):
                       color=palette.INK, buff=0)
         arrow_tag = MathTex(r"\times W", font_size=36).next_to(arrow, UP, buff=0.1)
         landed = swatch(out, SWATCH).scale(cell / SWATCH).move_to(cell_at(recoloured, h, r, c))
-        return _Whole(recoloured, rcap, clip_note, arrow, arrow_tag, landed, tinted.clipped > 0)
+        marks = hatch(clipped_pixels(tinted.raw), recoloured)
+        sample = Square(0.36, stroke_width=1.5, stroke_color=palette.FOCUS, fill_color=rgb_colour(np.clip(out, 0, 1)),
+                        fill_opacity=1)
+        key = VGroup(sample, hatch(np.ones((1, 1), dtype=bool), sample, stripes=3))
+        key.next_to(clip_note, LEFT, buff=0.15)
+        return _Whole(recoloured, rcap, clip_note, arrow, arrow_tag, landed, tinted.clipped > 0, marks, key)
 
     def _zoom_in(self, z: _Zoom, sum_: _PixelSum) -> None:
         with self.beat("zoom_say", focus=sum_.sw_in):
@@ -303,7 +360,7 @@ class PhotoFilter(LessonScene):
             self.play(FadeIn(z.hit), FadeIn(z.names), run_time=0.6)
             self.play(TransformFromCopy(z.hit, sum_.sw_in), run_time=0.9)
             self.play(FadeIn(sum_.row_in), FadeIn(sum_.tags[0]), run_time=0.8)
-        self.key_moment("zoom", zoom=z.zoom.source, swatch_in=sum_.sw_in.get_fill_color().to_rgb())
+        self.key_moment("zoom", zoom=z.zoom.source, swatch_in=drawn_colour(sum_.sw_in))
 
     def _work_pixel(self, sum_: _PixelSum, px: np.ndarray) -> None:
         with self.beat("pixel_say", focus=sum_.sw_out):
@@ -313,8 +370,8 @@ class PhotoFilter(LessonScene):
             self.play(TransformFromCopy(sum_.row_out, sum_.sw_out), run_time=0.8)
         self.key_moment("pixel", pixel=px, shown_in=[e.get_tex_string() for e in sum_.row_in.get_entries()],
                         shown_out=[e.get_tex_string() for e in sum_.row_out.get_entries()],
-                        swatch_in=sum_.sw_in.get_fill_color().to_rgb(),
-                        swatch_out=sum_.sw_out.get_fill_color().to_rgb())
+                        swatch_in=drawn_colour(sum_.sw_in),
+                        swatch_out=drawn_colour(sum_.sw_out))
 
     def _tint_all(self, whole: _Whole, sum_: _PixelSum) -> None:
         clips = whole.clips
@@ -324,10 +381,11 @@ class PhotoFilter(LessonScene):
             self.play(TransformFromCopy(sum_.sw_out, whole.landed), run_time=0.9)
             self.play(FadeIn(whole.recoloured), FadeIn(whole.rcap), run_time=1.0)
             self.remove(whole.landed)
-            if clips:
-                self.play(FadeIn(whole.clip_note), run_time=0.6)
-        self.key_moment("whole", tinted=whole.recoloured.source, swatch_out=sum_.sw_out.get_fill_color().to_rgb(),
-                        clip_notes=[shown_text(whole.clip_note)] if clips else [])
+            if clips:   # the pixels the display clips, hatched, and their count with the same hatching
+                self.play(FadeIn(whole.marks), FadeIn(whole.key), FadeIn(whole.clip_note), run_time=0.8)
+        self.key_moment("whole", tinted=whole.recoloured.source, swatch_out=drawn_colour(sum_.sw_out),
+                        clip_notes=[shown_text(whole.clip_note)] if clips else [],
+                        hatched=hatched_cells(whole.marks, whole.recoloured) if whole.marks in self.mobjects else None)
 
     # --- four more filters, all linear ---------------------------------------
     def _filters(self, img: np.ndarray, heading: Mobject, original: ImageMobject, cap: Mobject) -> Group:
@@ -425,12 +483,23 @@ class PhotoFilter(LessonScene):
         def colours(group: VGroup) -> np.ndarray:
             return np.array([d.get_fill_color().to_rgb() for d in group])
 
+        for d in cube.inner:   # the picture's colours, big enough to tell apart
+            d.scale(1.5)
+
+        def turn(m: ColourCube, t: float) -> None:
+            m.view = cube_view(-70, -30 + cube_swing(t)) if t < 1 else CUBE_VIEW
+            m.show(np.eye(3))
+
         with self.beat("cube_say", focus=cube.inner):
-            self.play(FadeIn(heading), FadeIn(ghost), FadeIn(axis_names), FadeIn(photo), run_time=0.8)
+            self.play(FadeIn(heading), FadeIn(photo), run_time=0.6)
             self.add(grey)
-            self.play(FadeIn(cube.edges), FadeIn(cube.corners), run_time=0.8)
-            self.play(FadeIn(cube.inner, lag_ratio=0.05), run_time=1.2)
-        self.key_moment("cube", corners=positions(cube.corners), corner_colours=colours(cube.corners),
+            self.play(FadeIn(cube.edges), FadeIn(cube.corners), run_time=0.6)
+            self.play(FadeIn(cube.inner, lag_ratio=0.05), run_time=0.8)
+            self.play(UpdateFromAlphaFunc(cube, turn), run_time=2.4)
+            # the cube as it stands, named and outlined: what the collapse is seen against
+            self.play(FadeIn(ghost), FadeIn(axis_names), run_time=0.6)
+        self.key_moment("cube", dot_radius=cube.inner[0].width / 2,
+                        corners=positions(cube.corners), corner_colours=colours(cube.corners),
                         inner=positions(cube.inner), inner_colours=colours(cube.inner))
         with self.beat("collapse_say", focus=cube):
             self.play(FadeIn(w_eq), Write(diagonal), FadeIn(axis_tag), run_time=1.0)
@@ -446,15 +515,21 @@ class PhotoFilter(LessonScene):
                   run_time=0.6)
 
     # --- the same photo through three filters: query, key, value -------------
-    def _qkv(self, img: np.ndarray) -> None:
+    def _qkv(self, img: np.ndarray, heading: Mobject) -> None:
         p, lang = self.params, self.lang
+        h, w, _ = img.shape
+        # the one source photo at the top, an arrow from it to each filtered copy
+        source = picture(img, 1.45, 3.0)
+        src_cap = note(self.tr("original", h=h, w=w), lang, width=3.4)
+        source.move_to([0, heading.get_bottom()[1] - 0.2 - source.height / 2, 0])
+        src_cap.next_to(source, RIGHT, buff=0.3)
         trio = Group()
         results = {}
         for (key, M), colour in zip((("query", p.query_filter), ("key", p.key_filter),
                                      ("value", p.value_filter)), palette.QKV.values()):
             res = qm.apply_color(img, np.array(M, dtype=float))
             results[key] = res
-            pic = picture(res.image, 2.9, 3.9)
+            pic = picture(res.image, 2.6, 3.9)
             label = text(self.tr(f"{key}_filter"), lang, size=26, color=colour)
             frame = SurroundingRectangle(pic, color=colour, buff=0.04)
             parts = [label, Group(pic, frame)]
@@ -463,17 +538,48 @@ class PhotoFilter(LessonScene):
                 if clip.width > 3.9:
                     clip = note(self.tr("clipped", n=res.clipped), lang, color=palette.ALERT, width=3.9)
                 parts.append(clip)
-            trio.add(Group(*parts).arrange(DOWN, buff=0.2))
-        trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).move_to([0, -0.1, 0])
+            trio.add(Group(*parts).arrange(DOWN, buff=0.15))
+        # the arrows leave under the source and its caption (a wide, low picture has a caption taller than it)
+        foot = np.array([source.get_center()[0], min(source.get_bottom()[1], src_cap.get_bottom()[1]) - 0.05, 0])
+        top = foot[1] - 0.9
+        trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).align_to([0, top, 0], UP)
+        over = -2.95 - trio.get_bottom()[1]     # clipped counts under the pictures: keep out of the subtitle band
+        if over > 0:
+            for t in trio:                      # the pictures shrink, never the words
+                t[1].scale((t[1].height - over) / t[1].height)
+                t.arrange(DOWN, buff=0.15)
+            trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).align_to([0, top, 0], UP)
+        trio.move_to([0, trio.get_center()[1], 0])
+        arrows, tags = VGroup(), VGroup()
+        for t, sub, colour in zip(trio, "QKV", palette.QKV.values()):
+            arrow = Arrow(foot, t[0].get_top() + 0.05 * UP, buff=0, color=colour,
+                          stroke_width=4, max_tip_length_to_length_ratio=0.25)
+            arrows.add(arrow)
+            tag = MathTex(rf"\times W_{sub}", font_size=32, color=colour)
+            v = arrow.get_vector()
+            normal = np.array([-v[1], v[0], 0.0]) / np.linalg.norm(v)
+            if abs(normal[1]) < 0.2:          # the upright arrow: its name on the right
+                normal = RIGHT
+            elif normal[1] > 0:               # a slanted one: its name under it, clear of the caption
+                normal = -normal
+            mid = (arrow.get_start() + arrow.get_end()) / 2
+            tag.move_to(mid + normal * (0.12 + 0.5 * abs(np.dot(normal, [tag.width, tag.height, 0]))))
+            tags.add(tag)
         with self.beat("qkv_say", focus=trio[-1][0]) as sentence:
-            slot = reading_seconds(sentence, lang) / len(trio)
+            self.play(FadeIn(source), FadeIn(src_cap), run_time=0.6)
+            slot = (reading_seconds(sentence, lang) - 0.6) / len(trio)
             for i, t in enumerate(trio):
-                self.play(FadeIn(t), run_time=0.8)
-                if i < len(trio) - 1 and slot > 0.8:
-                    self.wait(slot - 0.8)
+                # the same photo goes down each arrow and comes out filtered
+                self.play(FadeIn(arrows[i]), FadeIn(tags[i]), FadeIn(Group(*t[:1], t[1][1], *t[2:])),
+                          TransformFromCopy(source, t[1][0]), run_time=1.0)
+                if i < len(trio) - 1 and slot > 1.0:
+                    self.wait(slot - 1.0)
         self.key_moment("qkv", images={k: t[1][0].source for k, t in zip(results, trio)},
-                        clipped={k: r.clipped for k, r in results.items()})
+                        clipped={k: r.clipped for k, r in results.items()}, source=source.source,
+                        source_shown=source in self.mobjects and all(t[1][0] in self.mobjects for t in trio),
+                        arrows=[(a.get_start(), a.get_end()) for a in arrows],
+                        source_bottom=source.get_bottom(), labels_top=[t[0].get_top() for t in trio])
         with self.beat("outro_say"):
-            # the three filters' names: one fixed rule each
-            self.play(*[Indicate(t[0], scale_factor=1.06, color=palette.AREA) for t in trio], run_time=1.2)
+            # the three filters: one fixed rule each (a pulse that recolours nothing)
+            self.play(*[Emphasize(m) for m in tags], run_time=1.2)
         self.key_moment("end")

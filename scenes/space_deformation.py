@@ -17,8 +17,11 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Arrow,
+    BackgroundRectangle,
     Circle,
     Create,
+    DashedVMobject,
     FadeIn,
     FadeOut,
     Flash,
@@ -26,13 +29,16 @@ from manim import (
     Indicate,
     MathTex,
     Mobject,
+    Polygon,
     Rectangle,
+    SurroundingRectangle,
     VGroup,
     Write,
     config,
     linear,
     rush_from,
     rush_into,
+    smooth,
 )
 
 import qkv_math as qm
@@ -42,7 +48,7 @@ from scenes.kit import palette
 from scenes.kit.glyphs import FastDecimal, set_shown
 from scenes.kit.layout import Box, WordPoint, bounds, overlaps, within
 from scenes.kit.live import LiveMap, Unchanged
-from scenes.kit.matrices import LiveMatrix
+from scenes.kit.matrices import LiveMatrix, matrix_mob
 from scenes.kit.motion import swap
 from scenes.kit.plane import DeformablePlane
 from scenes.kit.scene import LessonScene
@@ -52,6 +58,7 @@ SIDEBAR_WIDTH = 4.6                       # the readout column on the left
 TEXT_WIDTH = SIDEBAR_WIDTH - 0.6
 PLANE_ORIGIN = np.array([2.3, 0.35, 0.0])  # centred on the frame above the subtitle band
 PLANE_UNIT = 0.78                         # scene units per plane unit: the words stay clear of the band
+FACTOR_SIZE = 28                          # the SVD row's matrices
 FLOOR = -2.95                             # nothing drawn lower: the subtitle band starts at y = -3.04
 
 
@@ -90,6 +97,21 @@ class _Stage:
     unchanged: Unchanged = field(default_factory=Unchanged)
 
 
+@dataclass
+class _Factors:
+    """The SVD row above the plane: the target M = turn stretch turn, the
+    names giving way to the factors' matrices, and M's dashed image."""
+    back: Mobject
+    target: Mobject
+    equals: Mobject
+    names: list[Mobject]
+    mats: list[Mobject]
+    deeds: list[Mobject]
+    ghost: VGroup
+    factors: list[Mobject] = field(default_factory=list)
+    box: Mobject | None = None
+
+
 class SpaceDeformation(LessonScene):
     params: SpaceDeformationParams
     chapter = 1
@@ -119,10 +141,13 @@ class SpaceDeformation(LessonScene):
         det_num = FastDecimal(1.0, num_decimal_places=2, font_size=36, color=palette.AREA)
         det_row = VGroup(det_tex, det_num).arrange(RIGHT, buff=0.2)
         det_note = note(self.tr("det_label") + " = |det M|", lang, color=palette.AREA)
+        # the rule, big enough to read: each row of M in its basis vector's colour
         convention = VGroup(
-            MathTex(r"y = x\,M", font_size=38),
-            note(self.tr("convention"), lang, width=3.9),
-        ).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+            VGroup(MathTex(r"y = x\,M", font_size=38),
+                   text(self.tr("convention"), lang, size=26, color=palette.INK)).arrange(RIGHT, buff=0.2),
+            text(self.tr("row_i"), lang, size=28, color=palette.BASIS_I),
+            text(self.tr("row_j"), lang, size=28, color=palette.BASIS_J),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.14)
         column = VGroup(m_row, det_row, det_note).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
         column.next_to(heading, DOWN, aligned_edge=LEFT, buff=1.25)
         stage.next_to(heading, DOWN, aligned_edge=LEFT, buff=0.3)
@@ -161,6 +186,12 @@ class SpaceDeformation(LessonScene):
         s.readout.set_matrix(M)
         set_shown(s.det_num, qm.determinant(M))
 
+    def _replace_labels(self) -> None:
+        """Place the labels again now (the plane redraws only when its matrix
+        moves): something they must avoid has come."""
+        self.s.unchanged.last = None
+        self.s.live.follow()
+
     def _caption(self, key: str, **fields) -> None:
         """The step's caption under the title, in place of the last one."""
         new = wrapped_text(self.tr(key, **fields), self.lang, size=26, width=TEXT_WIDTH, color=palette.AREA)
@@ -171,6 +202,7 @@ class SpaceDeformation(LessonScene):
         """What the last play redrew each frame (the rest is manim's cached still)."""
         s, plane, readout = self.s, self.s.plane, self.s.readout
         live = set(self.moving_mobjects)
+        on_screen = set(self.get_mobject_family_members())
         return dict(matrix=np.array(M), words=plane.word_coords(), readout=readout.values(),
                     det=s.det_num.get_value(), i_tip=plane.p2c(plane.i_arrow.get_end()),
                     j_tip=plane.p2c(plane.j_arrow.get_end()),
@@ -180,7 +212,10 @@ class SpaceDeformation(LessonScene):
                     live={"grid": plane.grid in live, "square": plane.square in live,
                           "words": all(w.dot in live for w in s.words),
                           "readout": all(n in live for row in readout.numbers for n in row)
-                          and s.det_num in live})
+                          and s.det_num in live},
+                    shown={name: m in on_screen and max(m.get_stroke_opacity(), m.get_fill_opacity()) > 0.5
+                           for name, m in (("grid", plane.grid.x_axis), ("square", plane.square),
+                                           ("i", plane.i_arrow), ("j", plane.j_arrow))})
 
     # --- the plane, the readouts and the row convention -------------------
     def _intro(self) -> None:
@@ -236,6 +271,7 @@ class SpaceDeformation(LessonScene):
         F = qm.flatten_onto(np.array(self.params.flatten_onto, dtype=float))
         with self.beat("flatten_say"):
             self.s.live.play(self, qm.linear_path(F), 3.0)
+            plane.avoid += self._line_strip(np.array(self.params.flatten_onto, dtype=float))
             groups = qm.collisions(s.points, F)
             marks = VGroup()
             rings = VGroup()
@@ -250,16 +286,51 @@ class SpaceDeformation(LessonScene):
                                 line_stroke_width=5), GrowFromCenter(ring), run_time=0.8)
             lost = text(self.tr("info_lost"), lang, size=26, color=palette.ALERT)
             lost.next_to(s.caption, DOWN, aligned_edge=LEFT, buff=0.12)   # the step's caption
-            self.play(s.det_num.animate.set_color(palette.ALERT), FadeIn(lost), run_time=0.8)
+            # the labels step off the line and out of the rings
+            self._slide_labels(s.det_num.animate.set_color(palette.ALERT), FadeIn(lost), run_time=0.8)
             self._mark_collisions(groups, marks, rings)
             self.wait(1.0)
             self.key_moment("flatten", collisions=groups, **self._probes(F))
+        self._fresh_plane(marks, rings, lost)
+
+    def _fresh_plane(self, *gone: Mobject) -> None:
+        """A clean page after the flattening (it cannot be undone): the squashed
+        plane fades out whole and the identity plane fades in.  The plane is
+        redrawn at the identity while hidden, before the fade-in copies it (a
+        wait draws a still frame and runs no updater, and a fade run over a
+        plane its updater has not yet redrawn would hold the squashed one)."""
+        s, plane = self.s, self.s.plane
+        parts = [plane.grid, plane.square, plane.i_arrow, plane.j_arrow, plane.i_label, plane.j_label, *s.words]
         plane.avoid = [s.panel, s.band]
-        self.play(FadeOut(marks), FadeOut(rings), FadeOut(lost), FadeOut(plane.grid), FadeOut(plane.square),
-                  s.det_num.animate.set_color(palette.AREA), run_time=0.6)
+        self.play(*[FadeOut(m) for m in (*gone, *parts)], s.det_num.animate.set_color(palette.AREA), run_time=0.6)
         s.live.path = lambda t: np.eye(2)
-        self.wait(0.1)
-        self.play(FadeIn(plane.grid), FadeIn(plane.square), run_time=0.6)
+        s.live.follow()
+        self.play(*[FadeIn(m) for m in parts], run_time=0.6)
+
+    def _line_strip(self, u: np.ndarray, step: float = 0.1) -> list[Mobject]:
+        """Small boxes along the line a flattened plane becomes (through the
+        origin along ``u``, inside the free frame): what labels must not cross."""
+        plane, free = self.s.plane, self.s.free
+        u = u / np.linalg.norm(u)
+        reach = np.hypot(config.frame_width, config.frame_height) / plane.unit
+        strip = []
+        for t in np.arange(-reach, reach, step / plane.unit):
+            x, y, _ = plane.c2p(t * u)
+            if within((x, y, x, y), free):
+                strip.append(Rectangle(width=0.06, height=0.06).move_to([x, y, 0]))
+        return strip
+
+    def _slide_labels(self, *also, run_time: float = 0.6) -> None:
+        """Move the labels to where they now belong (clear of what was just
+        added to ``plane.avoid``), with the animations ``also``."""
+        plane = self.s.plane
+        labels = [w.label for w in self.s.words] + [plane.i_label, plane.j_label]
+        before = [m.get_center() for m in labels]
+        self._replace_labels()
+        after = [m.get_center() for m in labels]
+        for m, b in zip(labels, before):
+            m.move_to(b)
+        self.play(*[m.animate.move_to(a) for m, a in zip(labels, after)], *also, run_time=run_time)
 
     def _mark_collisions(self, groups, marks: VGroup, rings: VGroup) -> None:
         """Name each spot where words met, one after another (a mark with no room is dropped from ``marks``)."""
@@ -270,7 +341,9 @@ class SpaceDeformation(LessonScene):
             taken = [bounds(m) for m in (*[w.label for w in s.words if getattr(w, "label_shown", True)],
                                          plane.i_label, plane.j_label, *plane.avoid)
                      if getattr(m, "label_shown", True)]
-            if not self._place_mark(mark, VGroup(*shown) if shown else ring, taken, s.free):
+            # by the ring first, else beside the names of the words that met
+            if not (self._place_mark(mark, ring, taken, s.free)
+                    or shown and self._place_mark(mark, VGroup(*shown), taken, s.free)):
                 marks.remove(mark)     # no room for it: the ring alone marks the spot
                 continue
             plane.avoid.append(mark)
@@ -279,27 +352,116 @@ class SpaceDeformation(LessonScene):
     # --- any M as rotate -> stretch -> rotate -------------------------
     def _svd(self) -> None:
         M = np.array(self.params.svd_matrix, dtype=float)
-        A, B, C = qm.svd_stages(M)
-        stage_paths = qm.svd_path(M)
         self._caption("svd")
-        with self.beat("svd_say", focus=self.s.caption):
-            self.wait(0.5)
+        eq = self._svd_target(M)
+        self._svd_stages(M, eq)
+        self._outro(M, eq)
+
+    def _svd_target(self, M: np.ndarray) -> _Factors:
+        """Where the three moves must land: M written out (``[M] = turn stretch
+        turn``, across the top or the bottom of the plane) and the image of the unit square
+        and of i and j under M drawn dashed on the plane."""
+        plane, lang = self.s.plane, self.lang
+        A, B, C = qm.svd_stages(M)
+        target = matrix_mob(M, row_colors=[palette.BASIS_I, palette.BASIS_J], font_size=FACTOR_SIZE, digits=2,
+                            gap=0.35, pad=True)
+        mats = [matrix_mob(F, font_size=FACTOR_SIZE, digits=2, gap=0.35, pad=True).set_z_index(1) for F in (A, B, C)]
+        names = [text(self.tr(k), lang, size=28, color=palette.AREA) for k in ("svd_turn", "svd_stretch", "svd_turn")]
+        # what each factor does, read back in the outro (its room kept from the start)
+        deeds = [MathTex(_deg(qm.rotation_angle(A)) + r"^\circ", font_size=32),
+                 MathTex(r"\times" + plain_number(B[0, 0], 2, pad=True) + r",\,\times"
+                         + plain_number(B[1, 1], 2, pad=True), font_size=32),
+                 MathTex(_deg(qm.rotation_angle(C)) + r"^\circ", font_size=32)]
+        equals = MathTex("=", font_size=40)
+        row = VGroup(target, equals, *mats).arrange(RIGHT, buff=0.25)
+        for d, m in zip(deeds, mats):
+            d.set_color(palette.AREA).next_to(m, DOWN, buff=0.12)
+        block = VGroup(row, *deeds)
+        self._place_row(block, M)
+        for n, m in zip(names, mats):
+            n.move_to(m)
+        back = BackgroundRectangle(block, color=palette.PANEL, fill_opacity=0.93, buff=0.15)
+        corners = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float) @ M
+        ghost = VGroup(
+            DashedVMobject(Polygon(*[plane.c2p(c) for c in corners], color=palette.AREA, stroke_width=3),
+                           num_dashes=28),
+            *[DashedVMobject(Arrow(plane.c2p((0, 0)), plane.c2p(r), buff=0, color=col, stroke_width=4,
+                                   max_tip_length_to_length_ratio=0.3), num_dashes=10)
+              for r, col in ((M[0], palette.BASIS_I), (M[1], palette.BASIS_J))])
+        ghost.set_z_index(-1)
+        for m in (back, target, equals, *names, *deeds):
+            m.set_z_index(1)
+        eq = _Factors(back, target, equals, names, mats, deeds, ghost)
+        with self.beat("svd_say") as sentence:
+            first, *later = self.cue_at(sentence, 0.0, 0.5, 0.7, 0.9)
+            self.wait_until(first, back)
+            plane.avoid.append(back)          # the labels step out of its way as it comes
+            self._replace_labels()
+            self.reveal([(first, [FadeIn(back), FadeIn(target), Create(ghost)]),
+                         (first, [FadeIn(equals)]),
+                         *[(t, [FadeIn(n, shift=0.2 * DOWN)]) for t, n in zip(later, names)]],
+                        focus=VGroup(back, ghost))
+            self.key_moment("svd_target", target=_entries(target), ghost=[plane.p2c(v) for v in
+                                                                         ghost[0].get_all_points()],
+                            **self._probes(np.eye(2)))
+        return eq
+
+    def _place_row(self, block: Mobject, M: np.ndarray) -> None:
+        """Put the SVD row across the top or the bottom of the free frame,
+        wherever it hides fewer words on their way to M (never M's unit square)."""
+        s, plane = self.s, self.s.plane
+        A, B, _ = qm.svd_stages(M)
+        spots = np.array([plane.c2p(p)[:2] for N in (A, A @ B, M) for p in s.points @ N])
+        square = [plane.c2p(c)[:2] for c in np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float) @ M]
+        x = (s.free[0] + s.free[2]) / 2
+        best = None
+        for y, edge in ((s.free[3] - 0.2, UP), (s.free[1] + 0.2, DOWN)):
+            block.move_to([x, y, 0], aligned_edge=edge)
+            l, b, r, t = bounds(block)
+            l, b, r, t = l - 0.2, b - 0.2, r + 0.2, t + 0.2
+            hidden = int(np.sum((spots[:, 0] > l) & (spots[:, 0] < r) & (spots[:, 1] > b) & (spots[:, 1] < t)))
+            covers = any(l < px < r and b < py < t for px, py in square)
+            score = (covers, hidden)
+            if best is None or score < best[0]:
+                best = (score, y, edge)
+        block.move_to([x, best[1], 0], aligned_edge=best[2])
+
+    def _svd_stages(self, M: np.ndarray, eq: _Factors) -> None:
+        """The three moves, each onto the plane as its factor replaces its name."""
+        A, B, C = qm.svd_stages(M)
         stage_keys = [("svd_a", {"angle": _deg(qm.rotation_angle(A))}),
                       ("svd_b_flip" if B[1, 1] < 0 else "svd_b",
                        {"sx": plain_number(B[0, 0], 2, pad=True), "sy": plain_number(B[1, 1], 2, pad=True)}),
                       ("svd_c", {"angle": _deg(qm.rotation_angle(C))})]
         ends = [A, A @ B, A @ B @ C]
+        box = SurroundingRectangle(eq.names[0], color=palette.FOCUS, buff=0.08).set_z_index(1)
         with self.beat("svd_stage_say"):
-            for (key, fields), path, end, name in zip(stage_keys, stage_paths, ends, "abc"):
+            for k, ((key, fields), path, end, name) in enumerate(zip(stage_keys, qm.svd_path(M), ends, "abc")):
                 self._caption(key, **fields)
-                self.s.live.play(self, path, 2.2)
+                mat = eq.mats[k]
+                self.play(Create(box) if k == 0 else box.animate.become(
+                    SurroundingRectangle(eq.names[k], color=palette.FOCUS, buff=0.08).set_z_index(1)),
+                    run_time=0.4)
+                self.s.live.play(self, path, 2.2, 0.0, 1.0, smooth, FadeOut(eq.names[k]), FadeIn(mat),
+                                 box.animate.become(SurroundingRectangle(mat, color=palette.FOCUS, buff=0.08)))
+                eq.factors.append(mat)
                 self.wait(0.6)
-                self.key_moment(f"svd_{name}", **self._probes(end))
+                self.key_moment(f"svd_{name}", factors=[_entries(f) for f in eq.factors], **self._probes(end))
+            # the moves land on the target: the box goes to M
+            self.play(box.animate.become(SurroundingRectangle(eq.target, color=palette.FOCUS, buff=0.08)),
+                      run_time=0.5)
+        eq.box = box
+
+    def _outro(self, M: np.ndarray, eq: _Factors) -> None:
+        """The manual read back: under each factor, what it does, boxed as its words are read."""
         self._caption("outro")
-        with self.beat("outro_say"):
-            self.play(Indicate(self.s.readout, color=palette.AREA), run_time=1.2)
-            self.wait(0.8)
-        self.key_moment("end", **self._probes(M))
+        with self.beat("outro_say") as sentence:
+            times = self.cue_at(sentence, 0.55, 0.75, 0.9)
+            self.reveal([(t, [eq.box.animate.become(SurroundingRectangle(VGroup(f, d), color=palette.FOCUS,
+                                                                         buff=0.08)),
+                              FadeIn(d, shift=0.15 * DOWN)]) for t, f, d in zip(times, eq.factors, eq.deeds)],
+                        focus=eq.back)
+        self.key_moment("end", deeds=[d.get_tex_string() for d in eq.deeds], **self._probes(M))
 
     @staticmethod
     def _place_mark(mark, near, taken, free) -> bool:
@@ -317,3 +479,7 @@ def _deg(radians: float) -> str:
     """An angle in degrees, one decimal: ``36.9``."""
     return plain_number(np.rad2deg(radians), 1, pad=True)
 
+
+def _entries(matrix) -> np.ndarray:
+    """The numbers a matrix shows, read back from its typeset entries."""
+    return np.array([[float(e.get_tex_string()) for e in row] for row in matrix.get_rows()])

@@ -60,6 +60,53 @@ def test_swatches_are_the_pixel_colours(scene):
                for r0 in range(max(0, r - k + 1), r + 1) for c0 in range(max(0, c - k + 1), c + 1))
 
 
+def test_output_swatch_keeps_its_colour_through_every_animation(tmp_path, monkeypatch):
+    """The output swatch's colour is the answer: every animation that moves it
+    while it is on screen (the beats' highlights too) leaves its colour alone
+    at every point of its run, not just at the end."""
+    from manim import Animation
+
+    import scenes.photo_filter as pf
+    from scenes.kit.scene import LessonScene
+
+    seen: dict = {}
+    made = pf.PhotoFilter._pixel_sum
+
+    def capture(*args, **kw):
+        seen["sum"] = made(*args, **kw)
+        return seen["sum"]
+
+    play, finish = LessonScene.play, Animation.finish
+    samples: list = []
+
+    def play_and_note(self, *anims, **kw):
+        # on screen before this play (the play that makes it morphs it out of the row)
+        seen["shown"] = "sum" in seen and seen["sum"].sw_out in self.get_mobject_family_members()
+        return play(self, *anims, **kw)
+
+    def finish_sampled(anim):
+        sw = seen["sum"].sw_out if "sum" in seen else None
+        if sw is not None and seen.get("shown") \
+                and getattr(anim, "mobject", None) is not None and sw in anim.mobject.get_family():
+            for alpha in (0.15, 0.3, 0.5, 0.7, 0.85):
+                anim.interpolate(alpha)
+                samples.extend([(type(anim).__name__, m.get_fill_color().to_rgb())
+                                for m in sw.family_members_with_points()])   # every part drawn
+        return finish(anim)
+
+    monkeypatch.setattr(pf.PhotoFilter, "_pixel_sum", staticmethod(capture))
+    monkeypatch.setattr(LessonScene, "play", play_and_note)
+    monkeypatch.setattr(Animation, "finish", finish_sampled)
+    dry_run("PhotoFilter", tmp_path, lang="en")
+    p = lesson_params()
+    img = qm.generated_picture(*p.size)
+    out = np.clip(img[p.pixel] @ tint_by_hand(float(p.tint_strength)), 0, 1)
+    assert samples, "the output swatch was never animated on screen"
+    for name, rgb in samples:
+        assert np.allclose(rgb, out, atol=1e-6), (name, rgb)
+    assert "Emphasize" in {name for name, _ in samples}      # the pixel beat's highlight of it was sampled
+
+
 def clip_pattern(lang: str) -> re.Pattern:
     """The clipped-count note of any count, as Pango keeps it (no spaces)."""
     template = tr(lang, "photo_filter.clipped", n="@@").replace(" ", "")
@@ -96,6 +143,31 @@ def test_clipped_count_said_once_where_it_happens(scene):
     assert [b.key for b in scene.beats].count("whole_clip_say") == 1
 
 
+def test_clipped_pixels_are_marked_on_the_picture(scene):
+    """The pixels the tint pushes outside [0, 1] are hatched on the tinted
+    picture, exactly those (read from where the stripes are drawn)."""
+    p = lesson_params()
+    img = qm.generated_picture(*p.size)
+    raw = img @ tint_by_hand(float(p.tint_strength))
+    want = {tuple(int(v) for v in rc) for rc in np.argwhere(((raw < -1e-9) | (raw > 1 + 1e-9)).any(axis=2))}
+    assert want and scene.moments["whole"].probes["hatched"] == want
+
+
+def test_qkv_pictures_come_from_the_source_shown_beside_them(scene):
+    """The source photo is on screen with the three filtered pictures, an
+    arrow from it to each."""
+    p = lesson_params()
+    img = qm.generated_picture(*p.size)
+    q = scene.moments["qkv"].probes
+    assert np.allclose(q["source"], img)
+    assert len(q["arrows"]) == 3
+    for (start, end), top in zip(q["arrows"], q["labels_top"]):
+        assert start[0] == pytest.approx(q["source_bottom"][0])     # from under the source
+        assert q["source_bottom"][1] - 0.6 < start[1] <= q["source_bottom"][1]
+        assert np.linalg.norm(end - top) < 0.1                       # to each filter's name
+    assert q["source_shown"]
+
+
 def solve_rgb(points: np.ndarray, origin: np.ndarray, axes: np.ndarray) -> np.ndarray:
     """RGB coordinates of drawn points, in the frame the drawn cube gives."""
     return np.linalg.solve(axes.T, (points - origin).T).T
@@ -103,6 +175,13 @@ def solve_rgb(points: np.ndarray, origin: np.ndarray, axes: np.ndarray) -> np.nd
 
 def test_grey_collapses_the_colour_cube_onto_its_diagonal(scene):
     before, after = scene.moments["cube"].probes, scene.moments["collapsed"].probes
+    # the cube swings to either side and back before it is named (depth), and its dots are big enough to see
+    from scenes.photo_filter import cube_swing
+
+    angles = [cube_swing(t) for t in np.linspace(0, 1, 41)]
+    assert min(angles) < -30 and max(angles) > 30
+    assert angles[0] == pytest.approx(0, abs=1e-9) and angles[-1] == pytest.approx(0, abs=1e-9)
+    assert before["dot_radius"] >= 0.1
     colours = before["corner_colours"]
     # every corner of [0, 1]^3 is drawn, in its own colour
     assert sorted(map(tuple, np.round(colours, 9))) == sorted((a, b, c) for a in (0, 1) for b in (0, 1)

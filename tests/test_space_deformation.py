@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import qkv_math as qm
 from qkv_lens.lesson import load_lesson
 from tests.helpers import LESSON, assert_clean_layout, dry_run
 
@@ -16,6 +17,7 @@ def expected_matrices():
     u = np.array(p.flatten_onto, dtype=float)
     u = u / np.linalg.norm(u)
     M = np.array(p.svd_matrix, dtype=float)
+    A, B, _ = qm.svd_stages(M)
     return p, {
         "start": np.eye(2),
         "rotation_half": np.array([[np.cos(theta / 2), np.sin(theta / 2)],
@@ -24,6 +26,9 @@ def expected_matrices():
         "stretch": np.diag([float(v) for v in p.stretch]),
         "shear": np.array([[1, 0], [float(p.shear), 1]]),
         "flatten": np.outer(u, u),
+        "svd_target": np.eye(2),      # a fresh plane after the flattening, under M's dashed image
+        "svd_a": A,
+        "svd_b": A @ B,
         "svd_c": M,
         "end": M,
     }
@@ -37,6 +42,72 @@ def test_word_points_follow_each_step(scene):
         assert np.allclose(probes["words"], points @ M, atol=1e-6), name
         assert np.allclose(probes["i_tip"], M[0], atol=1e-3), name
         assert np.allclose(probes["j_tip"], M[1], atol=1e-3), name
+
+
+CORNERS = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)
+
+
+def test_grid_axes_and_square_follow_each_step(scene):
+    """At every key moment the grid's axes, the unit square and the basis
+    arrows show qkv_math's matrix, and all are on screen (after the
+    flattening the plane came back with the words left on the squashed line)."""
+    _, expected = expected_matrices()
+    for name, M in expected.items():
+        probes = scene.moments[name].probes
+        assert np.allclose(probes["grid_i"], M[0], atol=1e-6), name
+        assert np.allclose(probes["grid_j"], M[1], atol=1e-6), name
+        assert np.allclose(probes["square"], CORNERS @ M, atol=1e-6), name
+        assert all(probes["shown"].values()), (name, probes["shown"])
+
+
+def test_svd_target_is_shown_before_the_moves_land_on_it(scene):
+    """Before the three moves: M written out and its dashed image of the unit
+    square; after them the square lies on that image and the factors shown
+    are qkv_math's stages, whose product is M."""
+    p, _ = expected_matrices()
+    M = np.array(p.svd_matrix, dtype=float)
+    target = scene.moments["svd_target"].probes
+    assert np.allclose(target["target"], M, atol=0.005)
+    ghost = np.array(target["ghost"])
+    corners = CORNERS @ M
+    # every point of the dashed outline lies on the parallelogram's edges
+    for q in ghost:
+        assert min(_to_segment(q, corners[i], corners[(i + 1) % 4]) for i in range(4)) < 1e-6
+    for c in corners:                            # ... and it reaches each corner
+        assert np.min(np.linalg.norm(ghost - c, axis=1)) < 0.05
+    end = scene.moments["svd_c"].probes
+    assert np.allclose(end["square"], corners, atol=1e-6)
+    shown = end["factors"]
+    for got, want in zip(shown, qm.svd_stages(M)):
+        assert np.allclose(got, want, atol=0.005)
+    assert np.allclose(shown[0] @ shown[1] @ shown[2], M, atol=0.05)
+
+
+def _to_segment(q, a, b) -> float:
+    t = np.clip(np.dot(q - a, b - a) / np.dot(b - a, b - a), 0, 1)
+    return float(np.linalg.norm(q - (a + t * (b - a))))
+
+
+def test_flattened_line_crosses_no_label(scene):
+    """On the squashed plane no word name, basis name or "same point!" mark
+    lies across the line the plane became."""
+    p, _ = expected_matrices()
+    from scenes.space_deformation import PLANE_ORIGIN, PLANE_UNIT
+
+    u = np.array(p.flatten_onto, dtype=float)
+    normal = np.array([-u[1], u[0]]) / np.linalg.norm(u)
+    side = scene.moments["flatten"].labels
+    names = {w.name(scene.lang) for w in p.words} | {scene.tr("same_point"), r"\hat{\imath}", r"\hat{\jmath}"}
+    checked = 0
+    for label in side:
+        if label.content.replace(" ", "") not in {n.replace(" ", "") for n in names}:
+            continue
+        l, b, r, t = label.box
+        signs = {np.sign(np.dot((np.array([x, y]) - PLANE_ORIGIN[:2]) / PLANE_UNIT, normal))
+                 for x in (l, r) for y in (b, t)}
+        assert len(signs) == 1, label
+        checked += 1
+    assert checked >= len(p.words)
 
 
 def test_readouts_show_the_matrix_and_its_determinant(scene):
@@ -95,8 +166,6 @@ def test_rewinds_move_everything_together(scene):
     """Halfway back to the identity, grid, unit square, words and readout all
     show qkv_math's matrix at that same parameter, and all of them are redrawn
     each frame (none left frozen in manim's cached still)."""
-    import qkv_math as qm
-
     p, _ = expected_matrices()
     points = np.array([w.at for w in p.words], dtype=float)
     paths = {"rotation": qm.rotation_path(np.deg2rad(float(p.rotation_degrees))),

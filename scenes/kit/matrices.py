@@ -17,13 +17,14 @@ from .glyphs import FastDecimal, number_tex, set_shown
 
 def matrix_mob(rows: Sequence[Sequence[Number]], row_colors: Sequence[ParsableManimColor] | None = None,
                col_colors: Sequence[ParsableManimColor] | None = None, font_size: float = 36,
-               digits: int = 3, fractions: bool = False, gap: float | None = None) -> Matrix:
+               digits: int = 3, fractions: bool = False, gap: float | None = None, pad: bool = False) -> Matrix:
     """A bracketed matrix of exact numbers (each entry a ``number_tex``;
     floats rounded to ``digits`` decimals, see ``numbers.tex_number``).
     Columns are spaced for their number of characters; with ``gap``, for
     the widest entry as typeset, ``gap`` apart (at font size 48): a compact
-    matrix for a row that must fit the frame."""
-    entries = [[tex_number(v, digits, fractions=fractions) for v in row] for row in rows]
+    matrix for a row that must fit the frame.  ``pad`` writes every float
+    with exactly ``digits`` decimals (numbers that share a column)."""
+    entries = [[tex_number(v, digits, pad=pad, fractions=fractions) for v in row] for row in rows]
     widest = max(len(re.sub(r"\\tfrac|[{}()]", "", e)) for row in entries for e in row)
     h_buff = max(1.1, 0.6 + 0.25 * widest)
     if gap is not None:

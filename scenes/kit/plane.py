@@ -110,7 +110,9 @@ class DeformablePlane(VGroup):
             first = side if np.linalg.norm(row) > 0.3 else RIGHT
             label.next_to(arrow.get_end(), first, buff=0.1)
             if self.inside is not None:    # the j label clear of the i label (rows that meet)
-                clear = [bounds(self.i_label)] if label is self.j_label and _shown(self.i_label) else []
+                clear = [bounds(m) for m in self.avoid]     # and clear of what the labels avoid
+                if label is self.j_label and _shown(self.i_label):
+                    clear.append(bounds(self.i_label))
                 self._keep_inside(label, arrow.get_end(), clear)
         for w in self.words:
             w.dot.move_to(self.c2p(w.coords @ M))
