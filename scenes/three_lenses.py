@@ -76,7 +76,7 @@ NEAREST_MARGIN = 0.1     # a label is this much nearer its own dot than any othe
 LABEL_GAP = 0.14         # between two labels (two names side by side must not read as one)
 MATS_MOST = 2.5          # the lens matrices, shown with the table, grow at most this much
 TABLE_MOST = 1.4         # the table grows at most this much from the intro as the matrices come in
-LENSES_GAP = 0.5         # between the table and the lens matrices, and around them
+LENSES_GAP = 0.35        # between the table and the lens matrices, and around them
 DROPPED = interpolate_color(palette.MUTED, palette.BACKGROUND, 0.45)   # a term multiplied by 0, once dropped
 
 
@@ -384,7 +384,7 @@ class ThreeLenses(LessonScene):
         table.scale(big)
         table.move_to([0, (heading.get_bottom()[1] + PANELS_BOTTOM) / 2, 0])
         mats = VGroup(*[matrix_mob(lens.matrix, font_size=MATH_SIZE).set_color(c)
-                        for lens, c in zip(p.lenses, LENS_COLOURS)]).arrange(RIGHT, buff=0.5)
+                        for lens, c in zip(p.lenses, LENS_COLOURS)]).arrange(RIGHT, buff=0.35)
         outline_labels(table, mats)      # before their targets are copied (MoveToTarget, transforms)
         return _Stage(names, traits, X, heading, table, worked_word(traits), mats)
 
