@@ -32,6 +32,7 @@ from manim import (
     MoveToTarget,
     ReplacementTransform,
     SurroundingRectangle,
+    Transform,
     TransformFromCopy,
     VGroup,
     Write,
@@ -73,6 +74,9 @@ PANEL_GAP = 0.45
 MATH_SIZE = 30           # every number of the table and the work
 NEAREST_MARGIN = 0.1     # a label is this much nearer its own dot than any other
 LABEL_GAP = 0.14         # between two labels (two names side by side must not read as one)
+MATS_MOST = 2.5          # the lens matrices, shown with the table, grow at most this much
+TABLE_MOST = 1.4         # the table grows at most this much from the intro as the matrices come in
+LENSES_GAP = 0.35        # between the table and the lens matrices, and around them
 DROPPED = interpolate_color(palette.MUTED, palette.BACKGROUND, 0.45)   # a term multiplied by 0, once dropped
 
 
@@ -285,6 +289,12 @@ def fit(mob, width: float, height: float):
     return mob.scale(s)
 
 
+def fill(mob, width: float, height: float, most: float):
+    """Scale ``mob`` so its drawn box fills a ``width`` x ``height`` box, growing it at most ``most`` times."""
+    w, h = _size(mob)
+    return mob.scale(min(most, width / w, height / h))
+
+
 class ThreeLensesParams(Params):
     """[three_lenses]: a word cloud (each word's value on every trait) seen
     through three lens matrices (one row per trait, two columns)."""
@@ -336,6 +346,7 @@ class _Stage:
     table: VGroup
     w: int                     # the word whose product is worked out
     mats: VGroup               # the three lens matrices, shown as the intro names them
+    table_big: VGroup | None = None   # where the table stands beside the matrices (it moves aside for the work)
     wide: bool = False         # the table and the work take the frame in turn
     work_left: float = 0.0     # the work's (and each lens's large panel's) left edge, right of the table
     big: list = field(default_factory=list)       # each lens's panel, large, right of the table
@@ -347,6 +358,8 @@ class ThreeLenses(LessonScene):
     params: ThreeLensesParams
     chapter = 1
     number = 2
+    sparse_moments = {"intro": "the word table opens alone, as large as it reads; a lesson of one or two short "
+                               "words leaves room around it, which the three matrices fill in the next sentence"}
     def construct(self):
         self.s = self._stage()
         self._lay_out()
@@ -365,13 +378,13 @@ class ThreeLenses(LessonScene):
         heading = title(self.tr("title"), lang)
         table = self._table(names, traits, lang)
         room = heading.get_bottom()[1] - 0.5 - PANELS_BOTTOM
-        big = min(12.0 / table.width, room / table.height, 1.5)
+        big = min(12.0 / table.width, room / table.height, 2.5)     # (a table of few words reads large)
         if big < least_scale(table):    # a wide table takes the frame's whole width
             big = min((FRAME_RIGHT - FRAME_LEFT) / table.width, room / table.height, 1.5)
         table.scale(big)
         table.move_to([0, (heading.get_bottom()[1] + PANELS_BOTTOM) / 2, 0])
         mats = VGroup(*[matrix_mob(lens.matrix, font_size=MATH_SIZE).set_color(c)
-                        for lens, c in zip(p.lenses, LENS_COLOURS)]).arrange(RIGHT, buff=0.7)
+                        for lens, c in zip(p.lenses, LENS_COLOURS)]).arrange(RIGHT, buff=0.35)
         outline_labels(table, mats)      # before their targets are copied (MoveToTarget, transforms)
         return _Stage(names, traits, X, heading, table, worked_word(traits), mats)
 
@@ -386,12 +399,13 @@ class ThreeLenses(LessonScene):
                                     for i in range(len(s.names))], lag_ratio=0.25), run_time=2.0)
             self.key_moment("intro", table=[[e.get_tex_string() for e in row] for row in table.rows])
             self.wait_until(lenses_at, table)
-            # the table steps to its place and the three matrices come in beside it (or in its place)
-            self.play(FadeOut(table) if s.wide else MoveToTarget(table),
-                      LaggedStart(*[FadeIn(m, shift=0.4 * LEFT) for m in s.mats], lag_ratio=0.35), run_time=1.6)
+            # the table steps to the left, still large, and the three matrices come in beside it (or in its place)
+            self.play(LaggedStart(FadeOut(table) if s.wide else Transform(table, s.table_big),
+                                  LaggedStart(*[FadeIn(m, shift=0.4 * UP) for m in s.mats], lag_ratio=0.35),
+                                  lag_ratio=0.45), run_time=1.8)
             self.focus_on(s.mats)     # (a pulse of the table, at the frame's left edge, would cross it)
         self.key_moment("lenses", mats=[[[e.get_tex_string() for e in row] for row in m.get_rows()] for m in s.mats],
-                        box=bounds(s.mats))
+                        box=bounds(s.mats), table=bounds(table), digit=glyph_px(table.rows[0][0]))
 
     def _lay_out(self) -> None:
         """The table's place from the intro on: top left, the work to its right;
@@ -424,12 +438,50 @@ class ThreeLenses(LessonScene):
             b.block.scale(min(1.4, (FRAME_RIGHT - 0.25 - left) / b.block.width,
                               (TOP - PANELS_BOTTOM) / b.block.height))
             b.block.move_to(middle)
-        # the matrices beside the table (or alone, in the middle of the frame)
-        fit(s.mats, FRAME_RIGHT - left, TOP - PANELS_BOTTOM)
-        s.mats.move_to(middle if s.wide else [middle[0], table.target.get_center()[1], 0])
+            if not s.wide:
+                self._spread(b, left)
+        self._lay_out_lenses()
         # each lens's panel, as large as the room right of the table
         s.big = [self._panels([k], left - 0.25 if not s.wide else left, FRAME_RIGHT, TOP, size=26)[0]
                  for k in range(len(p.lenses))]
+
+    def _spread(self, b: _Work, left: float) -> None:
+        """The work across the frame while the table waits at the top left: the
+        product right of the table, as large as its room allows, and the lines of
+        arithmetic under both, across the frame's width (where they read larger
+        there; else the block stays as it is)."""
+        table = self.s.table.target
+        product = VGroup(*[m for m in b.block if m is not b.lines])
+        grow = min(1.25, (FRAME_RIGHT - 0.25 - left) / product.width, (TOP - UPPER_BOTTOM) / product.height)
+        top = min(bounds(table)[1], table.get_center()[1] - grow * product.height / 2) - 0.4
+        lines = b.lines
+        lines_grow = min(1.3, (FRAME_RIGHT - FRAME_LEFT - 0.5) / lines.width,
+                         (top - PANELS_BOTTOM - 0.2) / lines.height)
+        if grow < least_scale(product) or lines_grow < max(1.0, least_scale(lines)):
+            return
+        product.scale(grow).move_to([(left + FRAME_RIGHT) / 2, table.get_center()[1], 0])
+        lines.scale(lines_grow).move_to([(FRAME_LEFT + FRAME_RIGHT) / 2, (top + PANELS_BOTTOM) / 2, 0])
+
+    def _lay_out_lenses(self) -> None:
+        """Where the intro shows the table and the three lens matrices: the table
+        on the left, as large as leaves the matrices their room, both centred in
+        the height under the title; the matrices as large as the rest allows (or
+        alone, in the middle of the frame, when the table is wide)."""
+        s = self.s
+        height, middle_y = TOP - PANELS_BOTTOM, (TOP + PANELS_BOTTOM) / 2
+        if s.wide:
+            fill(s.mats, FRAME_RIGHT - FRAME_LEFT, height, MATS_MOST)
+            s.mats.move_to([(FRAME_LEFT + FRAME_RIGHT) / 2, middle_y, 0])
+            return
+        big = s.table.copy()
+        fill(big, FRAME_RIGHT - FRAME_LEFT - _size(s.mats)[0] - 2 * LENSES_GAP, height, TABLE_MOST)
+        if big.height < s.table.target.height:     # never smaller than where it waits during the work
+            big.scale(s.table.target.height / big.height)
+        big.align_to([FRAME_LEFT, 0, 0], LEFT).set_y(middle_y)
+        s.table_big = big
+        right = bounds(big)[2] + LENSES_GAP
+        fill(s.mats, FRAME_RIGHT - 0.15 - right, height, MATS_MOST)
+        s.mats.move_to([(right + FRAME_RIGHT) / 2, middle_y, 0])
 
     # --- one word's product with lens k, column by column
     def _work(self, k: int) -> None:
@@ -440,8 +492,10 @@ class ThreeLenses(LessonScene):
         with self.beat(f"work{k + 1}_say", focus=b.res, word=s.names[s.w], n=len(self.params.traits),
                        point=plain_vector(b.work.result)) as said:
             dropped_at = self.cue_at(said, 0.7)[0]      # "... multiplied by 0 are dropped ..."
-            if k == 0:     # the other two lenses wait their turn; the worked word's row is marked
-                self.play(FadeOut(s.mats[1:]), *([] if s.wide else [Create(s.row_box)]), run_time=0.6)
+            if k == 0:     # the other two lenses wait their turn; the table steps aside, the worked word's row marked
+                self.play(FadeOut(s.mats[1:]), *([] if s.wide else [MoveToTarget(s.table)]), run_time=0.8)
+                if not s.wide:
+                    self.play(Create(s.row_box), run_time=0.5)
             if s.wide:    # the table steps aside for the work
                 self.play(FadeOut(s.table), FadeOut(s.row_box), run_time=0.6)
                 self.play(FadeIn(b.vec), FadeIn(b.word_name), run_time=1.0)
@@ -463,7 +517,9 @@ class ThreeLenses(LessonScene):
         self.key_moment(f"work{k + 1}", word=s.names[s.w], lines=[ln.get_tex_string() for ln in b.lines],
                         result=[e.get_tex_string() for e in res_entries],
                         matrix=[[e.get_tex_string() for e in row] for row in b.M.get_rows()],
-                        greyed=[[_greyed(term) for term in b.terms(j)] for j in range(len(b.lines))])
+                        greyed=[[_greyed(term) for term in b.terms(j)] for j in range(len(b.lines))],
+                        table=bounds(s.table), product=bounds(VGroup(b.vec, b.M, b.res)), lines_box=bounds(b.lines),
+                        digits=(glyph_px(b.vec.get_entries()[0]), glyph_px(b.lines)))
 
     # --- the whole cloud lands on lens k's plane, shown large
     def _lens(self, k: int) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from qkv_lens.lesson import load_lesson
 from qkv_lens.texts import tr
-from tests.helpers import LESSON
+from tests.helpers import LESSON, frame_use
 
 SCENE = "ThreeLenses"
 
@@ -201,3 +201,36 @@ def test_the_flat_lens_collapses_the_plane_onto_its_line(scene):
     assert np.ptp(before[:, 1]) > 0.5      # a plane: the words spread up and down before the collapse
     names = list(scene.moments)
     assert names.index("lens3_plane") < names.index("lens3")
+
+
+def test_the_table_reads_large_beside_the_lenses(scene):
+    """As the three matrices come in, the table keeps a large size on the left
+    (its digits clearly readable at 480p) and the matrices stand beside it, both
+    centred in the height under the title: together they fill the frame."""
+    probes = scene.moments["lenses"].probes
+    table, mats = probes["table"], probes["box"]
+    assert probes["digit"] >= 36, f"the table's digits are {probes['digit']:.0f} px tall at 1080p"
+    assert table[2] < mats[0] and table[0] < -6.0 and mats[2] > 6.0
+    middle = (3.1 - 2.95) / 2
+    for box in (table, mats):
+        assert abs((box[1] + box[3]) / 2 - middle) < 0.3
+    assert frame_use(scene.moments["lenses"]) >= 0.7
+
+
+def test_the_work_spreads_under_the_table(scene):
+    """While a product is worked out, the table waits at the top left, the
+    product stands right of it and the lines of arithmetic run under both,
+    across most of the frame's width and larger than the product's digits."""
+    for k in range(1, 4):
+        probes = scene.moments[f"work{k}"].probes
+        table, product, lines = probes["table"], probes["product"], probes["lines_box"]
+        assert table[2] < product[0], f"work {k}: the product is not right of the table"
+        assert lines[3] < min(table[1], product[1]), f"work {k}: the lines are not under the table and product"
+        assert lines[2] - lines[0] > 0.6 * 14.222 and lines[1] > -2.95, f"work {k}"
+        assert probes["digits"][1] > probes["digits"][0], f"work {k}: the lines are not the larger"
+
+
+def test_the_table_opens_large(scene):
+    """The intro's table (alone: sparse_moments excuses a lesson of few words)
+    fills the frame for the shipped lesson."""
+    assert frame_use(scene.moments["intro"]) >= 0.6
