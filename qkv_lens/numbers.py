@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -74,7 +75,10 @@ def _parts(v: Number, digits: int, pad: bool, fractions: bool = False) -> tuple[
     f = float(v)
     if math.isinf(f):
         return f < 0, "inf"
-    body = f"{abs(f):.{digits}f}"
+    # half away from zero, as by hand (0.375 -> 0.38), once float noise is off:
+    # 0.75 * sin(30 deg) is 0.37499999999999994, which is 0.375
+    snapped = Decimal(f"{abs(f):.{max(10, digits + 2)}f}") if abs(f) < 1e15 else Decimal(repr(abs(f)))
+    body = str(snapped.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
     if not pad and "." in body:
         body = body.rstrip("0").rstrip(".")
     return f < 0 and body.strip("0.") != "", body

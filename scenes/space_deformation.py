@@ -249,7 +249,8 @@ class SpaceDeformation(LessonScene):
         ]
         for key, path, M in steps:
             self._caption(key)
-            with self.beat(f"{key}_say", focus=self.s.det_row):   # each sentence ends on the area
+            # each sentence names the square the map moves and ends on its area
+            with self.beat(f"{key}_say", focus=VGroup(self.s.plane.square, self.s.det_row)):
                 if key == "rotation":  # pause halfway: still a rotation
                     self.s.live.play(self, path, 1.5, 0.0, 0.5, rate=linear)
                     self.wait(0.6)

@@ -485,7 +485,7 @@ class UpProjection(LessonScene, ThreeDScene):
         s = self.s
         box = SurroundingRectangle(c.formula[0], color=palette.AREA, buff=0.08)
         fix_in_frame(self, box)
-        with self.beat("stretch_say", focus=c.formula[0], sx=plain_number(c.sx), sy=plain_number(c.sy)):
+        with self.beat("stretch_say", focus=VGroup(c.formula[0], box), sx=plain_number(c.sx), sy=plain_number(c.sy)):
             self.play(FadeIn(box), run_time=0.5)
             s.live.play(self, c.stretched, seconds=2.0)
         self.moment("stretched", dot=s.axes.p2c(s.dot.get_center()))
@@ -493,17 +493,17 @@ class UpProjection(LessonScene, ThreeDScene):
 
     def _rotate(self, c: _Contrast, box: Mobject) -> Mobject:
         """Then R(θ): the stretched plane turned, a true rotation at every
-        instant; M = S R is where it ends.  Returns the box round M's line."""
+        instant; M = S R is where it ends.  The box stays on R while the turn
+        is named.  Returns the box round R's line."""
         s = self.s
         box2 = SurroundingRectangle(c.formula[1], color=palette.AREA, buff=0.08)
-        box3 = SurroundingRectangle(c.formula[2], color=palette.AREA, buff=0.08)
-        fix_in_frame(self, box2, box3)
-        with self.beat("rotate_say", focus=c.formula[2], deg=plain_number(self.params.contrast_rotation_degrees)):
+        fix_in_frame(self, box2)
+        with self.beat("rotate_say", focus=VGroup(c.formula[1], box2),
+                       deg=plain_number(self.params.contrast_rotation_degrees)):
             self.play(FadeOut(box), FadeIn(box2), run_time=0.5)
             s.live.play(self, c.turned, seconds=2.5)
-            self.play(FadeOut(box2), FadeIn(box3), run_time=0.5)
         self.moment("contrast", dot=s.axes.p2c(s.dot.get_center()), matrix=c.M, shown=shown_entries(c.c_mat))
-        return box3
+        return box2
 
     def _outro(self, box: Mobject) -> None:
         with self.beat("outro_say"):

@@ -198,7 +198,7 @@ def test_integer_of_thousands_of_digits_is_a_toml_error(tmp_path):
     ("[dot_product_softmax]\nvector_a = [0, 0]\n", "a non-zero vector"),
     ("[shadow_projection]\ncube_center = [1000, 0, 0]\n", "from -10 to 10, found 1000"),
     ("[shadow_projection]\nlight = [-1, 50, 0]\n", "at least 6 degrees off the wall"),
-    ("[shadow_projection]\nlamp = [3.3, 1.5, 2.2]\n", "further from the wall"),
+    ("[shadow_projection]\nlamp = [2.7, 1.5, 2.2]\n", "further from the wall"),
     ("[training]\nlearning_rate = \"1e-9\"\n", "at most 6 decimal places"),
     ("[photo_filter]\ndarken_factor = 100\n", "> 0 and at most 4, found 100"),
 ])

@@ -1,4 +1,6 @@
 """UpProjection: x lands on x W in 3-D; the contrast map keeps it flat."""
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -177,3 +179,12 @@ def test_landed_point_is_named_and_the_axis_names_stand_apart(scene):
     assert min(np.linalg.norm(a - b) for i, a in enumerate(centres) for b in centres[i + 1:]) > 1.0
     for moment in ("lifted", "rows", "coords", "turned"):
         assert "x\\,W" in {lab.content for lab in scene.moments[moment].labels}, moment
+
+
+
+def test_a_half_is_rounded_away_from_zero_as_by_hand(scene):
+    # the shipped contrast turns by 30 degrees after a stretch of 0.75 upwards: M[1][0] is
+    # -0.75 sin 30 deg = -0.375 exactly (the float is -0.37499999999999994), written -0.38 by hand
+    p, _, _, _ = lesson()
+    assert float(p.contrast_rotation_degrees) == 30 and Fraction(p.contrast_stretch[1]) == Fraction(3, 4)
+    assert scene.moments["formula"].probes["M"][1][0] in ("-0.38", "-0.380")

@@ -73,7 +73,8 @@ def test_version_init_list_render_from_an_empty_folder(installed, tmp_path):
     assert again.returncode == 2 and "exists" in again.stderr   # never overwrites an edited lesson
 
     listed = run(installed, tmp_path, "list")
-    assert listed.returncode == 0 and len(listed.stdout.splitlines()) == 11
+    lines = listed.stdout.splitlines()        # two chapter headings, each over its scenes
+    assert listed.returncode == 0 and len(lines) == 13 and sum(line.lstrip()[:1].isdigit() for line in lines) == 11
 
     # an edit of the lesson is honoured: the English render of a smaller example
     lesson = tmp_path / "lesson.toml"
