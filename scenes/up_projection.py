@@ -207,7 +207,7 @@ class UpProjection(LessonScene, ThreeDScene):
         contrast = self._contrast()
         box = self._stretch(contrast)
         box = self._rotate(contrast, box)
-        self._outro(box)
+        self._outro(box, contrast)
 
     def _stage(self) -> _Stage:
         """The lesson's numbers, the axes sized to them, the grid, the point
@@ -505,11 +505,15 @@ class UpProjection(LessonScene, ThreeDScene):
         self.moment("contrast", dot=s.axes.p2c(s.dot.get_center()), matrix=c.M, shown=shown_entries(c.c_mat))
         return box2
 
-    def _outro(self, box: Mobject) -> None:
-        with self.beat("outro_say"):
-            self.play(FadeOut(box), run_time=0.5)
+    def _outro(self, box: Mobject, c: _Contrast) -> None:
+        """The three kinds of map the scene showed, as one line under M."""
+        kinds = note(self.tr("kinds"), self.lang, color=palette.INK)
+        kinds.next_to(c.formula, DOWN, buff=0.45).align_to(c.formula, RIGHT)
+        fix_in_frame(self, kinds)
+        with self.beat("outro_say", focus=kinds):
+            self.play(FadeOut(box), FadeIn(kinds, shift=0.2 * UP), run_time=0.8)
         self.s.live.driver.clear_updaters()
-        self.moment("end")
+        self.moment("end", kinds=kinds.text)
 
     def moment(self, name: str, **probes) -> None:
         """A key moment, with the camera's projection brought up to date first
