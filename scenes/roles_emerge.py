@@ -260,12 +260,7 @@ class RolesEmerge(LessonScene):
         cell = float(np.clip(2.9 / n, 0.6, 0.72))      # two lines a row: the guest, what they seek
         size = 24 if n <= 4 else 20
         number_size = 28 if n <= 4 else 26
-        names_w = max(_width(nm, lang, NAME_SIZE) for nm in job)
-        read_w = [max(names_w, _width(self.tr(f"{key}_head"), lang, HEAD_SIZE)) for key, _ in READOUTS]
-        col_x, right = [], EDGE
-        for w in reversed(read_w):      # the read-out columns from the right edge, each as wide as it needs
-            col_x.insert(0, right - w / 2)
-            right -= w + 0.25
+        read_w, col_x, _ = self._readout_columns(job, gap=0.25)
         # columns at least as wide as the grid's numbers and, together, as its heading (two levels of
         # names over them when the names are wider)
         cell_w = max(cell, number_tex("0.00", font_size=number_size).width / 0.9,
@@ -296,6 +291,17 @@ class RolesEmerge(LessonScene):
         table.shift(UP * (heading.get_bottom()[1] - 0.25 - table.get_top()[1]))   # just under the title
         return table, grid, wants, col_x
 
+    def _readout_columns(self, job: list[str], gap: float) -> tuple[list[float], list[float], float]:
+        """The Q asks | K says | V brings columns, laid from the right edge, each as wide as its widest
+        name or heading, ``gap`` apart: (widths, centres' x, the x left of them)."""
+        names_w = max(_width(nm, self.lang, NAME_SIZE) for nm in job)
+        read_w = [max(names_w, _width(self.tr(f"{key}_head"), self.lang, HEAD_SIZE)) for key, _ in READOUTS]
+        col_x, right = [], EDGE
+        for w in reversed(read_w):
+            col_x.insert(0, right - w / 2)
+            right -= w + gap
+        return read_w, col_x, right
+
     def _table_full(self, heading: Mobject, job: list[str], names: list[str], wish: np.ndarray):
         """The table across the frame (when it does not fit beside the plane): # | who | wants |
         attention grid | Q asks | K says | V brings, one line a row, laid out from the widths of its
@@ -308,11 +314,7 @@ class RolesEmerge(LessonScene):
         who_w = max([_width(nm, lang, size) for nm in job] + [_width(self.tr("who"), lang, HEAD_SIZE)])
         wants_w = max(_width(nm, lang, NAME_SIZE) for nm in [*job, self.tr("wants")])
         names_w = max(_width(nm, lang, NAME_SIZE) for nm in job)
-        read_w = [max(names_w, _width(self.tr(f"{key}_head"), lang, HEAD_SIZE)) for key, _ in READOUTS]
-        col_x, right = [], EDGE
-        for w in reversed(read_w):      # the read-out columns from the right edge, each as wide as it needs
-            col_x.insert(0, right - w / 2)
-            right -= w + 0.3
+        read_w, col_x, right = self._readout_columns(job, gap=0.3)
         wants_x = INDENT + who_w + 0.3 + wants_w / 2
         grid_left, grid_right = wants_x + wants_w / 2 + 0.35, right - 0.05
         # columns as wide as the names over them (two levels of names when narrower), at least as wide
