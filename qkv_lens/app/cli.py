@@ -89,12 +89,18 @@ def resolve(args) -> tuple[Path, dict[str, Lesson], list[SceneInfo]]:
         for lang in langs:
             font_for(lang)
         names = getattr(args, "scenes", None) or []
-        scenes = list(dict.fromkeys(find(n) for n in names)) if names else in_lesson(base)
+        scenes = pick_scenes(names, base)
     except (LessonError, FontMissing) as err:
         raise UsageError(str(err)) from None
     except KeyError as err:
         raise UsageError(err.args[0]) from None
     return lesson_path, lessons, scenes
+
+
+def pick_scenes(names: list[str], lesson: Lesson) -> list[SceneInfo]:
+    """The scenes ``names`` names (each once, however often or however
+    spelt), else the lesson's own, in its order; KeyError for an unknown name."""
+    return list(dict.fromkeys(find(n) for n in names)) if names else in_lesson(lesson)
 
 
 def base_lesson(lessons: dict[str, Lesson]) -> Lesson:
@@ -284,7 +290,7 @@ def cmd_export(args) -> int:
     and nothing is written."""
     try:
         lesson = load_lesson(lesson_file(args))
-        scenes = list(dict.fromkeys(find(n) for n in args.scenes)) if args.scenes else in_lesson(lesson)
+        scenes = pick_scenes(args.scenes, lesson)
     except LessonError as err:
         raise UsageError(str(err)) from None
     except KeyError as err:
