@@ -365,3 +365,55 @@ def test_offsets_are_exact_sums():
     probes = [export.Probe(export.Stream("h264", 1, 1, "yuv420p", Fraction(15), b""), Fraction(1, 15360), 0, n, None)
               for n in (1024 * 1073, 1024 * 555)]
     assert export.offsets(probes) == [0, Fraction(1073, 15), Fraction(1073 + 555, 15)]
+
+
+def text_tracks(path: Path) -> dict[str, list[tuple[float, float, str]]]:
+    """Each mov_text track of an mp4 by language: (start, end, text) per
+    sample, read from the raw samples (a 16-bit length, then UTF-8 text);
+    the empty samples that fill the gaps are left out."""
+    tracks = {}
+    with av.open(str(path)) as c:
+        for stream in c.streams.subtitles:
+            assert stream.codec_context.name == "mov_text"
+            cues = []
+            for p in c.demux(stream):
+                data = bytes(p)
+                if len(data) > 2 and int.from_bytes(data[:2], "big"):
+                    start = float(p.pts * p.time_base)
+                    text = data[2:2 + int.from_bytes(data[:2], "big")].decode("utf-8")
+                    cues.append((start, start + float(p.duration * p.time_base), text))
+            c.seek(0)
+            tracks[stream.metadata.get("language")] = cues
+    return tracks
+
+
+def test_the_lesson_carries_its_subtitles_as_a_text_track(exported):
+    """Players list it as captions: the same cues as lesson.srt, at the same times."""
+    tracks = text_tracks(exported / "lesson.mp4")
+    assert list(tracks) == ["eng"]                  # no other language was rendered
+    joined = list(srt.parse((exported / "lesson.srt").read_text(encoding="utf-8")))
+    assert [t[2] for t in tracks["eng"]] == [c.content for c in joined]
+    for (start, end, _), cue in zip(tracks["eng"], joined):
+        assert start == pytest.approx(cue.start.total_seconds(), abs=1e-3)
+        assert end == pytest.approx(cue.end.total_seconds(), abs=1e-3)
+
+
+def test_another_rendered_language_rides_along_timed_by_the_beats(tmp_path):
+    """The Chinese clips last 1.5 times as long; in the English lesson their
+    cues still fall inside the same beat of the English picture, in order."""
+    make_renders(tmp_path, "en")
+    zh = [(s * 1.5, t, ["第一句话在这里", "第二句话接着说"]) for s, t, _ in CLIPS]
+    make_renders(tmp_path, "zh", clips=zh)
+    assert run(tmp_path, "--lang", "en") == 0
+    tracks = text_tracks(tmp_path / "en" / "480p15" / "lesson.mp4")
+    assert list(tracks) == ["eng", "chi"]
+    expected = [part for _ in CLIPS for sentence in zh[0][2] for part in cue_split(sentence)]
+    assert [t[2] for t in tracks["chi"]] == expected
+    k = 0
+    for i, (seconds, _, sentences) in enumerate(CLIPS):
+        beat = seconds / len(sentences)                      # each English beat's length (make_renders)
+        for j in range(len(sentences)):
+            window = (STARTS[i] + j * beat, STARTS[i] + (j + 1) * beat)
+            for start, end, _ in tracks["chi"][k:k + 2]:
+                assert window[0] - 1e-3 <= start < end <= window[1] + 1e-3, (i, j, start, end, window)
+            k += 2

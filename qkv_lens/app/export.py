@@ -10,7 +10,10 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
   1080p60 and lose quality.  When any clip has a voice, the lesson gets one
   AAC track: each clip's sound (silence for a clip without) is decoded,
   fitted to its clip's length and encoded once, so the sound never drifts
-  from the picture across the joins.
+  from the picture across the joins.  The subtitles ride along as text
+  tracks (mov_text, which players list as captions): the lesson's language
+  first, then each other language whose renders of the same scenes exist,
+  its beats' cues timed to this language's beats.
 - ``lesson.srt`` / ``lesson.vtt``: every clip's cues, shifted by the time
   its clip starts; ``lesson.chapters.vtt``: one cue per scene.
 - ``lesson.pptx``: a title slide, then one slide per scene with its clip
@@ -42,7 +45,7 @@ from qkv_lens.app import manifest
 from qkv_lens.app.subtitles import cues, srt_to_vtt
 from qkv_lens.cues import fit_lines
 from qkv_lens.fonts import font_for
-from qkv_lens.lesson import Chapter
+from qkv_lens.lesson import LANGUAGES, Chapter
 from qkv_lens.registry import QUALITIES, SceneInfo
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, shown, temp_beside
 from qkv_lens.texts import tr
@@ -232,19 +235,22 @@ def _silence_or_sound(video: Path, has_audio: bool, rate: int, layout: str) -> I
             yield f.to_ndarray()
 
 
-def join_videos(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path) -> None:
+def join_videos(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
+                tracks: Sequence[tuple[str, list[srt.Subtitle]]] = ()) -> None:
     """Write the clips one after another into the mp4 ``dest`` (video
     packets copied, one chapter per clip titled ``titles[i]``, ``moov``
-    first, one AAC track if any clip has sound); ExportError if PyAV fails."""
+    first, one AAC track if any clip has sound, one text track per
+    ``tracks`` item: language, cues); ExportError if PyAV fails."""
     import av
 
     try:
-        _join(clips, probes, titles, dest)
+        _join(clips, probes, titles, dest, tracks)
     except av.FFmpegError as err:
         raise ExportError(f"cannot join the clips into {STEM}.mp4 ({err})") from None
 
 
-def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path) -> None:
+def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
+          tracks: Sequence[tuple[str, list[srt.Subtitle]]]) -> None:
     import av
     import numpy as np
 
@@ -263,6 +269,7 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path)
         ms = Fraction(1, 1000)
         out.set_chapters([{"id": i + 1, "start": round(starts[i] / ms), "end": round(starts[i + 1] / ms),
                            "time_base": ms, "metadata": {"title": title}} for i, title in enumerate(titles)])
+        text = _add_text_tracks(out, tracks)
         pending = np.zeros((channels, 0), np.float32)
         written = 0   # audio samples handed to the encoder so far
         last_dts = -(1 << 62)
@@ -307,6 +314,8 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path)
                 if last:
                     for packet in aout.encode(None):
                         timed.append((Fraction(packet.pts or 0, rate), 1, packet))
+            end = starts[i + 1]
+            timed += [t for t in text if starts[i] <= t[0] < end or (i == len(clips) - 1 and t[0] >= end)]
             timed.sort(key=lambda t: (t[0], t[1]))
             for _, _, packet in timed:
                 out.mux(packet)
@@ -333,6 +342,88 @@ def join_subtitles(clips: list[Clip], starts: list[Fraction]) -> str:
             joined.append(srt.Subtitle(0, cue.start + _stamp(start), min(cue.end + _stamp(start), _stamp(end)),
                                        cue.content))
     return srt.compose(joined, reindex=True, start_index=1)
+
+
+def _beats(clip: Clip) -> dict[str, beats_file.Beat]:
+    if clip.beats is None:
+        return {}
+    try:
+        found = beats_file.read(clip.beats.parent, clip.beats.name, clip.duration or None)
+    except beats_file.BeatsError as err:
+        raise ExportError(str(err)) from None
+    return {b.id: b for b in found}
+
+
+def beat_timed_cues(clips: list[Clip], starts: list[Fraction], others: list[Clip]) -> list[srt.Subtitle]:
+    """The cues of ``others`` (the same scenes in another language), each
+    beat's cues spread over the time the same beat has in ``clips``, so a
+    second-language track keeps step with this language's picture."""
+    timed = []
+    for clip, other, start in zip(clips, others, starts):
+        here, there = _beats(clip), _beats(other)
+        for beat_id, a in here.items():
+            b = there.get(beat_id)
+            if b is None or b.end <= b.start:
+                continue
+            scale = (a.end - a.start) / (b.end - b.start)
+            for cue in b.cues:
+                t0, t1 = (a.start + (t - b.start) * scale for t in (cue.start, cue.end))
+                timed.append(srt.Subtitle(0, _stamp(start + Fraction(t0)), _stamp(start + Fraction(t1)), cue.text))
+    return timed
+
+
+def subtitle_tracks(out_root: Path, lang: str, quality: str, clips: list[Clip], starts: list[Fraction],
+                    subs: str, languages: Sequence[str]) -> list[tuple[str, list[srt.Subtitle]]]:
+    """The text tracks of ``lesson.mp4``: ``lang``'s own cues, then every
+    other language of ``languages`` whose renders of the same scenes, with
+    beats, are there (a language without them is left out)."""
+    tracks = [(lang, list(srt.parse(subs)))]
+    for other in languages:
+        if other == lang:
+            continue
+        try:
+            found = find_clips(out_root, other, quality, [c.scene for c in clips])
+        except ExportError:
+            continue
+        if all(c.beats is not None for c in found + clips):
+            tracks.append((other, beat_timed_cues(clips, starts, found)))
+    return tracks
+
+
+# ISO 639-2 codes for the mp4's track language; anything else is "und" (undetermined)
+ISO_639_2 = {"zh": "chi", "en": "eng", "es": "spa", "fr": "fre", "de": "ger", "ja": "jpn", "pt": "por"}
+ASS_HEADER = ("[Script Info]\nScriptType: v4.00+\nPlayResX: 384\nPlayResY: 288\n\n[V4+ Styles]\n"
+              "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, "
+              "Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, "
+              "Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n"
+              "Style: Default,Sans,16,&Hffffff,&Hffffff,&H0,&H0,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,0\n\n"
+              "[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
+
+
+def _add_text_tracks(out: Any, tracks: Sequence[tuple[str, list[srt.Subtitle]]]) -> list[tuple[Fraction, int, Any]]:
+    """Add one mov_text stream per track to ``out``; return its packets, timed."""
+    from av.subtitles.subtitle import SubtitleSet
+
+    ms = Fraction(1, 1000)
+    timed = []
+    for lang, cues_of in tracks:
+        stream = out.add_stream("mov_text")
+        stream.metadata["language"] = ISO_639_2.get(lang, "und")
+        stream.codec_context.subtitle_header = ASS_HEADER.encode()
+        stream.time_base = ms
+        last = 0
+        for n, cue in enumerate(sorted(cues_of, key=lambda c: c.start)):
+            start = max(last, round(cue.start.total_seconds() * 1000))
+            end = round(cue.end.total_seconds() * 1000)
+            if end <= start:
+                continue
+            text = cue.content.replace("\r", "").replace("\n", "\\N")
+            packet = stream.codec_context.encode_subtitle(
+                SubtitleSet.create(f"{n},0,Default,,0,0,0,,{text}".encode(), 0, end - start, pts=start))
+            packet.stream, packet.pts, packet.dts, packet.duration = stream, start, start, end - start
+            timed.append((start * ms, 2, packet))
+            last = end
+    return timed
 
 
 def chapters_vtt(titles: list[str], starts: list[Fraction]) -> str:
@@ -564,8 +655,9 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
         for lang, folder, clips, probes in plans:
             titles = [tr(lang, f"{c.scene.section}.title") for c in clips]
             starts = offsets(probes)
-            join_videos(clips, probes, titles, staging.path(folder / f"{STEM}.mp4"))
             subs = join_subtitles(clips, starts)
+            tracks = subtitle_tracks(out_root, lang, quality, clips, starts, subs, LANGUAGES)
+            join_videos(clips, probes, titles, staging.path(folder / f"{STEM}.mp4"), tracks)
             staging.text(folder / f"{STEM}.srt", subs)
             staging.text(folder / f"{STEM}.vtt", srt_to_vtt(subs))
             staging.text(folder / f"{STEM}.chapters.vtt", chapters_vtt(titles, starts))
