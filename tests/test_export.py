@@ -417,3 +417,24 @@ def test_another_rendered_language_rides_along_timed_by_the_beats(tmp_path):
             for start, end, _ in tracks["chi"][k:k + 2]:
                 assert window[0] - 1e-3 <= start < end <= window[1] + 1e-3, (i, j, start, end, window)
             k += 2
+
+
+def test_burned_captions_are_drawn_in_the_bottom_band_only(tmp_path):
+    """--burn-captions: the picture is encoded again with each cue drawn in
+    the band at the bottom; above it the frames are the clips' own (up to
+    encoding noise), and the band changes when the cue does."""
+    make_renders(tmp_path, "en", sizes=((320, 180),) * 3)
+    assert run(tmp_path, "--lang", "en", "--burn-captions") == 0
+    folder = tmp_path / "en" / "480p15"
+    burned = frames(folder / "lesson.mp4")
+    plain = [f for i in range(3) for f in frames(clip_path(folder, i))]
+    assert len(burned) == len(plain) == round(TOTAL * FPS)
+    band = slice(180 - 40, 180)
+    for k in (2, 7, 25, 60):                                   # inside a cue, in each clip
+        b, p = burned[k].astype(int), plain[k].astype(int)
+        assert np.abs(b[:120] - p[:120]).mean() < 3, k          # the picture above the band is untouched
+        changed = np.abs(b[band] - p[band]).max(axis=2) > 60
+        assert changed.sum() > 80, k                             # the caption's glyphs
+    cue_a, cue_b = burned[2][band].astype(int), burned[7][band].astype(int)   # "First beat" / "of one, ..."
+    assert np.abs(cue_a - cue_b).max(axis=2).__gt__(60).sum() > 100
+    assert text_tracks(folder / "lesson.mp4")["eng"]            # the text track stays too

@@ -322,7 +322,7 @@ def cmd_export(args) -> int:
                       f"(qkv-lens render --out {shown(out)})", 1)
     try:
         written = export.export(out, langs, args.quality, lesson.chapters, scenes, pdf=args.pdf,
-                                out_arg=args.out)
+                                out_arg=args.out, burn_captions=args.burn_captions)
     except export.ExportError as err:
         return _error(str(err), 1)
     for path in written:
@@ -520,6 +520,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("-q", "--quality", choices=list(QUALITIES), default="l",
                     help="the renders to join: l=480p15, m=720p30, h=1080p60, k=2160p60 (default l)")
     ex.add_argument("--pdf", action="store_true", help="also a PDF handout: poster, summary, key formula")
+    ex.add_argument("--burn-captions", action="store_true",
+                    help="draw the subtitles into lesson.mp4's picture, for players that ignore its text "
+                         "tracks (the video is encoded again: slower)")
     common(ex)
     ex.set_defaults(func=cmd_export)
 

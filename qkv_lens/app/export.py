@@ -235,22 +235,85 @@ def _silence_or_sound(video: Path, has_audio: bool, rate: int, layout: str) -> I
             yield f.to_ndarray()
 
 
+class Captions:
+    """Cues drawn into the picture (``export --burn-captions``): each frame
+    gets the cue shown at its time, in the lesson's font, white with a dark
+    outline, centred in the band the scenes keep free at the bottom."""
+
+    def __init__(self, cues_of: list[srt.Subtitle], lang: str, height: int):
+        self.cues = sorted(cues_of, key=lambda c: c.start)
+        self.size = max(12, round(0.045 * height))
+        self.pen = Pen(lang, self.size)
+        self._drawn: dict[str, Any] = {}
+
+    def at(self, seconds: float) -> str | None:
+        for cue in self.cues:
+            if cue.start.total_seconds() <= seconds < cue.end.total_seconds():
+                return cue.content
+            if cue.start.total_seconds() > seconds:
+                break
+        return None
+
+    def overlay(self, text: str, width: int, height: int) -> Any:
+        """The caption as an RGBA image of the frame's size (kept per text)."""
+        from PIL import Image, ImageDraw
+
+        if text not in self._drawn:
+            image = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+            draw = ImageDraw.Draw(image)
+            lines = text.splitlines()
+            step = round(1.25 * self.size)
+            y = height - round(0.015 * height) - step * len(lines)
+            for line in lines:
+                x = (width - self.pen.length(line)) / 2
+                self.pen.write(draw, (x, y), line, "white", stroke=max(2, self.size // 10))
+                y += step
+            self._drawn = {text: image}      # cues follow one another: keep the last only
+        return self._drawn[text]
+
+    def encode(self, container: Any, vin: Any, vout: Any, start: Fraction, probe: Probe,
+               last: bool) -> list[tuple[Fraction, int, Any]]:
+        """Decode one clip, draw its captions and encode it at its place in the lesson."""
+        import av
+
+        timed = []
+        rate = probe.stream.rate
+        for frame in container.decode(vin):
+            if frame.pts is None:
+                continue
+            seconds = start + (frame.pts - probe.start) * Fraction(vin.time_base)
+            text = self.at(float(seconds))
+            if text:
+                image = frame.to_image().convert("RGBA")
+                image.alpha_composite(self.overlay(text, image.width, image.height))
+                frame = av.VideoFrame.from_image(image.convert("RGB"))
+            frame = frame.reformat(format="yuv420p")
+            frame.pts = round(seconds * rate)
+            frame.time_base = Fraction(1, 1) / rate
+            timed += [(packet.dts * Fraction(packet.time_base), 0, packet) for packet in vout.encode(frame)]
+        if last:
+            timed += [(packet.dts * Fraction(packet.time_base), 0, packet) for packet in vout.encode(None)]
+        return timed
+
+
 def join_videos(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
-                tracks: Sequence[tuple[str, list[srt.Subtitle]]] = ()) -> None:
+                tracks: Sequence[tuple[str, list[srt.Subtitle]]] = (), burn: Captions | None = None) -> None:
     """Write the clips one after another into the mp4 ``dest`` (video
     packets copied, one chapter per clip titled ``titles[i]``, ``moov``
     first, one AAC track if any clip has sound, one text track per
-    ``tracks`` item: language, cues); ExportError if PyAV fails."""
+    ``tracks`` item: language, cues); with ``burn``, the video is decoded,
+    the captions drawn into it and encoded again instead.  ExportError if
+    PyAV fails."""
     import av
 
     try:
-        _join(clips, probes, titles, dest, tracks)
+        _join(clips, probes, titles, dest, tracks, burn)
     except av.FFmpegError as err:
         raise ExportError(f"cannot join the clips into {STEM}.mp4 ({err})") from None
 
 
 def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
-          tracks: Sequence[tuple[str, list[srt.Subtitle]]]) -> None:
+          tracks: Sequence[tuple[str, list[srt.Subtitle]]], burn: Captions | None = None) -> None:
     import av
     import numpy as np
 
@@ -259,7 +322,11 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
     with av.open(str(clips[0].video)) as template, \
             av.open(str(dest), "w", format="mp4", options={"movflags": "+faststart"}) as out:
         out.metadata.update({k: v for k, v in template.metadata.items() if k in ("comment",)})
-        vout = out.add_stream_from_template(template.streams.video[0])
+        if burn is None:
+            vout = out.add_stream_from_template(template.streams.video[0])
+        else:          # the captions are drawn into the picture: encoded again, h264 at high quality
+            vout = out.add_stream("libx264", rate=probes[0].stream.rate, options={"crf": "18"})
+            vout.width, vout.height, vout.pix_fmt = probes[0].stream.width, probes[0].stream.height, "yuv420p"
         tb = Fraction(probes[0].time_base)
         aout, rate, channels, layout = None, 0, 0, "mono"
         if sound:
@@ -279,7 +346,9 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
             with av.open(str(clip.video)) as c:
                 vin = c.streams.video[0]
                 scale = Fraction(vin.time_base or tb) / tb
-                for packet in c.demux(vin):
+                if burn is not None:
+                    timed += burn.encode(c, vin, vout, starts[i], p, last=i == len(clips) - 1)
+                for packet in (c.demux(vin) if burn is None else ()):
                     if packet.dts is None or packet.pts is None:
                         continue
                     dts = round((packet.dts - p.start) * scale + shift)
@@ -550,10 +619,10 @@ class Pen:
     def length(self, text: str) -> float:
         return sum(font.getlength(piece) for piece, font in self.runs(text))
 
-    def write(self, draw: Any, xy: tuple[float, float], text: str, fill: str) -> None:
+    def write(self, draw: Any, xy: tuple[float, float], text: str, fill: str, stroke: int = 0) -> None:
         x, y = xy
         for piece, font in self.runs(text):
-            draw.text((x, y), piece, font=font, fill=fill)
+            draw.text((x, y), piece, font=font, fill=fill, stroke_width=stroke, stroke_fill="black")
             x += font.getlength(piece)
 
 
@@ -634,7 +703,8 @@ class Staging:
 
 
 def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Chapter],
-           scenes: Sequence[SceneInfo], pdf: bool = False, out_arg: str = "renders") -> list[Path]:
+           scenes: Sequence[SceneInfo], pdf: bool = False, out_arg: str = "renders",
+           burn_captions: bool = False) -> list[Path]:
     """Export ``scenes`` (in their order; the deck's cover lists the
     ``chapters`` they are in) in each of ``langs`` at ``quality`` (a -q
     letter); return the files written.  ExportError (nothing written) on any
@@ -657,7 +727,8 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
             starts = offsets(probes)
             subs = join_subtitles(clips, starts)
             tracks = subtitle_tracks(out_root, lang, quality, clips, starts, subs, LANGUAGES)
-            join_videos(clips, probes, titles, staging.path(folder / f"{STEM}.mp4"), tracks)
+            burn = Captions(tracks[0][1], lang, probes[0].stream.height) if burn_captions else None
+            join_videos(clips, probes, titles, staging.path(folder / f"{STEM}.mp4"), tracks, burn)
             staging.text(folder / f"{STEM}.srt", subs)
             staging.text(folder / f"{STEM}.vtt", srt_to_vtt(subs))
             staging.text(folder / f"{STEM}.chapters.vtt", chapters_vtt(titles, starts))
