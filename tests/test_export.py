@@ -12,7 +12,7 @@ import pytest
 import srt
 from PIL import Image
 
-from qkv_lens.app import cli, export, manifest
+from qkv_lens.app import cli, export, handout, manifest
 from qkv_lens.lesson import load_lesson
 from qkv_lens.registry import SCENES
 from qkv_lens.texts import tr
@@ -255,15 +255,69 @@ def test_handout_has_one_page_per_scene(exported):
     assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == len(PICKED)
 
 
-def test_handout_wraps_chinese_and_english_inside_the_width():
-    measure = len   # one unit per character
-    text = "平行光把立方体的每个角投到墙上，影子就是 x 乘投影矩阵 P。墙一转"
-    zh = export.wrap(text, 10, measure, "zh")
-    assert len(zh) > 2 and all(len(line) <= 10 for line in zh)
+def writer(lang: str):
+    import cairo
+    return handout.Writer(cairo.Context(cairo.ImageSurface(cairo.FORMAT_RGB24, 10, 10)), lang)
+
+
+def test_handout_fills_chinese_and_english_lines_inside_the_width():
+    w = writer("zh")
+    text = "平行光把立方体的每个角投到墙上，影子就是 x 乘投影矩阵 P。墙一转、光一斜，影子跟着变。"
+    zh = w.lines(text, 120, 10)
+    assert len(zh) > 2 and all(w.width(line, 10) <= 120 for line in zh)
     assert "".join(zh).replace(" ", "") == text.replace(" ", "")
-    assert not any(line[0] in "，。" for line in zh)
-    en = export.wrap("Training pulls each output towards the right partner", 16, measure, "en")
-    assert en == ["Training pulls", "each output", "towards the", "right partner"]
+    assert not any(line[0] in "，。、" for line in zh)               # punctuation stays with its word
+    w = writer("en")
+    words = "Training pulls each output towards the right partner's content, step by step".split()
+    en = w.lines(" ".join(words), 100, 10)
+    assert " ".join(en).split() == words
+    for line, after in zip(en, en[1:]):                              # filled: the next word did not fit
+        assert w.width(line, 10) <= 100 < w.width(f"{line} {after.split()[0]}", 10)
+
+
+def page_texts(path: Path) -> list[str]:
+    import pypdf
+    return [" ".join(p.extract_text().split()) for p in pypdf.PdfReader(str(path)).pages]
+
+
+def flat(text: str) -> str:
+    return "".join(text.split())
+
+
+def test_handout_is_real_text_with_each_scenes_words(exported):
+    """Searchable: each page's own title, question, summary, key formula
+    words and every sentence the clip says are text in the PDF."""
+    pages = page_texts(exported / "lesson.pdf")
+    assert len(pages) == len(PICKED)
+    for page, scene, (_, _, sentences) in zip(pages, PICKED, CLIPS):
+        for key in (f"{scene.section}.title", f"page.ask.{scene.section}", f"{scene.section}.summary",
+                    f"export.formula.{scene.section}", "export.summary", "export.formula"):
+            assert flat(tr("en", key)) in flat(page), key
+        for sentence in sentences:
+            assert flat(sentence) in flat(page)
+
+
+def test_handout_formulas_are_typeset_outlines_not_text(exported):
+    """The key formula is LaTeX's glyph outlines (curves in the page), never plain text."""
+    import pypdf
+    for page, scene in zip(pypdf.PdfReader(str(exported / "lesson.pdf")).pages, PICKED):
+        assert tr("en", f"export.tex.{scene.section}")
+        curves = len(re.findall(rb"\sc\s", page.get_contents().get_data()))
+        assert curves > 20, (scene.name, curves)
+
+
+def test_handout_picture_is_the_end_of_the_last_beat(exported):
+    """The key frame: the frame at the end of the clip's last beat (the clips'
+    bar grows every frame, so each frame is told apart by its bar)."""
+    import pypdf
+    for page, i in zip(pypdf.PdfReader(str(exported / "lesson.pdf")).pages, range(len(PICKED))):
+        [picture] = page.images
+        shown = np.asarray(picture.image.convert("L"), dtype=float)
+        clip = [np.asarray(Image.fromarray(f).convert("L"), dtype=float) for f in frames(clip_path(exported, i))]
+        diffs = [np.abs(shown - f).mean() for f in clip]
+        beats = json.loads((exported / f"{PICKED[i].name}.beats.json").read_text(encoding="utf-8"))["beats"]
+        want = round(beats[-1]["end"] * FPS) - 1
+        assert int(np.argmin(diffs)) == want, (i, int(np.argmin(diffs)), want)
 
 
 def test_silent_clips_give_a_silent_lesson(tmp_path):

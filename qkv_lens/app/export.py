@@ -18,8 +18,8 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
   its clip starts; ``lesson.chapters.vtt``: one cue per scene.
 - ``lesson.pptx``: a title slide, then one slide per scene with its clip
   embedded (poster as the preview) and its narration in the speaker notes.
-- ``lesson.pdf`` (``--pdf``): a handout, one page per scene: poster, summary,
-  key formula.
+- ``lesson.pdf`` (``--pdf``): a handout, one A4 page per scene in real text
+  (``qkv_lens.app.handout``).
 
 Everything is checked first (a scene without a render, a listed file that
 is missing, clips that cannot be joined: an ExportError, one line), then
@@ -30,7 +30,7 @@ interrupt leaves nothing behind and the previous exports as they were.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from fractions import Fraction
@@ -41,9 +41,9 @@ from typing import Any
 import srt
 
 from qkv_lens import beats as beats_file
-from qkv_lens.app import manifest
+from qkv_lens.app import handout, manifest
+from qkv_lens.app.handout import font_file
 from qkv_lens.app.subtitles import cues, srt_to_vtt
-from qkv_lens.cues import fit_lines
 from qkv_lens.fonts import font_for
 from qkv_lens.lesson import LANGUAGES, Chapter
 from qkv_lens.registry import QUALITIES, SceneInfo
@@ -558,26 +558,10 @@ def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chap
     prs.save(str(dest))
 
 
-PAGE = (1240, 1754)   # A4 at 150 dpi
-DPI = 150
 NOT_A_CHAR = "\U0010fffd"   # drawn as the font's "missing glyph" box
 
 
 @cache
-def font_file(family: str, bold: bool = False) -> tuple[str, int]:
-    """(file, face index) of ``family`` from fontconfig ('' if none)."""
-    import subprocess
-
-    pattern = f"{family}:bold" if bold else family
-    try:
-        found = subprocess.run(["fc-match", "-f", "%{file}|%{index}", pattern], capture_output=True,
-                               text=True, timeout=10).stdout
-        file, _, index = found.partition("|")
-        return file, int(index or 0)
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return "", 0
-
-
 class Pen:
     """Draws text in the lesson's font for ``lang``, falling back to DejaVu
     Sans for the characters it lacks (Noto Sans CJK has no ᵀ)."""
@@ -626,53 +610,26 @@ class Pen:
             x += font.getlength(piece)
 
 
-def wrap(text: str, width: float, measure: Callable[[str], float], lang: str) -> list[str]:
-    """``text`` broken into lines at most ``width`` wide by ``measure``, by
-    the rules of the subtitles and the on-screen text (``cues.fit_lines``)."""
-    return fit_lines(text, lang, width, lambda s, e: measure(text[s:e].strip()))
-
-
-def handout_page(clip: Clip, n: int, total: int, seconds: Fraction, lang: str) -> Any:
-    """One A4 page (a PIL image): the lesson's title, the scene's title, its
-    poster, its summary and its key formula, and which scene of how many."""
-    from PIL import Image, ImageDraw
-
-    page = Image.new("RGB", PAGE, "white")
-    draw = ImageDraw.Draw(page)
-    margin, y = 110, 90
-    width = PAGE[0] - 2 * margin
-    small, body, head, big = Pen(lang, 26), Pen(lang, 32), Pen(lang, 34, True), Pen(lang, 50, True)
-    small.write(draw, (margin, y), tr(lang, "lesson.title"), "#6b7280")
-    y += 60
-    for line in wrap(tr(lang, f"{clip.scene.section}.title"), width, big.length, lang):
-        big.write(draw, (margin, y), line, "#111827")
-        y += 70
-    y += 20
-    if clip.poster is not None:
-        with Image.open(clip.poster) as poster:
-            image = poster.convert("RGB")
-        h = round(width * image.height / image.width)
-        page.paste(image.resize((width, h), Image.Resampling.LANCZOS), (margin, y))
-        y += h + 50
-    for label, text in (("export.summary", f"{clip.scene.section}.summary"),
-                        ("export.formula", f"export.formula.{clip.scene.section}")):
-        head.write(draw, (margin, y), tr(lang, label), "#b45309")
-        y += 56
-        for line in wrap(tr(lang, text), width, body.length, lang):
-            body.write(draw, (margin, y), line, "#111827")
-            y += 48
-        y += 30
-    minutes, rest = divmod(round(seconds), 60)
-    footer = tr(lang, "export.footer", n=n, total=total, length=f"{minutes}:{rest:02d}")
-    small.write(draw, (margin, PAGE[1] - 90), footer, "#6b7280")
-    return page
-
-
-def build_handout(clips: list[Clip], seconds: list[Fraction], lang: str, dest: Path) -> None:
-    """The PDF handout: one A4 page per scene (``handout_page``)."""
-    pages = [handout_page(c, i + 1, len(clips), s, lang) for i, (c, s) in enumerate(zip(clips, seconds))]
-    pages[0].save(str(dest), format="PDF", save_all=True, append_images=pages[1:], resolution=DPI,
-                  title=f"{tr(lang, 'lesson.title')} · {tr(lang, 'export.handout')}")
+def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path) -> None:
+    """The PDF handout (``qkv_lens.app.handout``): one A4 page per scene,
+    its key frame the end of its last beat."""
+    pages = []
+    for n, (clip, probe) in enumerate(zip(clips, probes), start=1):
+        section = clip.scene.section
+        ends = sorted(b.end for b in _beats(clip).values())
+        seconds = float(probe.seconds)
+        minutes, rest = divmod(round(seconds), 60)
+        try:
+            picture = handout.key_frame(clip.video, handout.key_time(seconds, ends, probe.stream.rate))
+        except (OSError, ValueError) as err:
+            raise ExportError(f"{shown(clip.video)}: cannot read its key frame ({err})") from None
+        pages.append(handout.PageContent(
+            lesson=tr(lang, "lesson.title"), title=tr(lang, f"{section}.title"),
+            question=tr(lang, f"page.ask.{section}"), picture=picture, summary=tr(lang, f"{section}.summary"),
+            formula_words=tr(lang, f"export.formula.{section}"), formula=handout.formula_for(lang, section),
+            sayings=tuple(narration(clip, lang)),
+            footer=tr(lang, "export.footer", n=n, total=len(clips), length=f"{minutes}:{rest:02d}")))
+    handout.write_pdf(pages, lang, dest, f"{tr(lang, 'lesson.title')} · {tr(lang, 'export.handout')}")
 
 
 class Staging:
@@ -734,7 +691,7 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
             staging.text(folder / f"{STEM}.chapters.vtt", chapters_vtt(titles, starts))
             build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters)
             if pdf:
-                build_handout(clips, [p.seconds for p in probes], lang, staging.path(folder / f"{STEM}.pdf"))
+                build_handout(clips, probes, lang, staging.path(folder / f"{STEM}.pdf"))
         return staging.commit()
     except OSError as err:
         staging.discard()
