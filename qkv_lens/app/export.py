@@ -626,7 +626,7 @@ def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path)
         pages.append(handout.PageContent(
             lesson=tr(lang, "lesson.title"), title=tr(lang, f"{section}.title"),
             question=tr(lang, f"page.ask.{section}"), picture=picture, summary=tr(lang, f"{section}.summary"),
-            formula_words=tr(lang, f"export.formula.{section}"), formula=handout.formula_for(lang, section),
+            formula_words=tr(lang, f"export.formula.{section}"), formula=handout.formula_for(section),
             sayings=tuple(narration(clip, lang)),
             footer=tr(lang, "export.footer", n=n, total=len(clips), length=f"{minutes}:{rest:02d}")))
     handout.write_pdf(pages, lang, dest, f"{tr(lang, 'lesson.title')} · {tr(lang, 'export.handout')}")

@@ -2,7 +2,7 @@
 
 Each page holds the scene's title, the question to think about first, its
 key frame (the picture at the end of its last beat), its summary, its key
-formula typeset by LaTeX from the text tables (``export.tex.<section>``, the
+formula typeset by LaTeX from the text tables' ``[formulas]`` (the
 same way the scenes typeset theirs, drawn as vector outlines), and what the
 clip says, beat by beat, in two columns.  Text is real PDF text (cairo's PDF
 surface with the lesson's fonts), so the handout is searchable and prints
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from qkv_lens.fonts import font_for
-from qkv_lens.texts import TEXTS, tr
+from qkv_lens.texts import FORMULAS, tr
 
 A4 = (595.0, 842.0)
 MARGIN = 42.0
@@ -373,9 +373,9 @@ def key_frame(video: Path, at: float) -> bytes:
     return buf.getvalue()
 
 
-def formula_for(lang: str, section: str) -> Outline | None:
+def formula_for(section: str) -> Outline | None:
     """The typeset key formula of a scene, if the text table has one."""
-    latex = TEXTS[lang].get(f"export.tex.{section}")
+    latex = FORMULAS.get(section)
     return outline(typeset(latex)) if latex else None
 
 
