@@ -19,6 +19,8 @@ else:  # pragma: no cover
 _TABLE = tomllib.loads(resources.files("qkv_lens").joinpath("texts.toml").read_text(encoding="utf-8"))
 GLOSSARY: dict[str, dict[str, str]] = _TABLE["glossary"]
 TEXTS: dict[str, dict[str, str]] = {"zh": _TABLE["zh"], "en": _TABLE["en"]}
+# each scene's key formula (LaTeX, math mode), by text section; the same in every language
+FORMULAS: dict[str, str] = _TABLE.get("formulas", {})
 
 _GLOSS = re.compile(r"\{g:([a-z_]+)\}")
 

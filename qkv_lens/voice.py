@@ -195,6 +195,24 @@ def recordings(lesson_dir: Path, lang: str, scene: str) -> dict[str, Path]:
     return found
 
 
+def stray_recordings(lesson_dir: Path, lang: str, scene: str, beat_ids) -> list[str]:
+    """One line per recording of the scene whose name is no beat id (it is
+    never played), naming the nearest beat id: ``Intro.wav`` -> ``intro``."""
+    import difflib
+
+    ids = list(beat_ids)
+    lines = []
+    for name in recordings(lesson_dir, lang, scene):
+        stem = Path(name).stem
+        if stem in ids:
+            continue
+        near = difflib.get_close_matches(stem.lower(), ids, n=1, cutoff=0.0) or ids[:1]
+        hint = f"; did you mean {near[0]}{Path(name).suffix}?" if near else ""
+        lines.append(f"{shown(Path(lesson_dir) / name)} is named after no beat of {scene}, so it is "
+                     f"not played{hint} (qkv-lens script {scene} lists the beat ids)")
+    return lines
+
+
 def file_digest(path: Path) -> str:
     """The sha256 of a checked file, read in pieces (never whole)."""
     with open(path, "rb") as f:

@@ -12,10 +12,10 @@ import pytest
 import srt
 from PIL import Image
 
-from qkv_lens.app import cli, export, manifest
+from qkv_lens.app import cli, export, handout, manifest
 from qkv_lens.lesson import load_lesson
 from qkv_lens.registry import SCENES
-from qkv_lens.texts import tr
+from qkv_lens.texts import FORMULAS, tr
 from tests.helpers import LESSON
 
 # Three scenes across both chapters, in storyboard order.
@@ -255,15 +255,69 @@ def test_handout_has_one_page_per_scene(exported):
     assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == len(PICKED)
 
 
-def test_handout_wraps_chinese_and_english_inside_the_width():
-    measure = len   # one unit per character
-    text = "平行光把立方体的每个角投到墙上，影子就是 x 乘投影矩阵 P。墙一转"
-    zh = export.wrap(text, 10, measure, "zh")
-    assert len(zh) > 2 and all(len(line) <= 10 for line in zh)
+def writer(lang: str):
+    import cairo
+    return handout.Writer(cairo.Context(cairo.ImageSurface(cairo.FORMAT_RGB24, 10, 10)), lang)
+
+
+def test_handout_fills_chinese_and_english_lines_inside_the_width():
+    w = writer("zh")
+    text = "平行光把立方体的每个角投到墙上，影子就是 x 乘投影矩阵 P。墙一转、光一斜，影子跟着变。"
+    zh = w.lines(text, 120, 10)
+    assert len(zh) > 2 and all(w.width(line, 10) <= 120 for line in zh)
     assert "".join(zh).replace(" ", "") == text.replace(" ", "")
-    assert not any(line[0] in "，。" for line in zh)
-    en = export.wrap("Training pulls each output towards the right partner", 16, measure, "en")
-    assert en == ["Training pulls", "each output", "towards the", "right partner"]
+    assert not any(line[0] in "，。、" for line in zh)               # punctuation stays with its word
+    w = writer("en")
+    words = "Training pulls each output towards the right partner's content, step by step".split()
+    en = w.lines(" ".join(words), 100, 10)
+    assert " ".join(en).split() == words
+    for line, after in zip(en, en[1:]):                              # filled: the next word did not fit
+        assert w.width(line, 10) <= 100 < w.width(f"{line} {after.split()[0]}", 10)
+
+
+def page_texts(path: Path) -> list[str]:
+    import pypdf
+    return [" ".join(p.extract_text().split()) for p in pypdf.PdfReader(str(path)).pages]
+
+
+def flat(text: str) -> str:
+    return "".join(text.split())
+
+
+def test_handout_is_real_text_with_each_scenes_words(exported):
+    """Searchable: each page's own title, question, summary, key formula
+    words and every sentence the clip says are text in the PDF."""
+    pages = page_texts(exported / "lesson.pdf")
+    assert len(pages) == len(PICKED)
+    for page, scene, (_, _, sentences) in zip(pages, PICKED, CLIPS):
+        for key in (f"{scene.section}.title", f"page.ask.{scene.section}", f"{scene.section}.summary",
+                    f"export.formula.{scene.section}", "export.summary", "export.formula"):
+            assert flat(tr("en", key)) in flat(page), key
+        for sentence in sentences:
+            assert flat(sentence) in flat(page)
+
+
+def test_handout_formulas_are_typeset_outlines_not_text(exported):
+    """The key formula is LaTeX's glyph outlines (curves in the page), never plain text."""
+    import pypdf
+    for page, scene in zip(pypdf.PdfReader(str(exported / "lesson.pdf")).pages, PICKED):
+        assert FORMULAS[scene.section]
+        curves = len(re.findall(rb"\sc\s", page.get_contents().get_data()))
+        assert curves > 20, (scene.name, curves)
+
+
+def test_handout_picture_is_the_end_of_the_last_beat(exported):
+    """The key frame: the frame at the end of the clip's last beat (the clips'
+    bar grows every frame, so each frame is told apart by its bar)."""
+    import pypdf
+    for page, i in zip(pypdf.PdfReader(str(exported / "lesson.pdf")).pages, range(len(PICKED))):
+        [picture] = page.images
+        shown = np.asarray(picture.image.convert("L"), dtype=float)
+        clip = [np.asarray(Image.fromarray(f).convert("L"), dtype=float) for f in frames(clip_path(exported, i))]
+        diffs = [np.abs(shown - f).mean() for f in clip]
+        beats = json.loads((exported / f"{PICKED[i].name}.beats.json").read_text(encoding="utf-8"))["beats"]
+        want = round(beats[-1]["end"] * FPS) - 1
+        assert int(np.argmin(diffs)) == want, (i, int(np.argmin(diffs)), want)
 
 
 def test_silent_clips_give_a_silent_lesson(tmp_path):
@@ -365,3 +419,76 @@ def test_offsets_are_exact_sums():
     probes = [export.Probe(export.Stream("h264", 1, 1, "yuv420p", Fraction(15), b""), Fraction(1, 15360), 0, n, None)
               for n in (1024 * 1073, 1024 * 555)]
     assert export.offsets(probes) == [0, Fraction(1073, 15), Fraction(1073 + 555, 15)]
+
+
+def text_tracks(path: Path) -> dict[str, list[tuple[float, float, str]]]:
+    """Each mov_text track of an mp4 by language: (start, end, text) per
+    sample, read from the raw samples (a 16-bit length, then UTF-8 text);
+    the empty samples that fill the gaps are left out."""
+    tracks = {}
+    with av.open(str(path)) as c:
+        for stream in c.streams.subtitles:
+            assert stream.codec_context.name == "mov_text"
+            cues = []
+            for p in c.demux(stream):
+                data = bytes(p)
+                if len(data) > 2 and int.from_bytes(data[:2], "big"):
+                    start = float(p.pts * p.time_base)
+                    text = data[2:2 + int.from_bytes(data[:2], "big")].decode("utf-8")
+                    cues.append((start, start + float(p.duration * p.time_base), text))
+            c.seek(0)
+            tracks[stream.metadata.get("language")] = cues
+    return tracks
+
+
+def test_the_lesson_carries_its_subtitles_as_a_text_track(exported):
+    """Players list it as captions: the same cues as lesson.srt, at the same times."""
+    tracks = text_tracks(exported / "lesson.mp4")
+    assert list(tracks) == ["eng"]                  # no other language was rendered
+    joined = list(srt.parse((exported / "lesson.srt").read_text(encoding="utf-8")))
+    assert [t[2] for t in tracks["eng"]] == [c.content for c in joined]
+    for (start, end, _), cue in zip(tracks["eng"], joined):
+        assert start == pytest.approx(cue.start.total_seconds(), abs=1e-3)
+        assert end == pytest.approx(cue.end.total_seconds(), abs=1e-3)
+
+
+def test_another_rendered_language_rides_along_timed_by_the_beats(tmp_path):
+    """The Chinese clips last 1.5 times as long; in the English lesson their
+    cues still fall inside the same beat of the English picture, in order."""
+    make_renders(tmp_path, "en")
+    zh = [(s * 1.5, t, ["第一句话在这里", "第二句话接着说"]) for s, t, _ in CLIPS]
+    make_renders(tmp_path, "zh", clips=zh)
+    assert run(tmp_path, "--lang", "en") == 0
+    tracks = text_tracks(tmp_path / "en" / "480p15" / "lesson.mp4")
+    assert list(tracks) == ["eng", "chi"]
+    expected = [part for _ in CLIPS for sentence in zh[0][2] for part in cue_split(sentence)]
+    assert [t[2] for t in tracks["chi"]] == expected
+    k = 0
+    for i, (seconds, _, sentences) in enumerate(CLIPS):
+        beat = seconds / len(sentences)                      # each English beat's length (make_renders)
+        for j in range(len(sentences)):
+            window = (STARTS[i] + j * beat, STARTS[i] + (j + 1) * beat)
+            for start, end, _ in tracks["chi"][k:k + 2]:
+                assert window[0] - 1e-3 <= start < end <= window[1] + 1e-3, (i, j, start, end, window)
+            k += 2
+
+
+def test_burned_captions_are_drawn_in_the_bottom_band_only(tmp_path):
+    """--burn-captions: the picture is encoded again with each cue drawn in
+    the band at the bottom; above it the frames are the clips' own (up to
+    encoding noise), and the band changes when the cue does."""
+    make_renders(tmp_path, "en", sizes=((320, 180),) * 3)
+    assert run(tmp_path, "--lang", "en", "--burn-captions") == 0
+    folder = tmp_path / "en" / "480p15"
+    burned = frames(folder / "lesson.mp4")
+    plain = [f for i in range(3) for f in frames(clip_path(folder, i))]
+    assert len(burned) == len(plain) == round(TOTAL * FPS)
+    band = slice(180 - 40, 180)
+    for k in (2, 7, 25, 60):                                   # inside a cue, in each clip
+        b, p = burned[k].astype(int), plain[k].astype(int)
+        assert np.abs(b[:120] - p[:120]).mean() < 3, k          # the picture above the band is untouched
+        changed = np.abs(b[band] - p[band]).max(axis=2) > 60
+        assert changed.sum() > 80, k                             # the caption's glyphs
+    cue_a, cue_b = burned[2][band].astype(int), burned[7][band].astype(int)   # "First beat" / "of one, ..."
+    assert np.abs(cue_a - cue_b).max(axis=2).__gt__(60).sum() > 100
+    assert text_tracks(folder / "lesson.mp4")["eng"]            # the text track stays too

@@ -53,6 +53,17 @@ def test_mp4_is_web_ready(mp4_out):
     assert (info["width"], info["height"]) == (854, 480)
 
 
+def frame_starts_ms(path) -> list[int]:
+    """Each frame's start and the end, in ms, from the GIF's own delays (Pillow)."""
+    from PIL import Image
+    starts = [0]
+    with Image.open(path) as im:
+        for k in range(im.n_frames):
+            im.seek(k)
+            starts.append(starts[-1] + im.info["duration"])
+    return starts
+
+
 def test_gif(tmp_path):
     import av
     render(tmp_path, "--format", "gif")
@@ -63,6 +74,9 @@ def test_gif(tmp_path):
         assert c.streams.video[0].codec_context.name == "gif"
         frames = sum(1 for _ in c.decode(video=0))
     assert frames > 300
+    starts = frame_starts_ms(folder / f"{SCENE}.gif")      # GIF delays are whole centiseconds
+    assert len(starts) == frames + 1
+    assert max(abs(t - 1000 * k / FPS) for k, t in enumerate(starts)) <= 5   # no drift from the subtitles
     [entry] = entries(tmp_path)
     assert entry["format"] == "gif" and entry["duration"] == pytest.approx(frames / FPS, abs=0.1)
     page = (tmp_path / "index.html").read_text(encoding="utf-8")

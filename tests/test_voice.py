@@ -25,7 +25,7 @@ from qkv_lens.app.render import fit_audio
 from qkv_lens.lesson import load_lesson
 from qkv_lens.registry import find
 from qkv_lens.texts import tr
-from tests.helpers import LESSON
+from tests.helpers import LESSON, one_error_line
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = "WorkedExample"
@@ -108,6 +108,7 @@ def zh_script(tmp_path_factory, cache):
     folder = tmp_path_factory.mktemp("script")
     lesson = lesson_copy(folder)
     tone(voice.expected_recording(folder, "zh", SCENE, "outro"), 1.5)
+    tone(voice.recordings_dir(folder, "zh", SCENE) / "Outro-take2.wav", 0.5)     # misnamed: never played
     proc = cli("script", SCENE, "--lang", "zh", "--lesson", str(lesson), "--out", str(folder / "script.txt"),
                cache=cache)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -135,6 +136,9 @@ def test_script_lists_every_beat_with_text_time_and_path(zh_script):
     assert outro["text"] == tr("zh", "worked_example.outro_say")
     assert outro["state"] == "recorded, 1.50 s"
     assert all(b["state"] == "missing" for b in beats if b["id"] != "outro")
+    stray = [line for line in lines if line.startswith("# warning: ")]
+    assert len(stray) == 1 and "Outro-take2.wav is named after no beat" in stray[0]
+    assert "did you mean outro.wav?" in stray[0]
 
 
 # -- (1) espeak-ng through the CLI ---------------------------------------------
@@ -178,6 +182,7 @@ def test_recorded_beat_lasts_as_long_as_its_recording(tmp_path, cache, zh_script
     ids = [b["id"] for b in zh_script[2]]              # beat ids are the same in every language
     lesson = lesson_copy(tmp_path)
     tone(voice.expected_recording(tmp_path, "en", SCENE, ids[0]), 9.0)
+    tone(voice.recordings_dir(tmp_path, "en", SCENE) / "Column.wav", 0.5)    # misnamed: named, not played
     out = tmp_path / "out"
     proc = cli("render", SCENE, "--lang", "en", "--voice", "recorded", "--lesson", str(lesson),
                "--out", str(out), cache=cache)
@@ -191,6 +196,8 @@ def test_recorded_beat_lasts_as_long_as_its_recording(tmp_path, cache, zh_script
         expected = voice.expected_recording(tmp_path, "en", SCENE, beat_id)
         assert sum(str(expected) in line for line in warnings) == 1, (beat_id, warnings)
     assert not any(f"/{ids[0]}.wav" in line for line in warnings)
+    stray = [line for line in warnings if "Column.wav" in line]
+    assert len(stray) == 1 and "named after no beat" in stray[0] and "did you mean column.wav?" in stray[0]
     s = stream_seconds(out / "en" / "480p15" / f"{SCENE}.mp4")
     assert abs(s["audio"] - s["video"]) <= s["frame"], s
 
@@ -312,3 +319,15 @@ def test_fit_audio_pads_the_track_to_the_video(tmp_path, ext, vcodec, acodec, wa
     assert after["audio_codec"] == want and after["video_codec"] == before["video_codec"]
     assert abs(after["audio"] - after["video"]) <= after["frame"], after
     assert abs(after["video"] - before["video"]) < 1e-6
+
+
+def test_recorded_voice_with_the_shipped_lesson_asks_for_init_first(tmp_path, cache):
+    """Without a lesson of their own, a teacher is told to run init, never to
+    record into the installed package's folder."""
+    for args in (("script", SCENE), ("render", SCENE, "--out", str(tmp_path / "out"))):
+        proc = cli(*args, "--lang", "en", "--voice", "recorded", cache=cache, cwd=tmp_path)
+        assert proc.returncode == 2, args
+        line = one_error_line(proc.stderr)
+        assert "qkv-lens init" in line and "shipped lesson" in line
+        assert "site-packages" not in line and "qkv_lens/" not in line
+    assert not (tmp_path / "out").exists()

@@ -1,4 +1,4 @@
-"""The ``qkv-lens`` command: init, list, render, lesson, export, preview, watch, script.
+"""The ``qkv-lens`` command: init, list, render, lesson, export, preview, watch, script, doctor.
 
 ``--voice`` (render, watch) gives the narration a voice: ``none`` (silent
 clips, the default unless the lesson's ``voice`` says otherwise),
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from qkv_lens import voice
-from qkv_lens.app import cluster, export, manifest, page
+from qkv_lens.app import cluster, doctor, export, manifest, page
 from qkv_lens.app import render as render_mod
 from qkv_lens.app.cache import cache_key, code_digests, manim_version
 from qkv_lens.app.manifest import listed
@@ -35,7 +35,7 @@ from qkv_lens.app.watch import watch
 from qkv_lens.beats import Beats
 from qkv_lens.beats import parse as parse_beats
 from qkv_lens.fonts import FontMissing, font_for
-from qkv_lens.lesson import LANGUAGES, VOICES, Lesson, LessonError, default_lesson_path, load_lesson
+from qkv_lens.lesson import LANGUAGES, VOICES, Lesson, LessonError, default_lesson, default_lesson_path, load_lesson
 from qkv_lens.lesson.reference import reference
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find, in_lesson
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, shown, write_atomic
@@ -139,6 +139,10 @@ def check_voice(mode: str, lesson_path: Path, langs, scenes: list[SceneInfo]) ->
     """Before anything renders: espeak-ng is there for ``espeak``; every
     recording of the requested scenes is audio for ``recorded`` (UsageError:
     one line, exit status 2)."""
+    if mode == "recorded" and lesson_path.resolve() == default_lesson().resolve():
+        raise UsageError("--voice recorded reads your recordings from voice/<lang>/<Scene>/ beside your lesson "
+                         "file, and this is the shipped lesson: run qkv-lens init here first, then record "
+                         "into ./voice/")
     try:
         if mode == "espeak":
             voice.espeak_version()
@@ -148,6 +152,21 @@ def check_voice(mode: str, lesson_path: Path, langs, scenes: list[SceneInfo]) ->
                     voice.check_recordings(lesson_path.parent, lang, scene.name)
     except VoiceError as err:
         raise UsageError(str(err)) from None
+
+
+def check_tools() -> None:
+    """Before a manim child runs: LaTeX and dvisvgm are there (UsageError:
+    one line with the install command, pointing to ``qkv-lens doctor``)."""
+    missing = doctor.first_missing()
+    if missing:
+        raise UsageError(missing)
+
+
+def cmd_doctor(args) -> int:
+    """Check every system piece qkv-lens uses; print the install line of each missing one."""
+    text, status = doctor.report(doctor.examine())
+    sys.stdout.write(text)
+    return status
 
 
 def cmd_keys(args) -> int:
@@ -185,6 +204,7 @@ def render_lesson(args, quiet: bool = False) -> int:
     mode = resolve_voice(args, next(iter(lessons.values())))
     out = Path(args.out)
     check_voice(mode, lesson_path, lessons, scenes)   # a refused voice creates nothing
+    check_tools()
     check_out(out)
     clean_stale_media()
     clean_parts(out)          # temporary files a killed render or export left
@@ -302,7 +322,7 @@ def cmd_export(args) -> int:
                       f"(qkv-lens render --out {shown(out)})", 1)
     try:
         written = export.export(out, langs, args.quality, lesson.chapters, scenes, pdf=args.pdf,
-                                out_arg=args.out)
+                                out_arg=args.out, burn_captions=args.burn_captions)
     except export.ExportError as err:
         return _error(str(err), 1)
     for path in written:
@@ -317,6 +337,7 @@ def cmd_preview(args) -> int:
 
     lesson_path, lessons, scenes = resolve(args)
     check_out(Path(args.out))
+    check_tools()
     scene = scenes[0]
     lang = next(iter(lessons))
     dest = Path(args.out) / "preview" / lang / f"{scene.name}.png"
@@ -339,7 +360,8 @@ def cmd_preview(args) -> int:
 
 
 def cmd_watch(args) -> int:
-    resolve(args)  # a bad lesson or --out is refused before watching
+    resolve(args)  # a bad lesson, missing LaTeX or a bad --out is refused before watching
+    check_tools()
     check_out(Path(args.out))
     return watch(args, render_lesson)
 
@@ -355,6 +377,7 @@ def cmd_script(args) -> int:
     scene, (lang, lesson) = scenes[0], next(iter(lessons.items()))
     mode = resolve_voice(args, lesson)
     check_voice(mode, lesson_path, [lang], [scene])
+    check_tools()
     with tempfile.TemporaryDirectory(prefix=f"{MEDIA_PREFIX}{os.getpid()}-") as tmp:
         beats_file = Path(tmp) / "beats.json"
         cmd = [sys.executable, "-m", "manim", "render", "--dry_run", "-ql", "--progress_bar", "none",
@@ -403,7 +426,9 @@ def script_text(scene: str, lang: str, mode: str, lesson_dir: Path, beats: Beats
         else:
             state, where = f"recorded, {voice.recorded_clip(found).seconds:.2f} s", found
         out += [f"[{b.id}] {b.end - b.start:.2f} s -> {_shown(where)} ({state})", b.say, ""]
-    return "\n".join(out)
+    strays = voice.stray_recordings(lesson_dir, lang, scene, [b.id for b in beats])
+    out += [f"# warning: {line}" for line in strays]
+    return "\n".join(out) + ("\n" if strays else "")
 
 
 def version_text() -> str:
@@ -450,6 +475,8 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--all", action="store_true", help="also the scenes the lesson leaves out")
     ls.add_argument("--lesson", help="lesson file (default: QKV_LESSON or ./lesson.toml)")
     ls.set_defaults(func=cmd_list)
+    sub.add_parser("doctor", help="check LaTeX, dvisvgm, fonts, espeak-ng and Chromium; print how to "
+                   "install what is missing").set_defaults(func=cmd_doctor)
     sub.add_parser("keys", help="every key of a lesson: what it accepts, its shipped value, what it is"
                    ).set_defaults(func=cmd_keys)
 
@@ -493,6 +520,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("-q", "--quality", choices=list(QUALITIES), default="l",
                     help="the renders to join: l=480p15, m=720p30, h=1080p60, k=2160p60 (default l)")
     ex.add_argument("--pdf", action="store_true", help="also a PDF handout: poster, summary, key formula")
+    ex.add_argument("--burn-captions", action="store_true",
+                    help="draw the subtitles into lesson.mp4's picture, for players that ignore its text "
+                         "tracks (the video is encoded again: slower)")
     common(ex)
     ex.set_defaults(func=cmd_export)
 

@@ -10,13 +10,16 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
   1080p60 and lose quality.  When any clip has a voice, the lesson gets one
   AAC track: each clip's sound (silence for a clip without) is decoded,
   fitted to its clip's length and encoded once, so the sound never drifts
-  from the picture across the joins.
+  from the picture across the joins.  The subtitles ride along as text
+  tracks (mov_text, which players list as captions): the lesson's language
+  first, then each other language whose renders of the same scenes exist,
+  its beats' cues timed to this language's beats.
 - ``lesson.srt`` / ``lesson.vtt``: every clip's cues, shifted by the time
   its clip starts; ``lesson.chapters.vtt``: one cue per scene.
 - ``lesson.pptx``: a title slide, then one slide per scene with its clip
   embedded (poster as the preview) and its narration in the speaker notes.
-- ``lesson.pdf`` (``--pdf``): a handout, one page per scene: poster, summary,
-  key formula.
+- ``lesson.pdf`` (``--pdf``): a handout, one A4 page per scene in real text
+  (``qkv_lens.app.handout``).
 
 Everything is checked first (a scene without a render, a listed file that
 is missing, clips that cannot be joined: an ExportError, one line), then
@@ -27,7 +30,7 @@ interrupt leaves nothing behind and the previous exports as they were.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from fractions import Fraction
@@ -38,11 +41,11 @@ from typing import Any
 import srt
 
 from qkv_lens import beats as beats_file
-from qkv_lens.app import manifest
+from qkv_lens.app import handout, manifest
+from qkv_lens.app.handout import font_file
 from qkv_lens.app.subtitles import cues, srt_to_vtt
-from qkv_lens.cues import fit_lines
 from qkv_lens.fonts import font_for
-from qkv_lens.lesson import Chapter
+from qkv_lens.lesson import LANGUAGES, Chapter
 from qkv_lens.registry import QUALITIES, SceneInfo
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, shown, temp_beside
 from qkv_lens.texts import tr
@@ -232,19 +235,85 @@ def _silence_or_sound(video: Path, has_audio: bool, rate: int, layout: str) -> I
             yield f.to_ndarray()
 
 
-def join_videos(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path) -> None:
+class Captions:
+    """Cues drawn into the picture (``export --burn-captions``): each frame
+    gets the cue shown at its time, in the lesson's font, white with a dark
+    outline, centred in the band the scenes keep free at the bottom."""
+
+    def __init__(self, cues_of: list[srt.Subtitle], lang: str, height: int):
+        self.cues = sorted(cues_of, key=lambda c: c.start)
+        self.size = max(12, round(0.045 * height))
+        self.pen = Pen(lang, self.size)
+        self._drawn: dict[str, Any] = {}
+
+    def at(self, seconds: float) -> str | None:
+        for cue in self.cues:
+            if cue.start.total_seconds() <= seconds < cue.end.total_seconds():
+                return cue.content
+            if cue.start.total_seconds() > seconds:
+                break
+        return None
+
+    def overlay(self, text: str, width: int, height: int) -> Any:
+        """The caption as an RGBA image of the frame's size (kept per text)."""
+        from PIL import Image, ImageDraw
+
+        if text not in self._drawn:
+            image = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+            draw = ImageDraw.Draw(image)
+            lines = text.splitlines()
+            step = round(1.25 * self.size)
+            y = height - round(0.015 * height) - step * len(lines)
+            for line in lines:
+                x = (width - self.pen.length(line)) / 2
+                self.pen.write(draw, (x, y), line, "white", stroke=max(2, self.size // 10))
+                y += step
+            self._drawn = {text: image}      # cues follow one another: keep the last only
+        return self._drawn[text]
+
+    def encode(self, container: Any, vin: Any, vout: Any, start: Fraction, probe: Probe,
+               last: bool) -> list[tuple[Fraction, int, Any]]:
+        """Decode one clip, draw its captions and encode it at its place in the lesson."""
+        import av
+
+        timed = []
+        rate = probe.stream.rate
+        for frame in container.decode(vin):
+            if frame.pts is None:
+                continue
+            seconds = start + (frame.pts - probe.start) * Fraction(vin.time_base)
+            text = self.at(float(seconds))
+            if text:
+                image = frame.to_image().convert("RGBA")
+                image.alpha_composite(self.overlay(text, image.width, image.height))
+                frame = av.VideoFrame.from_image(image.convert("RGB"))
+            frame = frame.reformat(format="yuv420p")
+            frame.pts = round(seconds * rate)
+            frame.time_base = Fraction(1, 1) / rate
+            timed += [(packet.dts * Fraction(packet.time_base), 0, packet) for packet in vout.encode(frame)]
+        if last:
+            timed += [(packet.dts * Fraction(packet.time_base), 0, packet) for packet in vout.encode(None)]
+        return timed
+
+
+def join_videos(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
+                tracks: Sequence[tuple[str, list[srt.Subtitle]]] = (), burn: Captions | None = None) -> None:
     """Write the clips one after another into the mp4 ``dest`` (video
     packets copied, one chapter per clip titled ``titles[i]``, ``moov``
-    first, one AAC track if any clip has sound); ExportError if PyAV fails."""
+    first, one AAC track if any clip has sound, one text track per
+    ``tracks`` item: language, cues); with ``burn``, the video is decoded,
+    the captions drawn into it and encoded again instead.  ExportError if
+    PyAV fails."""
     import av
 
     try:
-        _join(clips, probes, titles, dest)
+        _join(clips, probes, titles, dest, tracks, burn)
     except av.FFmpegError as err:
         raise ExportError(f"cannot join the clips into {STEM}.mp4 ({err})") from None
 
 
-def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path) -> None:
+def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
+          tracks: Sequence[tuple[str, list[srt.Subtitle]]], burn: Captions | None = None) -> None:
     import av
     import numpy as np
 
@@ -253,7 +322,11 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path)
     with av.open(str(clips[0].video)) as template, \
             av.open(str(dest), "w", format="mp4", options={"movflags": "+faststart"}) as out:
         out.metadata.update({k: v for k, v in template.metadata.items() if k in ("comment",)})
-        vout = out.add_stream_from_template(template.streams.video[0])
+        if burn is None:
+            vout = out.add_stream_from_template(template.streams.video[0])
+        else:          # the captions are drawn into the picture: encoded again, h264 at high quality
+            vout = out.add_stream("libx264", rate=probes[0].stream.rate, options={"crf": "18"})
+            vout.width, vout.height, vout.pix_fmt = probes[0].stream.width, probes[0].stream.height, "yuv420p"
         tb = Fraction(probes[0].time_base)
         aout, rate, channels, layout = None, 0, 0, "mono"
         if sound:
@@ -263,6 +336,7 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path)
         ms = Fraction(1, 1000)
         out.set_chapters([{"id": i + 1, "start": round(starts[i] / ms), "end": round(starts[i + 1] / ms),
                            "time_base": ms, "metadata": {"title": title}} for i, title in enumerate(titles)])
+        text = _add_text_tracks(out, tracks)
         pending = np.zeros((channels, 0), np.float32)
         written = 0   # audio samples handed to the encoder so far
         last_dts = -(1 << 62)
@@ -272,7 +346,9 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path)
             with av.open(str(clip.video)) as c:
                 vin = c.streams.video[0]
                 scale = Fraction(vin.time_base or tb) / tb
-                for packet in c.demux(vin):
+                if burn is not None:
+                    timed += burn.encode(c, vin, vout, starts[i], p, last=i == len(clips) - 1)
+                for packet in (c.demux(vin) if burn is None else ()):
                     if packet.dts is None or packet.pts is None:
                         continue
                     dts = round((packet.dts - p.start) * scale + shift)
@@ -307,6 +383,8 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path)
                 if last:
                     for packet in aout.encode(None):
                         timed.append((Fraction(packet.pts or 0, rate), 1, packet))
+            end = starts[i + 1]
+            timed += [t for t in text if starts[i] <= t[0] < end or (i == len(clips) - 1 and t[0] >= end)]
             timed.sort(key=lambda t: (t[0], t[1]))
             for _, _, packet in timed:
                 out.mux(packet)
@@ -333,6 +411,88 @@ def join_subtitles(clips: list[Clip], starts: list[Fraction]) -> str:
             joined.append(srt.Subtitle(0, cue.start + _stamp(start), min(cue.end + _stamp(start), _stamp(end)),
                                        cue.content))
     return srt.compose(joined, reindex=True, start_index=1)
+
+
+def _beats(clip: Clip) -> dict[str, beats_file.Beat]:
+    if clip.beats is None:
+        return {}
+    try:
+        found = beats_file.read(clip.beats.parent, clip.beats.name, clip.duration or None)
+    except beats_file.BeatsError as err:
+        raise ExportError(str(err)) from None
+    return {b.id: b for b in found}
+
+
+def beat_timed_cues(clips: list[Clip], starts: list[Fraction], others: list[Clip]) -> list[srt.Subtitle]:
+    """The cues of ``others`` (the same scenes in another language), each
+    beat's cues spread over the time the same beat has in ``clips``, so a
+    second-language track keeps step with this language's picture."""
+    timed = []
+    for clip, other, start in zip(clips, others, starts):
+        here, there = _beats(clip), _beats(other)
+        for beat_id, a in here.items():
+            b = there.get(beat_id)
+            if b is None or b.end <= b.start:
+                continue
+            scale = (a.end - a.start) / (b.end - b.start)
+            for cue in b.cues:
+                t0, t1 = (a.start + (t - b.start) * scale for t in (cue.start, cue.end))
+                timed.append(srt.Subtitle(0, _stamp(start + Fraction(t0)), _stamp(start + Fraction(t1)), cue.text))
+    return timed
+
+
+def subtitle_tracks(out_root: Path, lang: str, quality: str, clips: list[Clip], starts: list[Fraction],
+                    subs: str, languages: Sequence[str]) -> list[tuple[str, list[srt.Subtitle]]]:
+    """The text tracks of ``lesson.mp4``: ``lang``'s own cues, then every
+    other language of ``languages`` whose renders of the same scenes, with
+    beats, are there (a language without them is left out)."""
+    tracks = [(lang, list(srt.parse(subs)))]
+    for other in languages:
+        if other == lang:
+            continue
+        try:
+            found = find_clips(out_root, other, quality, [c.scene for c in clips])
+        except ExportError:
+            continue
+        if all(c.beats is not None for c in found + clips):
+            tracks.append((other, beat_timed_cues(clips, starts, found)))
+    return tracks
+
+
+# ISO 639-2 codes for the mp4's track language; anything else is "und" (undetermined)
+ISO_639_2 = {"zh": "chi", "en": "eng", "es": "spa", "fr": "fre", "de": "ger", "ja": "jpn", "pt": "por"}
+ASS_HEADER = ("[Script Info]\nScriptType: v4.00+\nPlayResX: 384\nPlayResY: 288\n\n[V4+ Styles]\n"
+              "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, "
+              "Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, "
+              "Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n"
+              "Style: Default,Sans,16,&Hffffff,&Hffffff,&H0,&H0,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,0\n\n"
+              "[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
+
+
+def _add_text_tracks(out: Any, tracks: Sequence[tuple[str, list[srt.Subtitle]]]) -> list[tuple[Fraction, int, Any]]:
+    """Add one mov_text stream per track to ``out``; return its packets, timed."""
+    from av.subtitles.subtitle import SubtitleSet
+
+    ms = Fraction(1, 1000)
+    timed = []
+    for lang, cues_of in tracks:
+        stream = out.add_stream("mov_text")
+        stream.metadata["language"] = ISO_639_2.get(lang, "und")
+        stream.codec_context.subtitle_header = ASS_HEADER.encode()
+        stream.time_base = ms
+        last = 0
+        for n, cue in enumerate(sorted(cues_of, key=lambda c: c.start)):
+            start = max(last, round(cue.start.total_seconds() * 1000))
+            end = round(cue.end.total_seconds() * 1000)
+            if end <= start:
+                continue
+            text = cue.content.replace("\r", "").replace("\n", "\\N")
+            packet = stream.codec_context.encode_subtitle(
+                SubtitleSet.create(f"{n},0,Default,,0,0,0,,{text}".encode(), 0, end - start, pts=start))
+            packet.stream, packet.pts, packet.dts, packet.duration = stream, start, start, end - start
+            timed.append((start * ms, 2, packet))
+            last = end
+    return timed
 
 
 def chapters_vtt(titles: list[str], starts: list[Fraction]) -> str:
@@ -398,26 +558,10 @@ def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chap
     prs.save(str(dest))
 
 
-PAGE = (1240, 1754)   # A4 at 150 dpi
-DPI = 150
 NOT_A_CHAR = "\U0010fffd"   # drawn as the font's "missing glyph" box
 
 
 @cache
-def font_file(family: str, bold: bool = False) -> tuple[str, int]:
-    """(file, face index) of ``family`` from fontconfig ('' if none)."""
-    import subprocess
-
-    pattern = f"{family}:bold" if bold else family
-    try:
-        found = subprocess.run(["fc-match", "-f", "%{file}|%{index}", pattern], capture_output=True,
-                               text=True, timeout=10).stdout
-        file, _, index = found.partition("|")
-        return file, int(index or 0)
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return "", 0
-
-
 class Pen:
     """Draws text in the lesson's font for ``lang``, falling back to DejaVu
     Sans for the characters it lacks (Noto Sans CJK has no ᵀ)."""
@@ -459,60 +603,33 @@ class Pen:
     def length(self, text: str) -> float:
         return sum(font.getlength(piece) for piece, font in self.runs(text))
 
-    def write(self, draw: Any, xy: tuple[float, float], text: str, fill: str) -> None:
+    def write(self, draw: Any, xy: tuple[float, float], text: str, fill: str, stroke: int = 0) -> None:
         x, y = xy
         for piece, font in self.runs(text):
-            draw.text((x, y), piece, font=font, fill=fill)
+            draw.text((x, y), piece, font=font, fill=fill, stroke_width=stroke, stroke_fill="black")
             x += font.getlength(piece)
 
 
-def wrap(text: str, width: float, measure: Callable[[str], float], lang: str) -> list[str]:
-    """``text`` broken into lines at most ``width`` wide by ``measure``, by
-    the rules of the subtitles and the on-screen text (``cues.fit_lines``)."""
-    return fit_lines(text, lang, width, lambda s, e: measure(text[s:e].strip()))
-
-
-def handout_page(clip: Clip, n: int, total: int, seconds: Fraction, lang: str) -> Any:
-    """One A4 page (a PIL image): the lesson's title, the scene's title, its
-    poster, its summary and its key formula, and which scene of how many."""
-    from PIL import Image, ImageDraw
-
-    page = Image.new("RGB", PAGE, "white")
-    draw = ImageDraw.Draw(page)
-    margin, y = 110, 90
-    width = PAGE[0] - 2 * margin
-    small, body, head, big = Pen(lang, 26), Pen(lang, 32), Pen(lang, 34, True), Pen(lang, 50, True)
-    small.write(draw, (margin, y), tr(lang, "lesson.title"), "#6b7280")
-    y += 60
-    for line in wrap(tr(lang, f"{clip.scene.section}.title"), width, big.length, lang):
-        big.write(draw, (margin, y), line, "#111827")
-        y += 70
-    y += 20
-    if clip.poster is not None:
-        with Image.open(clip.poster) as poster:
-            image = poster.convert("RGB")
-        h = round(width * image.height / image.width)
-        page.paste(image.resize((width, h), Image.Resampling.LANCZOS), (margin, y))
-        y += h + 50
-    for label, text in (("export.summary", f"{clip.scene.section}.summary"),
-                        ("export.formula", f"export.formula.{clip.scene.section}")):
-        head.write(draw, (margin, y), tr(lang, label), "#b45309")
-        y += 56
-        for line in wrap(tr(lang, text), width, body.length, lang):
-            body.write(draw, (margin, y), line, "#111827")
-            y += 48
-        y += 30
-    minutes, rest = divmod(round(seconds), 60)
-    footer = tr(lang, "export.footer", n=n, total=total, length=f"{minutes}:{rest:02d}")
-    small.write(draw, (margin, PAGE[1] - 90), footer, "#6b7280")
-    return page
-
-
-def build_handout(clips: list[Clip], seconds: list[Fraction], lang: str, dest: Path) -> None:
-    """The PDF handout: one A4 page per scene (``handout_page``)."""
-    pages = [handout_page(c, i + 1, len(clips), s, lang) for i, (c, s) in enumerate(zip(clips, seconds))]
-    pages[0].save(str(dest), format="PDF", save_all=True, append_images=pages[1:], resolution=DPI,
-                  title=f"{tr(lang, 'lesson.title')} · {tr(lang, 'export.handout')}")
+def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path) -> None:
+    """The PDF handout (``qkv_lens.app.handout``): one A4 page per scene,
+    its key frame the end of its last beat."""
+    pages = []
+    for n, (clip, probe) in enumerate(zip(clips, probes), start=1):
+        section = clip.scene.section
+        ends = sorted(b.end for b in _beats(clip).values())
+        seconds = float(probe.seconds)
+        minutes, rest = divmod(round(seconds), 60)
+        try:
+            picture = handout.key_frame(clip.video, handout.key_time(seconds, ends, probe.stream.rate))
+        except (OSError, ValueError) as err:
+            raise ExportError(f"{shown(clip.video)}: cannot read its key frame ({err})") from None
+        pages.append(handout.PageContent(
+            lesson=tr(lang, "lesson.title"), title=tr(lang, f"{section}.title"),
+            question=tr(lang, f"page.ask.{section}"), picture=picture, summary=tr(lang, f"{section}.summary"),
+            formula_words=tr(lang, f"export.formula.{section}"), formula=handout.formula_for(section),
+            sayings=tuple(narration(clip, lang)),
+            footer=tr(lang, "export.footer", n=n, total=len(clips), length=f"{minutes}:{rest:02d}")))
+    handout.write_pdf(pages, lang, dest, f"{tr(lang, 'lesson.title')} · {tr(lang, 'export.handout')}")
 
 
 class Staging:
@@ -543,7 +660,8 @@ class Staging:
 
 
 def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Chapter],
-           scenes: Sequence[SceneInfo], pdf: bool = False, out_arg: str = "renders") -> list[Path]:
+           scenes: Sequence[SceneInfo], pdf: bool = False, out_arg: str = "renders",
+           burn_captions: bool = False) -> list[Path]:
     """Export ``scenes`` (in their order; the deck's cover lists the
     ``chapters`` they are in) in each of ``langs`` at ``quality`` (a -q
     letter); return the files written.  ExportError (nothing written) on any
@@ -564,14 +682,16 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
         for lang, folder, clips, probes in plans:
             titles = [tr(lang, f"{c.scene.section}.title") for c in clips]
             starts = offsets(probes)
-            join_videos(clips, probes, titles, staging.path(folder / f"{STEM}.mp4"))
             subs = join_subtitles(clips, starts)
+            tracks = subtitle_tracks(out_root, lang, quality, clips, starts, subs, LANGUAGES)
+            burn = Captions(tracks[0][1], lang, probes[0].stream.height) if burn_captions else None
+            join_videos(clips, probes, titles, staging.path(folder / f"{STEM}.mp4"), tracks, burn)
             staging.text(folder / f"{STEM}.srt", subs)
             staging.text(folder / f"{STEM}.vtt", srt_to_vtt(subs))
             staging.text(folder / f"{STEM}.chapters.vtt", chapters_vtt(titles, starts))
             build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters)
             if pdf:
-                build_handout(clips, [p.seconds for p in probes], lang, staging.path(folder / f"{STEM}.pdf"))
+                build_handout(clips, probes, lang, staging.path(folder / f"{STEM}.pdf"))
         return staging.commit()
     except OSError as err:
         staging.discard()

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from qkv_lens.app import texcache
+from qkv_lens.app import gif, texcache
 from qkv_lens.app.subtitles import srt_to_vtt
 from qkv_lens.app.video import probe
 from qkv_lens.registry import QUALITIES, SceneInfo, package_dir
@@ -243,6 +243,13 @@ def render_staged(job: Job, opts: Options, media: Path,
             (fit_audio if audio else faststart)(video, stage / name)
         except Exception as err:  # noqa: BLE001 - a broken video is a failed render
             return Result(job, False, time.monotonic() - start, error=f"cannot remux the video: {err}"), {}
+        video = stage / name
+    if video.suffix == ".gif":     # whole-centisecond delays that keep time with the subtitles
+        try:
+            fps = float(QUALITIES[opts.quality].split("p")[1])      # "480p15" -> 15
+            (stage / name).write_bytes(gif.exact_delays(video.read_bytes(), fps))
+        except gif.GifError as err:
+            return Result(job, False, time.monotonic() - start, error=f"cannot read the gif: {err}"), {}
         video = stage / name
     staged = {name: video}
     if srt.exists():

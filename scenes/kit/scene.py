@@ -16,7 +16,7 @@ from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, Params, load_lesson
 from qkv_lens.registry import SceneInfo, by_class
 from qkv_lens.store import write_atomic
 from qkv_lens.texts import tr
-from qkv_lens.voice import VoiceError, voice_clip, voice_mode
+from qkv_lens.voice import VoiceError, stray_recordings, voice_clip, voice_mode, warn
 
 from .glyphs import share_number_glyphs
 from .live import forget_svg_sources
@@ -282,6 +282,10 @@ class LessonScene(Scene):
 
     def tear_down(self) -> None:
         super().tear_down()
+        if self.voice == "recorded":     # a misnamed recording is never silently ignored
+            for line in stray_recordings(self.lesson.path.parent, self.lang, self.info.name,
+                                         [b.id for b in self.beats]):
+                warn(line)
         path = beats_path(self)
         if path is not None:
             write_atomic(path, self.beats_record().to_json().encode("utf-8"))

@@ -1,0 +1,120 @@
+"""``qkv-lens doctor``: the system pieces a render needs, each checked the
+way qkv-lens uses it, with the Debian/Ubuntu line that installs it.
+
+The needed pieces stop every render (LaTeX with ``standalone``, dvisvgm);
+the others serve one feature (a CJK font for Chinese lessons, which the
+loader checks per language; espeak-ng for ``--voice espeak``; Chromium for
+the lesson page's browser tests).  ``render``,
+``preview``, ``watch`` and ``script`` call ``first_missing`` before they
+start, so a machine without LaTeX gets one line pointing here rather than a
+traceback from a manim child.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from qkv_lens.fonts import FontMissing, font_for
+from qkv_lens.voice import ESPEAK
+
+APT = "sudo apt-get install --no-install-recommends"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One system piece: its name, what uses it, whether every render needs
+    it, the check (None when fine, else what is wrong) and its Debian package."""
+    name: str
+    used_for: str
+    needed: bool
+    check: Callable[[], str | None]
+    package: str
+
+    @property
+    def install(self) -> str:
+        return f"{APT} {self.package}"
+
+
+def _program(name: str) -> Callable[[], str | None]:
+    def check() -> str | None:
+        return None if shutil.which(name) else f"`{name}` is not on PATH"
+    return check
+
+
+def _standalone() -> str | None:
+    """LaTeX's ``standalone`` class, which manim's Tex template loads."""
+    if not shutil.which("kpsewhich"):
+        return "`kpsewhich` is not on PATH (no TeX installation)"
+    try:
+        found = subprocess.run(["kpsewhich", "standalone.cls"], capture_output=True, text=True,
+                               timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"kpsewhich failed ({err})"
+    return None if found else "LaTeX cannot find standalone.cls"
+
+
+def _cjk_font() -> str | None:
+    try:
+        font_for("zh")
+    except FontMissing:
+        return "no installed font draws Chinese"
+    return None
+
+
+def _chromium() -> str | None:
+    if os.access("/usr/bin/chromium", os.X_OK) or shutil.which("chromium"):
+        return None
+    return "no `chromium` (looked in /usr/bin and on PATH)"
+
+
+PIECES: tuple[Piece, ...] = (
+    Piece("LaTeX (latex)", "every formula", True, _program("latex"), "texlive-latex-base"),
+    Piece("LaTeX class standalone", "every formula", True, _standalone, "texlive-latex-extra"),
+    Piece("dvisvgm", "every formula (LaTeX to SVG)", True, _program("dvisvgm"), "dvisvgm"),
+    Piece("a CJK font", "Chinese lessons", False, _cjk_font, "fonts-noto-cjk"),
+    Piece("espeak-ng", "the draft voice, --voice espeak", False, _program(ESPEAK), "espeak-ng"),
+    Piece("Chromium", "the lesson page's browser tests", False, _chromium, "chromium chromium-driver"),
+)
+
+
+def examine(pieces: tuple[Piece, ...] = PIECES) -> list[tuple[Piece, str | None]]:
+    """Each piece with what is wrong with it (None when it is fine)."""
+    return [(piece, piece.check()) for piece in pieces]
+
+
+def report(found: list[tuple[Piece, str | None]]) -> tuple[str, int]:
+    """The doctor's text and its exit status: 1 when a piece every render
+    needs is missing, else 0."""
+    lines = []
+    for piece, problem in found:
+        kind = "needed" if piece.needed else "optional"
+        if problem is None:
+            lines.append(f"ok       {piece.name}: {piece.used_for}")
+        else:
+            lines.append(f"MISSING  {piece.name}: {problem} ({kind} for {piece.used_for})")
+            lines.append(f"         install: {piece.install}")
+    missing = [p for p, problem in found if problem is not None]
+    bad = [p for p in missing if p.needed]
+    if bad:
+        lines.append(f"{len(bad)} piece(s) every render needs are missing; install them, "
+                     "then run qkv-lens doctor again")
+    elif missing:
+        lines.append("ready to render; the optional pieces above serve only what they name")
+    else:
+        lines.append("ready: everything qkv-lens uses is installed")
+    return "\n".join(lines) + "\n", 1 if bad else 0
+
+
+def first_missing() -> str | None:
+    """One line naming the first piece every render needs that is missing,
+    with its install line, or None when a render can start."""
+    for piece in PIECES:
+        if piece.needed:
+            problem = piece.check()
+            if problem is not None:
+                return (f"{piece.name} is missing ({problem}), and {piece.used_for} needs it: "
+                        f"{piece.install} (qkv-lens doctor checks everything)")
+    return None

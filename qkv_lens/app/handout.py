@@ -1,0 +1,386 @@
+"""``lesson.pdf`` (``qkv-lens export --pdf``): a handout, one A4 page per scene.
+
+Each page holds the scene's title, the question to think about first, its
+key frame (the picture at the end of its last beat), its summary, its key
+formula typeset by LaTeX from the text tables' ``[formulas]`` (the
+same way the scenes typeset theirs, drawn as vector outlines), and what the
+clip says, beat by beat, in two columns.  Text is real PDF text (cairo's PDF
+surface with the lesson's fonts), so the handout is searchable and prints
+sharp.  Drawing goes through a cairo context, so the same page can be drawn
+onto an image to look at (``draw_page``).
+
+Coordinates are PDF points (1/72 inch), y down, on an A4 page.
+"""
+from __future__ import annotations
+
+import io
+import logging
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from qkv_lens.fonts import font_for
+from qkv_lens.texts import FORMULAS, tr
+
+A4 = (595.0, 842.0)
+MARGIN = 42.0
+FORMULA_PT = 30.0     # the key formula's height, at most
+GREY, INK, AMBER = (0.42, 0.45, 0.5), (0.07, 0.09, 0.15), (0.71, 0.33, 0.04)
+NOT_A_CHAR = "\U0010fffd"   # drawn as the font's "missing glyph" box
+QUOTES = "“”‘’"
+# a word: a wide (CJK) character with the punctuation that may not start a line, or a run
+# of other characters with the spaces after it
+_CJK = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"
+WORDS = re.compile(f"[“‘（「]*[{_CJK}][，。、；：！？）」”’]*|[^\\s{_CJK}]+[，。、；：！？）」”’]*\\s*|\\s+")
+
+
+def _wide(ch: str) -> bool:
+    import unicodedata
+    return unicodedata.east_asian_width(ch) in "WF"
+
+
+def font_file(family: str, bold: bool = False) -> tuple[str, int]:
+    """(file, face index) of ``family`` from fontconfig ('' if none)."""
+    import subprocess
+
+    pattern = f"{family}:bold" if bold else family
+    try:
+        found = subprocess.run(["fc-match", "-f", "%{file}|%{index}", pattern], capture_output=True,
+                               text=True, timeout=10).stdout
+        file, _, index = found.partition("|")
+        return file, int(index or 0)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return "", 0
+
+
+@cache
+def _families(lang: str) -> tuple[str, ...]:
+    try:
+        first = font_for(lang)
+    except Exception:   # noqa: BLE001 - no font for the language: fontconfig's choice
+        first = "sans"
+    return (first, "DejaVu Sans")
+
+
+@cache
+def _lacks(family: str, ch: str) -> bool:
+    """Whether ``family`` draws ``ch`` as its missing-glyph box (Noto Sans CJK has no ᵀ)."""
+    from PIL import ImageFont
+
+    file, index = font_file(family)
+    try:
+        font = ImageFont.truetype(file, 20, index=index)
+    except OSError:
+        return False
+    return bytes(font.getmask(ch)) == bytes(font.getmask(NOT_A_CHAR))
+
+
+class Writer:
+    """Real text on a cairo context in the lesson's font for ``lang``; a
+    character the font lacks is drawn in DejaVu Sans."""
+
+    def __init__(self, ctx: Any, lang: str):
+        self.ctx, self.lang = ctx, lang
+        self.families = _families(lang)
+
+    def _runs(self, text: str) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for k, ch in enumerate(text):
+            near = text[max(0, k - 1):k + 2]
+            # a CJK font draws curly quotes full width: in Latin text they come from the fallback
+            latin_quote = ch in QUOTES and not any(_wide(c) for c in near if c != ch)
+            lacks = not ch.isspace() and _lacks(self.families[0], ch)
+            family = self.families[1 if latin_quote or lacks else 0]
+            if out and out[-1][1] == family:
+                out[-1] = (out[-1][0] + ch, family)
+            else:
+                out.append((ch, family))
+        return out
+
+    def _face(self, family: str, size: float, bold: bool) -> None:
+        import cairo
+        weight = cairo.FONT_WEIGHT_BOLD if bold else cairo.FONT_WEIGHT_NORMAL
+        self.ctx.select_font_face(family, cairo.FONT_SLANT_NORMAL, weight)
+        self.ctx.set_font_size(size)
+
+    def width(self, text: str, size: float, bold: bool = False) -> float:
+        total = 0.0
+        for piece, family in self._runs(text):
+            self._face(family, size, bold)
+            total += self.ctx.text_extents(piece).x_advance
+        return total
+
+    def show(self, x: float, y: float, text: str, size: float, colour=INK, bold: bool = False) -> float:
+        """Write ``text`` with its baseline at ``y``; return where it ends."""
+        self.ctx.set_source_rgb(*colour)
+        for piece, family in self._runs(text):
+            self._face(family, size, bold)
+            self.ctx.move_to(x, y)
+            self.ctx.show_text(piece)
+            x += self.ctx.text_extents(piece).x_advance
+        return x
+
+    def lines(self, text: str, width: float, size: float, bold: bool = False) -> list[str]:
+        """``text`` filled into lines at most ``width`` wide, as a paragraph is:
+        each line takes as many words as fit (a CJK character is a word and
+        keeps its closing punctuation; a word wider than a line is cut)."""
+        out: list[str] = []
+        line = ""
+        for word in WORDS.findall(text):
+            if line.strip() and self.width((line + word).rstrip(), size, bold) > width:
+                out.append(line.rstrip())
+                line = word.lstrip()
+            else:
+                line += word
+            while len(line.strip()) > 1 and self.width(line.rstrip(), size, bold) > width:
+                cut = max([k for k in range(1, len(line)) if self.width(line[:k], size, bold) <= width] or [1])
+                out.append(line[:cut])
+                line = line[cut:]
+        if line.strip():
+            out.append(line.rstrip())
+        return out
+
+    def block(self, x: float, y: float, text: str, width: float, size: float, colour=INK,
+              bold: bool = False, leading: float = 1.35) -> float:
+        """A paragraph from the top ``y``; return the y under it."""
+        for line in self.lines(text, width, size, bold):
+            y += size * leading
+            self.show(x, y - 0.3 * size, line, size, colour, bold)
+        return y
+
+
+# -- formulas ----------------------------------------------------------------
+
+def typeset(latex: str) -> Path:
+    """The SVG of ``latex`` in display math, typeset as manim's MathTex does
+    (its template, latex and dvisvgm), through the shared typesetting cache."""
+    from manim import config, logger
+    from manim.utils.tex_file_writing import tex_to_svg_file
+
+    from qkv_lens.app import texcache
+
+    logger.setLevel(logging.WARNING)      # manim logs every formula it writes
+
+    with tempfile.TemporaryDirectory(prefix="qkv-handout-") as tmp:
+        texcache.seed(Path(tmp))
+        config.media_dir = tmp
+        svg = Path(tex_to_svg_file(latex, environment="align*"))
+        data = svg.read_bytes()
+        texcache.publish(Path(tmp))
+    out = Path(tempfile.mkdtemp(prefix="qkv-formula-")) / "formula.svg"
+    out.write_bytes(data)
+    return out
+
+
+@dataclass(frozen=True)
+class Outline:
+    """A typeset formula: its outlines (cairo path commands) and its box."""
+    paths: tuple[tuple[tuple[str, tuple[float, ...]], ...], ...]
+    box: tuple[float, float, float, float]     # x, y, width, height in SVG units
+
+
+def outline(svg: Path) -> Outline:
+    """The filled outlines of an SVG (dvisvgm's glyphs and rules), as cairo commands."""
+    import svgelements as se
+
+    doc = se.SVG.parse(str(svg))
+    paths, boxes = [], []
+    for element in doc.elements():
+        if not isinstance(element, se.Shape) or isinstance(element, se.Group):
+            continue
+        commands: list[tuple[str, tuple[float, ...]]] = []
+        here = (0.0, 0.0)
+        for seg in se.Path(element).segments():
+            if isinstance(seg, se.Move):
+                commands.append(("move_to", (seg.end.x, seg.end.y)))
+            elif isinstance(seg, se.Line):
+                commands.append(("line_to", (seg.end.x, seg.end.y)))
+            elif isinstance(seg, se.CubicBezier):
+                commands.append(("curve_to", (seg.control1.x, seg.control1.y, seg.control2.x, seg.control2.y,
+                                              seg.end.x, seg.end.y)))
+            elif isinstance(seg, se.QuadraticBezier):      # as the cubic it is
+                q, e = seg.control, seg.end
+                commands.append(("curve_to", (here[0] + 2 / 3 * (q.x - here[0]), here[1] + 2 / 3 * (q.y - here[1]),
+                                              e.x + 2 / 3 * (q.x - e.x), e.y + 2 / 3 * (q.y - e.y), e.x, e.y)))
+            elif isinstance(seg, se.Close):
+                commands.append(("close_path", ()))
+            if getattr(seg, "end", None) is not None:
+                here = (seg.end.x, seg.end.y)
+        if commands:
+            paths.append(tuple(commands))
+            boxes.append(se.Path(element).bbox())
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    return Outline(tuple(paths), (x0, y0, max(b[2] for b in boxes) - x0, max(b[3] for b in boxes) - y0))
+
+
+def draw_outline(ctx: Any, formula: Outline, x: float, y: float, height: float, max_width: float) -> float:
+    """Fill ``formula`` with its top left at (x, y), ``height`` tall at most
+    (less when it would be wider than ``max_width``); return its width."""
+    bx, by, bw, bh = formula.box
+    scale = min(height / bh, max_width / bw)
+    ctx.save()
+    ctx.translate(x, y)
+    ctx.scale(scale, scale)
+    ctx.translate(-bx, -by)
+    ctx.set_source_rgb(*INK)
+    for path in formula.paths:
+        for name, args in path:
+            getattr(ctx, name)(*args)
+        ctx.fill()
+    ctx.restore()
+    return bw * scale
+
+
+# -- the page ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PageContent:
+    """What one handout page shows (texts already in the lesson's language)."""
+    lesson: str
+    title: str
+    question: str
+    picture: bytes | None      # PNG of the key frame
+    summary: str
+    formula_words: str
+    formula: Outline | None
+    sayings: tuple[str, ...]   # what the clip says, beat by beat
+    footer: str
+
+
+def draw_page(ctx: Any, page: PageContent, lang: str) -> None:
+    """Draw one handout page on ``ctx`` (A4 in points)."""
+    import cairo
+
+    w = Writer(ctx, lang)
+    width = A4[0] - 2 * MARGIN
+    w.show(MARGIN, MARGIN, page.lesson, 9, GREY)
+    y = w.block(MARGIN, MARGIN + 4, page.title, width, 19, INK, bold=True, leading=1.3)
+    # the question, on a pale band
+    think = tr(lang, "page.think")
+    lines = w.lines(page.question, width - 16 - w.width(think, 10.5, True) - 6, 10.5)
+    band = 10.5 * 1.4 * len(lines) + 12
+    ctx.set_source_rgb(1.0, 0.97, 0.9)
+    ctx.rectangle(MARGIN, y + 8, width, band)
+    ctx.fill()
+    x = w.show(MARGIN + 8, y + 8 + 6 + 10.5, think, 10.5, AMBER, bold=True) + 6
+    for i, line in enumerate(lines):
+        w.show(x, y + 8 + 6 + 10.5 + i * 10.5 * 1.4, line, 10.5)
+    y += 8 + band + 10
+    if page.picture is not None:
+        image = cairo.ImageSurface.create_from_png(io.BytesIO(page.picture))
+        scale = width / image.get_width()
+        ctx.save()
+        ctx.translate(MARGIN, y)
+        ctx.scale(scale, scale)
+        ctx.set_source_surface(image, 0, 0)
+        ctx.get_source().set_filter(cairo.FILTER_BEST)
+        ctx.paint()
+        ctx.restore()
+        y += image.get_height() * scale + 12
+    y = w.block(MARGIN, y, tr(lang, "export.summary"), width, 11, AMBER, bold=True)
+    y = w.block(MARGIN, y, page.summary, width, 10.5) + 8
+    y = w.block(MARGIN, y, tr(lang, "export.formula"), width, 11, AMBER, bold=True)
+    if page.formula_words:
+        y = w.block(MARGIN, y, page.formula_words, width, 10.5)
+    if page.formula is not None:
+        bx, by, bw, bh = page.formula.box
+        scale = min(FORMULA_PT / bh, width / bw)
+        draw_outline(ctx, page.formula, MARGIN + (width - bw * scale) / 2, y + 8, FORMULA_PT, width)
+        y += 8 + bh * scale + 6
+    y += 8
+    if page.sayings:
+        y = w.block(MARGIN, y, tr(lang, "export.transcript"), width, 11, AMBER, bold=True)
+        _columns(w, page.sayings, MARGIN, y + 2, width, A4[1] - MARGIN - 22 - y)
+    w.show(MARGIN, A4[1] - MARGIN + 8, page.footer, 9, GREY)
+
+
+def _columns(w: Writer, sayings: Sequence[str], x: float, y: float, width: float, height: float) -> None:
+    """The numbered sentences in two columns filling ``height``: the largest
+    size from 10.5 pt down to 6.5 pt at which they fit (the last one tried otherwise)."""
+    gap = 16.0
+    column = (width - gap) / 2
+    for size in (10.5, 10, 9.5, 9, 8.5, 8, 7.5, 7, 6.5):
+        lead = size * 1.3
+        blocks = [w.lines(f"{i + 1}. {s}", column, size) for i, s in enumerate(sayings)]
+        heights = [len(b) * lead + size * 0.5 for b in blocks]
+        split, run = len(blocks), 0.0
+        for k, h in enumerate(heights):
+            if run + h > sum(heights) / 2 and k:
+                split = k
+                break
+            run += h
+        left, right = sum(heights[:split]), sum(heights[split:])
+        if max(left, right) <= height:
+            break
+    for col, part in enumerate((blocks[:split], blocks[split:])):
+        cy = y
+        for b in part:
+            for line in b:
+                cy += lead
+                w.show(x + col * (column + gap), cy - 0.3 * size, line, size)
+            cy += size * 0.5
+
+
+def write_pdf(pages: Sequence[PageContent], lang: str, dest: Path, title: str) -> None:
+    """The handout as a PDF of A4 pages with real text."""
+    import cairo
+
+    surface = cairo.PDFSurface(str(dest), *A4)
+    surface.set_metadata(cairo.PDF_METADATA_TITLE, title)
+    surface.set_metadata(cairo.PDF_METADATA_CREATOR, "qkv-lens")
+    ctx = cairo.Context(surface)
+    for page in pages:
+        draw_page(ctx, page, lang)
+        ctx.show_page()
+    surface.finish()
+
+
+def page_png(page: PageContent, lang: str, scale: float = 2.0) -> bytes:
+    """One page drawn as a PNG (``scale`` pixels a point), to look at."""
+    import cairo
+
+    surface = cairo.ImageSurface(cairo.FORMAT_RGB24, round(A4[0] * scale), round(A4[1] * scale))
+    ctx = cairo.Context(surface)
+    ctx.set_source_rgb(1, 1, 1)
+    ctx.paint()
+    ctx.scale(scale, scale)
+    draw_page(ctx, page, lang)
+    buf = io.BytesIO()
+    surface.write_to_png(buf)
+    return buf.getvalue()
+
+
+def key_frame(video: Path, at: float) -> bytes:
+    """The frame shown at ``at`` seconds (the last one starting at or before it), as PNG."""
+    import av
+
+    picked = None
+    with av.open(str(video)) as c:
+        stream = c.streams.video[0]
+        for frame in c.decode(stream):
+            if frame.time is not None and frame.time > at + 1e-6 and picked is not None:
+                break
+            picked = frame
+    if picked is None:
+        raise ValueError(f"{video}: no frame")
+    buf = io.BytesIO()
+    picked.to_image().save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def formula_for(section: str) -> Outline | None:
+    """The typeset key formula of a scene, if the text table has one."""
+    latex = FORMULAS.get(section)
+    return outline(typeset(latex)) if latex else None
+
+
+def key_time(duration: float, beat_ends: Sequence[float], fps: Fraction) -> float:
+    """When the key frame is: the end of the last beat, one frame before it
+    (the clip's end when there are no beats)."""
+    end = beat_ends[-1] if beat_ends else duration
+    return max(0.0, min(end, duration) - float(1 / fps))
