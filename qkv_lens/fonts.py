@@ -29,3 +29,21 @@ def font_for(lang: str) -> str:
             f"install one with: {INSTALL_HINT}"
         )
     return "DejaVu Sans"
+
+
+def font_file(family: str, bold: bool = False) -> tuple[str, int]:
+    """(file, face index) of ``family`` as fontconfig matches it (``fc-match``;
+    ``("", 0)`` without fontconfig)."""
+    import shutil
+    import subprocess
+
+    fc = shutil.which("fc-match")
+    if fc is None:
+        return "", 0
+    try:
+        found = subprocess.run([fc, "-f", "%{file}|%{index}", f"{family}:bold" if bold else family],
+                               capture_output=True, text=True, timeout=10, check=True).stdout
+        file, _, index = found.partition("|")
+        return file, int(index or 0)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return "", 0

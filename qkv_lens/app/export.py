@@ -42,9 +42,8 @@ import srt
 
 from qkv_lens import beats as beats_file
 from qkv_lens.app import handout, manifest
-from qkv_lens.app.handout import font_file
 from qkv_lens.app.subtitles import cues, srt_to_vtt
-from qkv_lens.fonts import font_for
+from qkv_lens.fonts import font_file, font_for
 from qkv_lens.lesson import LANGUAGES, Chapter
 from qkv_lens.registry import QUALITIES, SceneInfo
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, shown, temp_beside

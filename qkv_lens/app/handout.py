@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from qkv_lens.fonts import font_for
+from qkv_lens.fonts import font_file, font_for
 from qkv_lens.texts import FORMULAS, tr
 
 A4 = (595.0, 842.0)
@@ -42,20 +42,6 @@ WORDS = re.compile(f"[“‘（「]*[{_CJK}][，。、；：！？）」”’]*
 def _wide(ch: str) -> bool:
     import unicodedata
     return unicodedata.east_asian_width(ch) in "WF"
-
-
-def font_file(family: str, bold: bool = False) -> tuple[str, int]:
-    """(file, face index) of ``family`` from fontconfig ('' if none)."""
-    import subprocess
-
-    pattern = f"{family}:bold" if bold else family
-    try:
-        found = subprocess.run(["fc-match", "-f", "%{file}|%{index}", pattern], capture_output=True,
-                               text=True, timeout=10).stdout
-        file, _, index = found.partition("|")
-        return file, int(index or 0)
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return "", 0
 
 
 @cache

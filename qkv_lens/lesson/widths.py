@@ -12,27 +12,12 @@ counts it (a Chinese character 2, any other character 1), and a character
 no font at hand has counts 2."""
 from __future__ import annotations
 
-import shutil
-import subprocess
 import unicodedata
 from functools import cache
 from typing import Any
 
 SIZE = 1000          # the size names are measured at (advances in thousandths of an em)
 NOT_A_CHAR = "\uffff"
-
-
-def _font_file(family: str) -> tuple[str, int]:
-    fc = shutil.which("fc-match")
-    if fc is None:
-        return "", 0
-    try:
-        found = subprocess.run([fc, "-f", "%{file}|%{index}", family], capture_output=True, text=True,
-                               timeout=10, check=True).stdout
-        file, _, index = found.partition("|")
-        return file, int(index or 0)
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return "", 0
 
 
 @cache
@@ -42,7 +27,7 @@ def _fonts(lang: str) -> tuple[Any, ...]:
     try:
         from PIL import ImageFont
 
-        from qkv_lens.fonts import font_for
+        from qkv_lens.fonts import font_file, font_for
     except ImportError:      # pragma: no cover - Pillow comes with manim
         return ()
     try:
@@ -51,7 +36,7 @@ def _fonts(lang: str) -> tuple[Any, ...]:
         family = "sans"
     fonts = []
     for name in (family, "DejaVu Sans"):
-        file, index = _font_file(name)
+        file, index = font_file(name)
         if not file:
             continue
         try:
