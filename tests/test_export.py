@@ -397,6 +397,10 @@ def test_chinese_titles_notes_and_handout(tmp_path):
     assert len(re.findall(rb"/Type\s*/Page\b", (folder / "lesson.pdf").read_bytes())) == len(PICKED)
 
 
+def _and(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def test_missing_render_is_one_line_and_writes_nothing(tmp_path, capsys):
     make_renders(tmp_path)
     entries = manifest.load(tmp_path)
@@ -405,7 +409,32 @@ def test_missing_render_is_one_line_and_writes_nothing(tmp_path, capsys):
     assert run(tmp_path, "--lang", "en") == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert f"render it first: qkv-lens render {PICKED[1].name} --lang en -q l --out {tmp_path}" in err
+    assert f"no 480p15 mp4 render of {PICKED[1].name} in en" in err
+    assert err.rstrip().endswith(f"render it first: qkv-lens render {PICKED[1].name} --lang en -q l --out {tmp_path}")
+    assert leftovers(tmp_path) == []
+
+
+def test_every_missing_render_is_named_with_one_command_for_all(tmp_path, capsys):
+    make_renders(tmp_path, "en")
+    make_renders(tmp_path, "zh")
+    entries = manifest.load(tmp_path)
+    for name, lang in ((PICKED[2].name, "en"), (PICKED[0].name, "en"), (PICKED[1].name, "zh")):
+        del entries[manifest.entry_id(name, lang, "480p15", "mp4")]
+    manifest.save(tmp_path, entries)
+    assert run(tmp_path, "--lang", "en") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"no 480p15 mp4 render of {NAMES[0]} and {NAMES[2]} in en (" in err   # in the lesson's order
+    assert err.rstrip().endswith(f"render them first: qkv-lens render {NAMES[0]} {NAMES[2]} --lang en -q l "
+                                 f"--out {tmp_path}")
+    assert run(tmp_path, "--lang", "all") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{NAMES[1]} in zh; {NAMES[0]} and {NAMES[2]} in en (" in err   # languages in --lang all order
+    assert err.rstrip().endswith(f"qkv-lens render {' '.join(NAMES)} --lang all -q l --out {tmp_path}")
+    # the command it names is one the parser takes
+    args = cli.build_parser().parse_args(err.rstrip().split("render them first: qkv-lens ")[1].split())
+    assert (args.scenes, args.lang, args.quality, args.out) == (NAMES, "all", "l", str(tmp_path))
     assert leftovers(tmp_path) == []
 
 
@@ -423,7 +452,7 @@ def test_a_missing_language_stops_the_other_too(tmp_path, capsys):
     make_renders(tmp_path, "en")
     assert run(tmp_path, "--lang", "all") == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"{PICKED[0].name} has no 480p15 mp4 render in zh" in err
+    assert err.count("\n") == 1 and f"no 480p15 mp4 render of {_and(NAMES)} in zh (" in err
     assert leftovers(tmp_path) == []
 
 

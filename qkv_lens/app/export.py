@@ -99,9 +99,35 @@ class Probe:
         return self.length * self.time_base
 
 
-def render_hint(scene: str, lang: str, quality: str, out_arg: str) -> str:
+def render_hint(scenes: Sequence[str], lang: str, quality: str, out_arg: str) -> str:
+    """The one command that renders ``scenes`` (``lang``: a language or all)."""
     out = "" if out_arg == "renders" else f" --out {out_arg}"
-    return f"render it first: qkv-lens render {scene} --lang {lang} -q {quality}{out}"
+    them = "it" if len(scenes) == 1 else "them"
+    return f"render {them} first: qkv-lens render {' '.join(scenes)} --lang {lang} -q {quality}{out}"
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def check_rendered(out_root: Path, langs: Sequence[str], quality: str, scenes: Sequence[SceneInfo],
+                   out_arg: str = "renders") -> None:
+    """ExportError naming every one of ``scenes`` without an mp4 render at
+    ``quality`` in each of ``langs``, with one command that renders them all."""
+    try:
+        entries = manifest.load_checked(out_root)
+    except manifest.ManifestError as err:
+        raise ExportError(str(err)) from None
+    folder = QUALITIES[quality]
+    missing = {lang: [s.name for s in scenes if manifest.entry_id(s.name, lang, folder, "mp4") not in entries]
+               for lang in langs}
+    missing = {lang: names for lang, names in missing.items() if names}
+    if not missing:
+        return
+    every = [s.name for s in scenes if any(s.name in names for names in missing.values())]
+    where = "; ".join(f"{_names(names)} in {lang}" for lang, names in missing.items())
+    raise ExportError(f"no {folder} mp4 render of {where} ({shown(out_root / manifest.NAME)}); "
+                      + render_hint(every, next(iter(missing)) if len(missing) == 1 else "all", quality, out_arg))
 
 
 POSTER_BYTES = 64 << 20      # a poster is one frame: a 2160p PNG is a few MiB
@@ -111,9 +137,10 @@ SUBTITLE_BYTES = 4 << 20
 def find_clips(out_root: Path, lang: str, quality: str, scenes: Sequence[SceneInfo],
                out_arg: str = "renders") -> list[Clip]:
     """The mp4 render of each of ``scenes`` (in that order), from the
-    manifest; ExportError naming the first of them without one, or the
-    first listed file that is missing, leads outside ``out_root`` or is not
-    a file."""
+    manifest; ExportError naming every one without a render
+    (``check_rendered``), or the first listed file that is missing, leads
+    outside ``out_root`` or is not a file."""
+    check_rendered(out_root, [lang], quality, scenes, out_arg)
     try:
         entries = manifest.load_checked(out_root)
     except manifest.ManifestError as err:
@@ -121,11 +148,8 @@ def find_clips(out_root: Path, lang: str, quality: str, scenes: Sequence[SceneIn
     folder = QUALITIES[quality]
     clips = []
     for scene in scenes:
-        hint = render_hint(scene.name, lang, quality, out_arg)
-        e = entries.get(manifest.entry_id(scene.name, lang, folder, "mp4"))
-        if e is None:
-            raise ExportError(f"{scene.name} has no {folder} mp4 render in {lang} "
-                              f"({shown(out_root / manifest.NAME)}); {hint}")
+        hint = render_hint([scene.name], lang, quality, out_arg)
+        e = entries[manifest.entry_id(scene.name, lang, folder, "mp4")]
         files = {}
         for name in e["files"]:
             try:
@@ -624,6 +648,7 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
     letter); return the files written.  ExportError (nothing written) on any
     fault, naming only what is missing among ``scenes``."""
     clean_parts(out_root)   # what a killed export or render left
+    check_rendered(out_root, langs, quality, scenes, out_arg)   # every scene missing, in every language
     plans = []
     for lang in langs:      # every check before anything is written
         clips = find_clips(out_root, lang, quality, scenes, out_arg)
