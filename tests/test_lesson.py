@@ -115,6 +115,35 @@ def test_bad_lesson_message(tmp_path, content, parts):
         assert part in message
 
 
+@pytest.mark.parametrize("content, fraction", [
+    ("[worked_example]\nx = [1/2, 3]\n", "1/2"),                     # tomllib: "Unclosed array"
+    ("[worked_example]\nx = [3, -3 / 4]\n", "-3/4"),
+    ("[worked_example]\nW = [[1, 0, 2],\n  [0, 2.5/10, -1]]\n", "2.5/10"),
+    ("[worked_example]\nx = 1/2\n", "1/2"),                          # "Expected newline or end of document"
+])
+def test_an_unquoted_fraction_is_told_to_be_quoted(tmp_path, content, fraction):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(content, encoding="utf-8")
+    with pytest.raises(LessonError) as err:
+        load_lesson(bad)
+    message = str(err.value)
+    assert "TOML syntax error" in message and "\n" not in message
+    assert message.endswith(f'quote it: "{fraction}"')
+
+
+@pytest.mark.parametrize("content", [
+    "[worked_example]\nW = [[1, 0, 2]\n",                  # no fraction anywhere
+    '[worked_example]\nx = ["1/2", 3  # 1/2 in a comment\n',  # quoted, and in a comment: not the fault
+    "[worked_example]\nx = [1, 2 3]  # a/b\n",
+])
+def test_no_fraction_hint_without_an_unquoted_fraction(tmp_path, content):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(content, encoding="utf-8")
+    with pytest.raises(LessonError) as err:
+        load_lesson(bad)
+    assert "TOML syntax error" in str(err.value) and "quote it" not in str(err.value)
+
+
 @pytest.mark.parametrize("content, parts", BAD[:3] + BAD[6:7] + BAD[-1:], ids=lambda v: str(v)[:20])
 def test_cli_refuses_bad_lesson_with_status_2(tmp_path, content, parts):
     bad = tmp_path / "bad.toml"
