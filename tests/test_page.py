@@ -294,6 +294,11 @@ def test_the_speaker_window_follows_the_projected_one(open_page, browser):
         pg.keyboard.press("b")
         pg.keyboard.press("s")
         assert len(context.pages) == 2
+        # a reload of the projected window resumes its place, and the speaker window finds it again
+        pg.reload()
+        assert state(pg) == ("WorkedExample/0", "ready")
+        pg.keyboard.press("End")
+        notes.wait_for_function("document.body.dataset.beat === 'WorkedExample/3'", timeout=5000)
         # the language follows too
         pg.keyboard.press("Escape")
         pg.click("nav.langs button[data-lang=zh]")

@@ -360,7 +360,9 @@
       e.preventDefault();
     }, true);
     window.setInterval(function () { if (S.presenting) tick(); }, 1000);
-    if (window.opener) window.opener.postMessage({ qkv: 'hello' }, '*');
+    function hello() { if (window.opener) window.opener.postMessage({ qkv: 'hello' }, '*'); }
+    hello();
+    window.setInterval(hello, 2000);   /* finds the presenting window again after it reloads */
   }
 
   function start() {
@@ -391,6 +393,9 @@
     document.addEventListener('touchend', onTouchEnd, { passive: false });
     window.addEventListener('message', function (e) {
       var d = e.data;
+      if (!S.speaker && d && d.qkv === 'hello' && e.source && e.source.opener === window) {
+        S.speaker = e.source;   /* the speaker window of this window before a reload */
+      }
       if (!S.speaker || e.source !== S.speaker || !d || typeof d !== 'object') return;
       if (d.qkv === 'hello' && S.presenting) send();
       else if (d.qkv === 'key' && S.presenting && FORWARDED.indexOf(d.key) >= 0) command(d.key);
