@@ -232,6 +232,113 @@ def test_deck_has_a_title_slide_and_one_movie_slide_per_scene(exported):
         assert slide.notes_slide.notes_text_frame.text == "\n".join(sentences)
 
 
+def boxes_apart(a, b) -> bool:
+    """Two shapes' rectangles do not overlap."""
+    return (a.left + a.width <= b.left or b.left + b.width <= a.left
+            or a.top + a.height <= b.top or b.top + b.height <= a.top)
+
+
+def test_deck_shapes_sit_inside_the_slide_one_beside_another(exported):
+    from pptx import Presentation
+
+    deck = Presentation(str(exported / "lesson.pptx"))
+    W, H = deck.slide_width, deck.slide_height
+    assert (W, H) == (12192000, 6858000)
+    for n, slide in enumerate(deck.slides):
+        shapes = list(slide.shapes)
+        for shape in shapes:   # every position and size written out, inside the slide
+            assert None not in (shape.left, shape.top, shape.width, shape.height), (n, shape.name)
+            assert shape.width > 0 and shape.height > 0, (n, shape.name)
+            assert 0 <= shape.left and shape.left + shape.width <= W, (n, shape.name)
+            assert 0 <= shape.top and shape.top + shape.height <= H, (n, shape.name)
+        for i, a in enumerate(shapes):
+            for b in shapes[i + 1:]:
+                assert boxes_apart(a, b), (n, a.name, b.name)
+    cover = deck.slides[0]
+    title, subtitle = cover.shapes.title, cover.placeholders[1]
+    # the title above the chapters, neither at the top edge
+    assert H // 10 < title.top and title.top + title.height <= subtitle.top
+    assert title.height > H // 10 and subtitle.height > H // 10
+
+
+def test_deck_asks_each_question_and_names_its_lesson(exported):
+    from pptx import Presentation
+
+    deck = Presentation(str(exported / "lesson.pptx"))
+    props = deck.core_properties
+    assert props.title == tr("en", "lesson.title")
+    assert props.author == "qkv-lens" and props.subject == tr("en", "lesson.generated")
+    assert props.language == "en"
+    for slide, scene in zip(list(deck.slides)[1:], PICKED):
+        texts = [s.text_frame.text for s in slide.shapes if s.has_text_frame and s != slide.shapes.title]
+        assert texts == [f"{tr('en', 'page.think')} {tr('en', f'page.ask.{scene.section}')}"]
+        # the question sits between the title and the clip
+        ask = next(s for s in slide.shapes if s.has_text_frame and s != slide.shapes.title)
+        movie = next(s for s in slide.shapes if not s.has_text_frame)
+        assert slide.shapes.title.top + slide.shapes.title.height <= ask.top
+        assert ask.top + ask.height <= movie.top
+
+
+def test_deck_clips_play_when_their_slide_appears(exported):
+    from lxml import etree
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    ns = {"p": "http://schemas.openxmlformats.org/presentationml/2006/main"}
+
+    def xp(element, path: str) -> list:
+        return etree.XPath(path, namespaces=ns)(element)
+
+    deck = Presentation(str(exported / "lesson.pptx"))
+    for slide, (seconds, _, _) in zip(list(deck.slides)[1:], CLIPS):
+        [movie] = [s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA]
+        timing = slide.element.find("p:timing", ns)
+        ids = [int(i) for i in xp(timing, ".//p:cTn/@id")]
+        assert len(ids) == len(set(ids))
+        [main] = xp(timing, ".//p:cTn[@nodeType='mainSeq']")
+        [step] = xp(main, "./p:childTnLst/p:par/p:cTn")
+        # the first step starts when the main sequence begins (slide entry), not on a click
+        [begin] = xp(step, "./p:stCondLst/p:cond[@evt='onBegin']")
+        assert xp(begin, "./p:tn/@val") == [main.get("id")]
+        [call] = xp(step, ".//p:cTn[@presetClass='mediacall']")
+        assert call.get("nodeType") == "afterEffect"
+        [cmd] = xp(call, ".//p:cmd")
+        assert (cmd.get("type"), cmd.get("cmd")) == ("call", "playFrom(0.0)")
+        assert xp(cmd, ".//p:spTgt/@spid") == [str(movie.shape_id)]
+        assert xp(cmd, "./p:cBhvr/p:cTn/@dur") == [str(round(seconds * 1000))]
+        assert not xp(timing, ".//p:cTn[@nodeType='clickEffect']")
+        [video] = xp(timing, ".//p:video//p:spTgt/@spid")
+        assert video == str(movie.shape_id)
+
+
+def test_deck_title_slide_renders_apart_in_libreoffice(exported, tmp_path):
+    """LibreOffice draws the title slide: its texts are in their boxes, and
+    the top edge (where the title and subtitle once both sat) is empty."""
+    import shutil
+    import subprocess
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    if soffice is None:
+        pytest.skip("LibreOffice (soffice) is not installed: the deck's shapes are read back with python-pptx "
+                    "above; apt-get install libreoffice-impress to render its slides too")
+    from pptx import Presentation
+    subprocess.run([soffice, "--headless", f"-env:UserInstallation=file://{tmp_path / 'profile'}",
+                    "--convert-to", "png", "--outdir", str(tmp_path), str(exported / "lesson.pptx")],
+                   check=True, capture_output=True, timeout=180)
+    picture = np.asarray(Image.open(tmp_path / "lesson.png").convert("L"), dtype=float)   # the first slide
+    deck = Presentation(str(exported / "lesson.pptx"))
+    sy = picture.shape[0] / deck.slide_height
+    background = np.median(picture)
+
+    def ink(top: float, bottom: float) -> int:
+        band = picture[int(top * sy):int(bottom * sy)]
+        return int((np.abs(band - background) > 60).sum())
+
+    title, subtitle = deck.slides[0].shapes.title, deck.slides[0].placeholders[1]
+    assert ink(0, title.top) == 0   # nothing drawn above the title
+    assert ink(title.top, title.top + title.height) > 0
+    assert ink(subtitle.top, subtitle.top + subtitle.height) > 0
+
+
 def test_deck_package_embeds_each_clip_with_its_poster(exported):
     with zipfile.ZipFile(exported / "lesson.pptx") as z:
         names = z.namelist()
@@ -344,6 +451,10 @@ def test_chinese_titles_notes_and_handout(tmp_path):
     assert len(re.findall(rb"/Type\s*/Page\b", (folder / "lesson.pdf").read_bytes())) == len(PICKED)
 
 
+def _and(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def test_missing_render_is_one_line_and_writes_nothing(tmp_path, capsys):
     make_renders(tmp_path)
     entries = manifest.load(tmp_path)
@@ -352,7 +463,32 @@ def test_missing_render_is_one_line_and_writes_nothing(tmp_path, capsys):
     assert run(tmp_path, "--lang", "en") == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert f"render it first: qkv-lens render {PICKED[1].name} --lang en -q l --out {tmp_path}" in err
+    assert f"no 480p15 mp4 render of {PICKED[1].name} in en" in err
+    assert err.rstrip().endswith(f"render it first: qkv-lens render {PICKED[1].name} --lang en -q l --out {tmp_path}")
+    assert leftovers(tmp_path) == []
+
+
+def test_every_missing_render_is_named_with_one_command_for_all(tmp_path, capsys):
+    make_renders(tmp_path, "en")
+    make_renders(tmp_path, "zh")
+    entries = manifest.load(tmp_path)
+    for name, lang in ((PICKED[2].name, "en"), (PICKED[0].name, "en"), (PICKED[1].name, "zh")):
+        del entries[manifest.entry_id(name, lang, "480p15", "mp4")]
+    manifest.save(tmp_path, entries)
+    assert run(tmp_path, "--lang", "en") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"no 480p15 mp4 render of {NAMES[0]} and {NAMES[2]} in en (" in err   # in the lesson's order
+    assert err.rstrip().endswith(f"render them first: qkv-lens render {NAMES[0]} {NAMES[2]} --lang en -q l "
+                                 f"--out {tmp_path}")
+    assert run(tmp_path, "--lang", "all") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{NAMES[1]} in zh; {NAMES[0]} and {NAMES[2]} in en (" in err   # languages in --lang all order
+    assert err.rstrip().endswith(f"qkv-lens render {' '.join(NAMES)} --lang all -q l --out {tmp_path}")
+    # the command it names is one the parser takes
+    args = cli.build_parser().parse_args(err.rstrip().split("render them first: qkv-lens ")[1].split())
+    assert (args.scenes, args.lang, args.quality, args.out) == (NAMES, "all", "l", str(tmp_path))
     assert leftovers(tmp_path) == []
 
 
@@ -370,7 +506,7 @@ def test_a_missing_language_stops_the_other_too(tmp_path, capsys):
     make_renders(tmp_path, "en")
     assert run(tmp_path, "--lang", "all") == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"{PICKED[0].name} has no 480p15 mp4 render in zh" in err
+    assert err.count("\n") == 1 and f"no 480p15 mp4 render of {_and(NAMES)} in zh (" in err
     assert leftovers(tmp_path) == []
 
 

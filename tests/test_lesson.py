@@ -115,6 +115,35 @@ def test_bad_lesson_message(tmp_path, content, parts):
         assert part in message
 
 
+@pytest.mark.parametrize("content, fraction", [
+    ("[worked_example]\nx = [1/2, 3]\n", "1/2"),                     # tomllib: "Unclosed array"
+    ("[worked_example]\nx = [3, -3 / 4]\n", "-3/4"),
+    ("[worked_example]\nW = [[1, 0, 2],\n  [0, 2.5/10, -1]]\n", "2.5/10"),
+    ("[worked_example]\nx = 1/2\n", "1/2"),                          # "Expected newline or end of document"
+])
+def test_an_unquoted_fraction_is_told_to_be_quoted(tmp_path, content, fraction):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(content, encoding="utf-8")
+    with pytest.raises(LessonError) as err:
+        load_lesson(bad)
+    message = str(err.value)
+    assert "TOML syntax error" in message and "\n" not in message
+    assert message.endswith(f'quote it: "{fraction}"')
+
+
+@pytest.mark.parametrize("content", [
+    "[worked_example]\nW = [[1, 0, 2]\n",                  # no fraction anywhere
+    '[worked_example]\nx = ["1/2", 3  # 1/2 in a comment\n',  # quoted, and in a comment: not the fault
+    "[worked_example]\nx = [1, 2 3]  # a/b\n",
+])
+def test_no_fraction_hint_without_an_unquoted_fraction(tmp_path, content):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(content, encoding="utf-8")
+    with pytest.raises(LessonError) as err:
+        load_lesson(bad)
+    assert "TOML syntax error" in str(err.value) and "quote it" not in str(err.value)
+
+
 @pytest.mark.parametrize("content, parts", BAD[:3] + BAD[6:7] + BAD[-1:], ids=lambda v: str(v)[:20])
 def test_cli_refuses_bad_lesson_with_status_2(tmp_path, content, parts):
     bad = tmp_path / "bad.toml"
@@ -148,3 +177,26 @@ def test_manim_cli_shows_the_same_message(tmp_path):
 def test_missing_lesson_file(tmp_path):
     with pytest.raises(LessonError, match="not found"):
         load_lesson(tmp_path / "nope.toml")
+
+
+def test_init_writes_the_lesson_in_the_language_asked_for(tmp_path, capsys):
+    from importlib import resources
+
+    from qkv_lens.app import cli
+    shipped = resources.files("qkv_lens").joinpath("lesson.toml").read_text(encoding="utf-8")
+    assert load_lesson(LESSON).language == "zh"
+    assert cli.main(["init", str(tmp_path / "en"), "--lang", "en"]) == 0
+    written = (tmp_path / "en" / "lesson.toml").read_text(encoding="utf-8")
+    assert load_lesson(tmp_path / "en" / "lesson.toml").language == "en"
+    # one line differs, its comment kept; everything else is the shipped lesson
+    changed = [(a, b) for a, b in zip(shipped.splitlines(), written.splitlines()) if a != b]
+    assert len(written.splitlines()) == len(shipped.splitlines()) and len(changed) == 1
+    assert changed[0][1].startswith('language = "en"') and changed[0][1].endswith(changed[0][0].split("#", 1)[1])
+    assert (tmp_path / "en" / "manim.cfg").is_file()
+    # without --lang, the lesson as shipped
+    assert cli.main(["init", str(tmp_path / "as-shipped")]) == 0
+    assert (tmp_path / "as-shipped" / "lesson.toml").read_text(encoding="utf-8") == shipped
+    with pytest.raises(SystemExit) as err:
+        cli.main(["init", str(tmp_path / "fr"), "--lang", "fr"])
+    assert err.value.code == 2 and not (tmp_path / "fr").exists()
+    capsys.readouterr()

@@ -230,9 +230,9 @@ def test_presenter_mode_steps_through_beats(open_page):
     assert state(pg) == ("WorkedExample/0", "ready")
     assert current_video(pg)["scene"] == "WorkedExample"
     assert pg.locator("figure:visible").count() == 1
-    pg.keyboard.press("B")
+    pg.keyboard.press("ArrowUp")
     assert state(pg) == ("SpaceDeformation/0", "ready")
-    pg.keyboard.press("B")  # no scene before the first
+    pg.keyboard.press("ArrowUp")  # no scene before the first
     assert state(pg) == ("SpaceDeformation/0", "ready")
     pg.keyboard.press("ArrowLeft")  # nor a beat before its first
     assert state(pg) == ("SpaceDeformation/0", "ready")
@@ -246,39 +246,253 @@ def test_presenter_mode_steps_through_beats(open_page):
     assert current_video(pg)["t"] == pytest.approx(2.0, abs=0.05)
     play_beat(pg, "PageDown", "SpaceDeformation/2", 3.0)  # the clip's last beat ends with the video
     pg.keyboard.press("N")
-    pg.keyboard.press("N")
+    pg.keyboard.press("ArrowDown")
     pg.keyboard.press("N")  # no scene after the last
     assert state(pg) == ("DotProductSoftmax/0", "ready")
     play_beat(pg, "ArrowRight", "DotProductSoftmax/0", 1.2)
 
 
-def test_speaker_panel_shows_the_beat_narration_and_hides(open_page):
+def test_the_speaker_window_follows_the_projected_one(open_page, browser):
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    try:
+        pg = open_page("?lang=en&present=1", context=context)
+        # the class's screen shows the clip and nothing of the notes
+        assert not pg.locator("#speaker").is_visible()
+        assert tr("en", "page.next") not in visible_text(pg)
+        with context.expect_page() as opened:
+            pg.keyboard.press("s")
+        notes = opened.value
+        notes.wait_for_function("document.body.dataset.beat === 'SpaceDeformation/0'")
+        assert notes.locator("#speaker").is_visible()
+        assert notes.locator("video:visible").count() == 0
+        assert notes.title() == tr("en", "page.speaker") + " · " + tr("en", "lesson.title")
+        assert notes.locator("#speaker .say").inner_text() == SEEN["en"].format(i=1, scene="SpaceDeformation")
+        assert notes.locator("#speaker .next").inner_text() == SEEN["en"].format(i=2, scene="SpaceDeformation")
+        assert notes.locator("#speaker .step").inner_text() == tr("en", "page.step", n=1, total=3)
+        assert tr("en", "page.ask.space_deformation") in notes.locator("#speaker .side").inner_text()
+        assert re.fullmatch(r"\d+:\d\d", notes.locator("#speaker .timer").inner_text())
+        assert re.search(r"\d\d:\d\d", notes.locator("#speaker .clock").inner_text())
+        # the main window steps: the speaker window follows
+        pg.bring_to_front()
+        pg.keyboard.press("End")
+        notes.wait_for_function("document.body.dataset.beat === 'SpaceDeformation/2'")
+        assert notes.evaluate("document.body.dataset.state") == "done"
+        assert notes.locator("#speaker .say").inner_text() == SEEN["en"].format(i=3, scene="SpaceDeformation")
+        assert notes.locator("#speaker .next").inner_text() == (
+            tr("en", "page.next_clip") + " " + tr("en", "worked_example.title"))
+        # keys pressed in the speaker window step the projected one
+        notes.bring_to_front()
+        notes.keyboard.press("ArrowRight")
+        pg.wait_for_function("document.body.dataset.beat === 'WorkedExample/0'")
+        notes.wait_for_function("document.body.dataset.beat === 'WorkedExample/0'")
+        notes.keyboard.press("b")
+        pg.wait_for_function("document.body.classList.contains('blank')")
+        notes.wait_for_function(f"document.querySelector('#speaker .state').innerText.includes("
+                                f"{json.dumps(tr('en', 'page.blanked'))})")
+        # S again brings the same window back rather than a second one
+        pg.bring_to_front()
+        pg.keyboard.press("b")
+        pg.keyboard.press("s")
+        assert len(context.pages) == 2
+        # a reload of the projected window resumes its place, and the speaker window finds it again
+        pg.reload()
+        assert state(pg) == ("WorkedExample/0", "ready")
+        pg.keyboard.press("End")
+        notes.wait_for_function("document.body.dataset.beat === 'WorkedExample/3'", timeout=5000)
+        # the language follows too
+        pg.keyboard.press("Escape")
+        pg.click("nav.langs button[data-lang=zh]")
+        pg.keyboard.press("p")
+        notes.wait_for_function("document.documentElement.lang === 'zh'")
+        assert notes.locator("#speaker .say").inner_text() == SEEN["zh"].format(i=1, scene="SpaceDeformation")
+    finally:
+        context.close()
+
+
+def test_presenter_keys_blank_captions_overview_and_go_to(open_page):
     pg = open_page("?lang=en&present=1")
-    panel = pg.locator("#speaker")
-    assert panel.is_visible()
-    assert pg.locator("#speaker .say").inner_text() == SEEN["en"].format(i=1, scene="SpaceDeformation")
-    assert pg.locator("#speaker .next").inner_text() == SEEN["en"].format(i=2, scene="SpaceDeformation")
-    assert pg.locator("#speaker .step").inner_text() == tr("en", "page.step", n=1, total=3)
-    assert tr("en", "page.ask.space_deformation") in pg.locator("#speaker .side").inner_text()
-    before = current_video(pg)
-    pg.keyboard.press("s")
-    assert not panel.is_visible()
-    assert state(pg) == ("SpaceDeformation/0", "ready")  # S changes nothing else
-    pg.keyboard.press("End")
-    pg.keyboard.press("S")
-    assert panel.is_visible()
-    assert pg.locator("#speaker .say").inner_text() == SEEN["en"].format(i=3, scene="SpaceDeformation")
-    assert pg.locator("#speaker .next").inner_text() == tr("en", "page.last")
-    assert current_video(pg)["width"] == pytest.approx(before["width"], abs=2)
-    # Chinese narration: cue lines joined without spaces, except next to Latin letters
-    pg.keyboard.press("Escape")
-    assert pg.evaluate("document.body.dataset.beat") is None
-    assert pg.locator("nav.toc:visible").count() == 1
-    pg.click("nav.langs button[data-lang=zh]")
-    pg.keyboard.press("p")
+    pg.wait_for_function("document.querySelector('figure.current video').readyState >= 1")
+    modes = "() => [...document.querySelector('figure.current video').textTracks].map(t => t.mode)"
+    assert pg.evaluate(modes) == ["showing"]
+    pg.keyboard.press("c")
+    assert pg.evaluate(modes) == ["hidden"]
+    assert tr("en", "page.captions_off") in pg.locator("#live").inner_text()
+    pg.keyboard.press("C")
+    assert pg.evaluate(modes) == ["showing"]
+    for key in ("b", "."):
+        pg.keyboard.press(key)
+        assert pg.locator("#blank").is_visible()
+        assert tr("en", "page.blanked") in pg.locator("#live").inner_text()
+        pg.keyboard.press(key)
+        assert not pg.locator("#blank").is_visible()
+    # on a blank screen any key lights it again and does nothing else
+    pg.keyboard.press("B")
+    pg.keyboard.press("ArrowRight")
+    assert not pg.locator("#blank").is_visible()
     assert state(pg) == ("SpaceDeformation/0", "ready")
-    assert pg.locator("#speaker .say").inner_text() == SEEN["zh"].format(i=1, scene="SpaceDeformation")
-    assert pg.locator("#speaker .keys").inner_text() == tr("zh", "page.keys")
+    # G: a clip by its number
+    pg.keyboard.press("g")
+    assert pg.locator("#overview").is_visible()
+    assert pg.evaluate("document.activeElement.type") == "number"
+    pg.keyboard.type("3")
+    pg.keyboard.press("Enter")
+    assert not pg.locator("#overview").is_visible()
+    assert state(pg) == ("DotProductSoftmax/0", "ready")
+    # O: every clip, the current one marked; Esc closes it and stays in presenter mode
+    pg.keyboard.press("o")
+    items = pg.locator("#overview li button")
+    assert items.all_inner_texts() == [tr("en", f"{CLIPS[s][0]}.title") for s in ORDER]
+    assert pg.locator("#overview button[aria-current]").inner_text() == tr("en", "dot_product_softmax.title")
+    pg.keyboard.press("Escape")
+    assert not pg.locator("#overview").is_visible()
+    assert state(pg) == ("DotProductSoftmax/0", "ready")
+    pg.keyboard.press("O")
+    items.nth(1).click()
+    assert state(pg) == ("WorkedExample/0", "ready")
+    # F: full screen, and again to leave it
+    pg.keyboard.press("f")
+    pg.wait_for_function("document.fullscreenElement === document.documentElement")
+    pg.keyboard.press("F")
+    pg.wait_for_function("document.fullscreenElement === null")
+
+
+def test_a_cued_clip_shows_its_question_until_it_plays(open_page):
+    pg = open_page("?lang=en&present=1")
+    card = pg.locator("#card")
+    assert card.is_visible()
+    assert card.locator(".title").inner_text() == tr("en", "space_deformation.title")
+    assert card.locator(".question").inner_text() == tr("en", "page.ask.space_deformation")
+    play_beat(pg, "ArrowRight", "SpaceDeformation/0", 1.0)
+    assert not card.is_visible()
+    pg.keyboard.press("End")
+    pg.keyboard.press("ArrowRight")   # the next clip is cued: its card, not a frame of it
+    assert state(pg) == ("WorkedExample/0", "ready")
+    assert card.is_visible()
+    assert card.locator(".question").inner_text() == tr("en", "page.ask.worked_example")
+    # the class sees the question, never the narration or what comes next
+    text = visible_text(pg)
+    assert SEEN["en"].format(i=1, scene="WorkedExample") not in text and tr("en", "page.next") not in text
+    pg.keyboard.press("ArrowRight")
+    assert state(pg)[1] == "playing" and not card.is_visible()
+
+
+def test_the_place_is_kept_in_the_url_and_resumed(open_page):
+    pg = open_page("?lang=en&present=1")
+    assert pg.evaluate("location.hash") == "#en-SpaceDeformation/0"
+    pg.keyboard.press("n")
+    play_beat(pg, "ArrowRight", "WorkedExample/0", 1.0)
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("document.body.dataset.state === 'done'", timeout=8000)
+    assert pg.evaluate("location.hash") == "#en-WorkedExample/1"
+    pg.reload()
+    assert state(pg) == ("WorkedExample/1", "ready")
+    pg.wait_for_function("document.querySelector('figure.current video').readyState >= 1")
+    assert current_video(pg)["t"] == pytest.approx(1.0, abs=0.05)
+    play_beat(pg, "ArrowRight", "WorkedExample/1", 2.0)
+    # a link to a place opens presenter mode there; leaving keeps the clip, not the beat
+    pg = open_page("#zh-DotProductSoftmax/1")
+    assert state(pg) == ("DotProductSoftmax/1", "ready")
+    assert pg.evaluate("document.documentElement.lang") == "zh"
+    pg.keyboard.press("Escape")
+    assert pg.evaluate("location.hash") == "#zh-DotProductSoftmax"
+    pg.reload()
+    assert pg.evaluate("document.body.dataset.beat") is None
+    assert scrolled_to(pg, "zh-DotProductSoftmax")
+    # a beat past the clip's end is its last beat
+    assert state(open_page("#en-SpaceDeformation/9")) == ("SpaceDeformation/2", "ready")
+
+
+def swipe(pg, x0: float, x1: float, y: float) -> None:
+    """A one-finger swipe from x0 to x1, as real touch events."""
+    cdp = pg.context.new_cdp_session(pg)
+    steps = [x0 + (x1 - x0) * i / 5 for i in range(6)]
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y}]})
+    for x in steps[1:]:
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_touch_steps_and_leaves(open_page, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        pg = open_page("?lang=en", context=context)
+        pg.tap("#present-btn")
+        assert state(pg) == ("SpaceDeformation/0", "ready")
+        # the key help names the gestures, not keys a phone does not have
+        help_text = pg.locator("#help").inner_text()
+        assert tr("en", "page.touch_step") in help_text and tr("en", "page.touch_back") in help_text
+        assert tr("en", "page.key_step") not in help_text and tr("en", "page.key_full") not in help_text
+        pg.tap("#card")   # the title card covers the clip until it plays
+        assert state(pg) == ("SpaceDeformation/0", "playing")
+        pg.wait_for_function("document.body.dataset.state === 'done'", timeout=8000)
+        swipe(pg, 300, 60, 400)    # to the left: on
+        assert state(pg) == ("SpaceDeformation/1", "playing")
+        swipe(pg, 60, 300, 400)    # to the right: back
+        assert state(pg) == ("SpaceDeformation/0", "ready")
+        exit_button = pg.locator("#exit")
+        assert exit_button.is_visible()
+        assert exit_button.get_attribute("aria-label") == tr("en", "page.leave")
+        box = exit_button.bounding_box()
+        assert box["width"] >= 44 and box["height"] >= 44   # a finger's target
+        exit_button.tap()
+        assert pg.evaluate("document.body.dataset.beat") is None
+        assert pg.locator("nav.toc:visible").count() == 1
+    finally:
+        context.close()
+    # a desktop shows keys, no gestures and no exit button
+    pg = open_page("?lang=en&present=1")
+    help_text = pg.locator("#help").inner_text()
+    assert tr("en", "page.key_step") in help_text and tr("en", "page.touch_step") not in help_text
+    assert not pg.locator("#exit").is_visible()
+
+
+def contrast(pg, selector: str) -> float:
+    """WCAG contrast of the element's text colour against the first opaque background behind it."""
+    fg, bg = pg.evaluate(r"""sel => { let el = document.querySelector(sel);
+        const fg = getComputedStyle(el).color;
+        while (el && getComputedStyle(el).backgroundColor.replace(/\s/g, '').match(/rgba\(.*,0\)|transparent/))
+            el = el.parentElement;
+        return [fg, el ? getComputedStyle(el).backgroundColor : 'rgb(255, 255, 255)']; }""", selector)
+
+    def luminance(css: str) -> float:
+        r, g, b = (int(v) / 255 for v in re.findall(r"\d+", css)[:3])
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((luminance(fg), luminance(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_accessibility_live_region_transcript_contrast_and_fonts(open_page, browser):
+    pg = open_page("?lang=en")
+    # every clip has its beats' sentences under it, in order
+    for scene, (_, ends) in CLIPS.items():
+        items = pg.locator(f"#en-{scene} details.transcript li").evaluate_all("li => li.map(x => x.textContent)")
+        assert items == [SEEN["en"].format(i=i + 1, scene=scene) for i in range(len(ends))]
+    assert pg.locator("#en-WorkedExample details.transcript summary").inner_text() == tr("en", "page.transcript")
+    # fonts: English text is set in a Latin font first, Chinese in a CJK one
+    family = "s => getComputedStyle(document.querySelector(s)).fontFamily.split(',')[0].trim()"
+    assert "CJK" not in pg.evaluate(family, "section[lang=en] .intro")
+    assert "CJK" not in pg.evaluate(family, "body")
+    pg.click("nav.langs button[data-lang=zh]")
+    assert "CJK" in pg.evaluate(family, "section[lang=zh] .intro")
+    pg.click("nav.langs button[data-lang=en]")
+    # the live region says where the presenter is
+    live = pg.locator("#live")
+    assert live.get_attribute("role") == "status" and live.get_attribute("aria-live") == "polite"
+    pg.keyboard.press("p")
+    assert live.inner_text() == " · ".join([tr("en", "space_deformation.title"), tr("en", "page.step", n=1, total=3),
+                                            tr("en", "page.ready")])
+    pg.keyboard.press("End")
+    assert live.inner_text().endswith(tr("en", "page.step", n=3, total=3) + " · " + tr("en", "page.done"))
+    # the key help (shown on entering, and by ?), on the class's screen and in the speaker window, reads at 4.5:1
+    assert not pg.locator("#help").is_visible()
+    pg.keyboard.press("?")
+    assert pg.locator("#help").is_visible()
+    assert contrast(pg, "#help") >= 4.5
+    notes = open_page("?speaker=1")
+    assert contrast(notes, "#speaker .keys") >= 4.5
+    assert contrast(notes, "#speaker .where .state") >= 4.5
 
 
 def scrolled_to(pg, fig: str) -> bool:
@@ -316,7 +530,7 @@ def test_deep_link_opens_that_language_at_that_clip(open_page):
     assert pg.evaluate("window.scrollY") > 100
     pg = open_page("?present=1#en-WorkedExample")
     assert state(pg) == ("WorkedExample/0", "ready")
-    assert pg.locator("#speaker .say").inner_text() == SEEN["en"].format(i=1, scene="WorkedExample")
+    assert pg.locator("#card .title").inner_text() == tr("en", "worked_example.title")
     pg = open_page("#zh-DotProductSoftmax")
     assert pg.evaluate("document.documentElement.lang") == "zh"
     assert scrolled_to(pg, "zh-DotProductSoftmax") and pg.evaluate("window.scrollY") > 100
@@ -389,6 +603,7 @@ def test_no_raw_math_in_visible_text(open_page):
         seen = [text]
         pg.keyboard.press("p")
         for _ in ORDER:
+            pg.keyboard.press("ArrowRight")   # past the title card
             seen.append(visible_text(pg))
             pg.keyboard.press("End")
             seen.append(visible_text(pg))

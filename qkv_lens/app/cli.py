@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -441,9 +442,25 @@ def version_text() -> str:
 INIT_FILES = ("lesson.toml", "manim.cfg")
 
 
+_LANGUAGE_LINE = re.compile(r'^language = "[a-z]+"', re.M)
+
+
+def lesson_in(lang: str | None) -> bytes:
+    """The shipped lesson.toml, with its ``language`` set to ``lang`` (None:
+    as shipped); the rest of the file, its comments too, as it is."""
+    from importlib import resources
+
+    text = resources.files("qkv_lens").joinpath("lesson.toml").read_text(encoding="utf-8")
+    if lang is not None:
+        text, n = _LANGUAGE_LINE.subn(f'language = "{lang}"', text, count=1)
+        if n != 1:
+            raise RuntimeError("the shipped lesson.toml has no language line")
+    return text.encode("utf-8")
+
+
 def cmd_init(args) -> int:
-    """Write the shipped lesson.toml and manim.cfg into a folder (default:
-    here); never overwrites a file unless --force."""
+    """Write the shipped lesson.toml (in --lang) and manim.cfg into a folder
+    (default: here); never overwrites a file unless --force."""
     from importlib import resources
 
     folder = Path(args.folder)
@@ -455,7 +472,9 @@ def cmd_init(args) -> int:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name in INIT_FILES:
-            write_atomic(folder / name, resources.files("qkv_lens").joinpath(name).read_bytes())
+            data = lesson_in(args.lang) if name == "lesson.toml" else \
+                resources.files("qkv_lens").joinpath(name).read_bytes()
+            write_atomic(folder / name, data)
             print(shown(folder / name))
     except OSError as err:
         raise UsageError(f"{shown(err.filename or folder)}: cannot write there ({err.strerror or err})") from None
@@ -470,6 +489,9 @@ def build_parser() -> argparse.ArgumentParser:
     ini = sub.add_parser("init", help="write lesson.toml (the default lesson) and manim.cfg to edit")
     ini.add_argument("folder", nargs="?", default=".", help="where (default: here)")
     ini.add_argument("--force", action="store_true", help="write over existing files")
+    ini.add_argument("--lang", choices=list(LANGUAGES), default=None,
+                     help="the lesson's language: what render, the page and export use by default "
+                          "(default: as shipped, zh)")
     ini.set_defaults(func=cmd_init)
     ls = sub.add_parser("list", help="the lesson's scenes, in order, under its chapters")
     ls.add_argument("--all", action="store_true", help="also the scenes the lesson leaves out")

@@ -16,8 +16,9 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
   its beats' cues timed to this language's beats.
 - ``lesson.srt`` / ``lesson.vtt``: every clip's cues, shifted by the time
   its clip starts; ``lesson.chapters.vtt``: one cue per scene.
-- ``lesson.pptx``: a title slide, then one slide per scene with its clip
-  embedded (poster as the preview) and its narration in the speaker notes.
+- ``lesson.pptx``: a title slide, then one slide per scene with its
+  question and its clip embedded (poster as the preview, playing when the
+  slide appears) and its narration in the speaker notes.
 - ``lesson.pdf`` (``--pdf``): a handout, one A4 page per scene in real text
   (``qkv_lens.app.handout``).
 
@@ -100,9 +101,35 @@ class Probe:
         return self.length * self.time_base
 
 
-def render_hint(scene: str, lang: str, quality: str, out_arg: str) -> str:
+def render_hint(scenes: Sequence[str], lang: str, quality: str, out_arg: str) -> str:
+    """The one command that renders ``scenes`` (``lang``: a language or all)."""
     out = "" if out_arg == "renders" else f" --out {out_arg}"
-    return f"render it first: qkv-lens render {scene} --lang {lang} -q {quality}{out}"
+    them = "it" if len(scenes) == 1 else "them"
+    return f"render {them} first: qkv-lens render {' '.join(scenes)} --lang {lang} -q {quality}{out}"
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def check_rendered(out_root: Path, langs: Sequence[str], quality: str, scenes: Sequence[SceneInfo],
+                   out_arg: str = "renders") -> None:
+    """ExportError naming every one of ``scenes`` without an mp4 render at
+    ``quality`` in each of ``langs``, with one command that renders them all."""
+    try:
+        entries = manifest.load_checked(out_root)
+    except manifest.ManifestError as err:
+        raise ExportError(str(err)) from None
+    folder = QUALITIES[quality]
+    missing = {lang: [s.name for s in scenes if manifest.entry_id(s.name, lang, folder, "mp4") not in entries]
+               for lang in langs}
+    missing = {lang: names for lang, names in missing.items() if names}
+    if not missing:
+        return
+    every = [s.name for s in scenes if any(s.name in names for names in missing.values())]
+    where = "; ".join(f"{_names(names)} in {lang}" for lang, names in missing.items())
+    raise ExportError(f"no {folder} mp4 render of {where} ({shown(out_root / manifest.NAME)}); "
+                      + render_hint(every, next(iter(missing)) if len(missing) == 1 else "all", quality, out_arg))
 
 
 POSTER_BYTES = 64 << 20      # a poster is one frame: a 2160p PNG is a few MiB
@@ -112,9 +139,10 @@ SUBTITLE_BYTES = 4 << 20
 def find_clips(out_root: Path, lang: str, quality: str, scenes: Sequence[SceneInfo],
                out_arg: str = "renders") -> list[Clip]:
     """The mp4 render of each of ``scenes`` (in that order), from the
-    manifest; ExportError naming the first of them without one, or the
-    first listed file that is missing, leads outside ``out_root`` or is not
-    a file."""
+    manifest; ExportError naming every one without a render
+    (``check_rendered``), or the first listed file that is missing, leads
+    outside ``out_root`` or is not a file."""
+    check_rendered(out_root, [lang], quality, scenes, out_arg)
     try:
         entries = manifest.load_checked(out_root)
     except manifest.ManifestError as err:
@@ -122,11 +150,8 @@ def find_clips(out_root: Path, lang: str, quality: str, scenes: Sequence[SceneIn
     folder = QUALITIES[quality]
     clips = []
     for scene in scenes:
-        hint = render_hint(scene.name, lang, quality, out_arg)
-        e = entries.get(manifest.entry_id(scene.name, lang, folder, "mp4"))
-        if e is None:
-            raise ExportError(f"{scene.name} has no {folder} mp4 render in {lang} "
-                              f"({shown(out_root / manifest.NAME)}); {hint}")
+        hint = render_hint([scene.name], lang, quality, out_arg)
+        e = entries[manifest.entry_id(scene.name, lang, folder, "mp4")]
         files = {}
         for name in e["files"]:
             try:
@@ -522,37 +547,111 @@ def chapter_names(chapters: Sequence[Chapter], clips: list[Clip], lang: str) -> 
     return [ch.title.name(lang) for ch in chapters if there & set(ch.scenes)]
 
 
+# PowerPoint's timing tree for a movie that starts on its own when the slide
+# appears ("Start: Automatically"): the main sequence's first step begins with
+# the sequence (onBegin of node 2) and calls playFrom(0.0) on the movie.
+AUTOPLAY = (
+    '<p:timing xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:tnLst><p:par>'
+    '<p:cTn id="1" dur="indefinite" restart="never" nodeType="tmRoot"><p:childTnLst>'
+    '<p:seq concurrent="1" nextAc="seek"><p:cTn id="2" dur="indefinite" nodeType="mainSeq"><p:childTnLst>'
+    '<p:par><p:cTn id="3" fill="hold"><p:stCondLst><p:cond delay="indefinite"/>'
+    '<p:cond evt="onBegin" delay="0"><p:tn val="2"/></p:cond></p:stCondLst><p:childTnLst>'
+    '<p:par><p:cTn id="4" fill="hold"><p:stCondLst><p:cond delay="0"/></p:stCondLst><p:childTnLst>'
+    '<p:par><p:cTn id="5" presetID="1" presetClass="mediacall" presetSubtype="0" fill="hold" '
+    'nodeType="afterEffect"><p:stCondLst><p:cond delay="0"/></p:stCondLst><p:childTnLst>'
+    '<p:cmd type="call" cmd="playFrom(0.0)"><p:cBhvr><p:cTn id="6" dur="{ms}" fill="hold"/>'
+    '<p:tgtEl><p:spTgt spid="{spid}"/></p:tgtEl></p:cBhvr></p:cmd>'
+    '</p:childTnLst></p:cTn></p:par></p:childTnLst></p:cTn></p:par></p:childTnLst></p:cTn></p:par>'
+    '</p:childTnLst></p:cTn>'
+    '<p:prevCondLst><p:cond evt="onPrev" delay="0"><p:tgtEl><p:sldTgt/></p:tgtEl></p:cond></p:prevCondLst>'
+    '<p:nextCondLst><p:cond evt="onNext" delay="0"><p:tgtEl><p:sldTgt/></p:tgtEl></p:cond></p:nextCondLst>'
+    '</p:seq>'
+    '<p:video><p:cMediaNode vol="80000"><p:cTn id="7" fill="hold" display="0"><p:stCondLst>'
+    '<p:cond delay="indefinite"/></p:stCondLst></p:cTn><p:tgtEl><p:spTgt spid="{spid}"/></p:tgtEl>'
+    '</p:cMediaNode></p:video></p:childTnLst></p:cTn></p:par></p:tnLst></p:timing>')
+
+
+def _autoplay(slide: Any, movie: Any, seconds: float) -> None:
+    """Make ``movie`` play from its start when ``slide`` appears in a slide
+    show (python-pptx's own timing plays it only on a click)."""
+    from pptx.oxml import parse_xml
+
+    old = slide.element.get_or_add_timing()
+    old.addprevious(parse_xml(AUTOPLAY.format(ms=max(1, round(seconds * 1000)), spid=movie.shape_id)))
+    slide.element.remove(old)
+
+
+def _text_box(slide: Any, box: tuple[int, int, int, int], text: str, size: int, bold: bool = False,
+              colour: str | None = None) -> Any:
+    """A word-wrapped text box at ``box`` (left, top, width, height in EMU)."""
+    from pptx.dml.color import RGBColor
+    from pptx.util import Emu, Pt
+
+    shape = slide.shapes.add_textbox(*(Emu(v) for v in box))
+    frame = shape.text_frame
+    frame.word_wrap = True
+    frame.text = text
+    for paragraph in frame.paragraphs:
+        paragraph.font.size, paragraph.font.bold = Pt(size), bold
+        if colour:
+            paragraph.font.color.rgb = RGBColor.from_string(colour)
+    return shape
+
+
+def _place(shape: Any, box: tuple[int, int, int, int]) -> None:
+    """Set all four of a placeholder's position and size: setting only some
+    writes the others as 0 (the title slide's title and subtitle once sat at
+    y = 0 with no height, one over the other)."""
+    from pptx.util import Emu
+
+    shape.left, shape.top, shape.width, shape.height = (Emu(v) for v in box)
+
+
+W_DECK, H_DECK = 12192000, 6858000   # 16:9, in EMU
+
+
 def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chapter] = ()) -> None:
     """A 16:9 deck: the lesson's title and chapters, then per scene its
-    title, its clip (poster as preview) and its narration as speaker notes."""
+    title, its question (as on the lesson page), its clip (poster as preview,
+    playing from the start when the slide appears) and its narration as
+    speaker notes.  The file's title, subject, author and language are set."""
     from pptx import Presentation
     from pptx.util import Emu, Pt
 
     prs = Presentation()
-    W, H = 12192000, 6858000   # 16:9, in EMU
+    W, H = W_DECK, H_DECK
     prs.slide_width, prs.slide_height = Emu(W), Emu(H)
-    margin = Emu(W // 24)
+    props = prs.core_properties
+    props.title, props.subject = tr(lang, "lesson.title"), tr(lang, "lesson.generated")
+    props.author = props.last_modified_by = "qkv-lens"
+    props.language = lang
+    margin = W // 24
     cover = prs.slides.add_slide(prs.slide_layouts[0])
     cover.shapes.title.text = tr(lang, "lesson.title")
     cover.placeholders[1].text = "\n".join(chapter_names(chapters, clips, lang))
-    for shape in cover.placeholders:
-        shape.left, shape.width = margin, Emu(W - 2 * margin)
-    title_h = Emu(H // 7)
+    _place(cover.shapes.title, (margin, H * 2 // 10, W - 2 * margin, H * 3 // 10))
+    _place(cover.placeholders[1], (margin, H * 54 // 100, W - 2 * margin, H * 36 // 100))
+    title_top, title_h = H // 40, H // 8
+    ask_top, ask_h = title_top + title_h, H // 8
     for clip in clips:
         slide = prs.slides.add_slide(prs.slide_layouts[5])   # title only
         title = slide.shapes.title
         title.text = tr(lang, f"{clip.scene.section}.title")
-        title.left, title.top, title.width, title.height = margin, Emu(H // 40), Emu(W - 2 * margin), title_h
+        _place(title, (margin, title_top, W - 2 * margin, title_h))
         for paragraph in title.text_frame.paragraphs:
             paragraph.font.size = Pt(32)
-        box_w, box_h = W - 2 * margin, H - title_h - H // 40 - margin // 2 - H // 20
+        ask = f"{tr(lang, 'page.think')} {tr(lang, f'page.ask.{clip.scene.section}')}"
+        _text_box(slide, (margin, ask_top, W - 2 * margin, ask_h), ask, 18)
+        top = ask_top + ask_h + H // 80
+        box_w, box_h = W - 2 * margin, H - top - H // 20
         aspect = Fraction(clip.width or 16, clip.height or 9)
         w = min(box_w, int(box_h * aspect))
         h = int(w / aspect)
-        left, top = (W - w) // 2, title_h + H // 40 + (box_h - h) // 2 + H // 40
+        left = (W - w) // 2
         poster = str(clip.poster) if clip.poster else None
-        slide.shapes.add_movie(str(clip.video), Emu(left), Emu(top), Emu(w), Emu(h),
-                               poster_frame_image=poster, mime_type="video/mp4")
+        movie = slide.shapes.add_movie(str(clip.video), Emu(left), Emu(top + (box_h - h) // 2), Emu(w), Emu(h),
+                                       poster_frame_image=poster, mime_type="video/mp4")
+        _autoplay(slide, movie, clip.duration)
         slide.notes_slide.notes_text_frame.text = "\n".join(narration(clip, lang))
     prs.save(str(dest))
 
@@ -666,6 +765,7 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
     letter); return the files written.  ExportError (nothing written) on any
     fault, naming only what is missing among ``scenes``."""
     clean_parts(out_root)   # what a killed export or render left
+    check_rendered(out_root, langs, quality, scenes, out_arg)   # every scene missing, in every language
     plans = []
     for lang in langs:      # every check before anything is written
         clips = find_clips(out_root, lang, quality, scenes, out_arg)

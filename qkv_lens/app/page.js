@@ -1,13 +1,25 @@
 /* The lesson page: language choice (?lang=, #<lang>-<Scene>, remembered in
-   localStorage) and presenter mode (?present=1 or P), keyboard only.
+   localStorage) and presenter mode (?present=1 or P) by keys and touch.
+   The projected window shows only the clip and its captions; S opens the
+   speaker window (this page with ?speaker=1), which the two windows keep in
+   step by postMessage (it works from file://, where every page is its own
+   origin, so each side checks who sent a message instead of where from).
+   The place is kept in the hash (#en-WorkedExample/3) and resumed on reload.
    The data (texts, clips, beats) is the JSON in #lesson-data: a page opened
    from file:// cannot fetch files. */
 (function () {
   'use strict';
   var DATA = JSON.parse(document.getElementById('lesson-data').textContent);
   var KEY = 'qkv-lens.lang';
-  var S = { lang: DATA.first, presenting: false, scene: 0, beat: 0, status: 'ready', stopAt: null, speaker: true };
+  var PARAMS = new URLSearchParams(window.location.search);
+  var VIEW = PARAMS.get('speaker') === '1';   /* this window is the speaker window */
+  var TOUCH = navigator.maxTouchPoints > 0 || window.matchMedia('(pointer: coarse)').matches;
+  var KEYBOARD = !window.matchMedia('(pointer: coarse)').matches || window.matchMedia('(any-pointer: fine)').matches;
+  var STATES = ['ready', 'playing', 'done'];
+  var S = { lang: DATA.first, presenting: false, scene: 0, beat: 0, status: 'ready', stopAt: null,
+            captions: true, blank: false, started: 0, speaker: null };
 
+  function $(sel) { return document.querySelector(sel); }
   function stored() { try { return window.localStorage.getItem(KEY); } catch (e) { return null; } }
   function remember(lang) { try { window.localStorage.setItem(KEY, lang); } catch (e) { /* private mode */ } }
   function valid(lang) { return DATA.langs.indexOf(lang) >= 0; }
@@ -15,6 +27,7 @@
   function fill(text, fields) {
     return text.replace(/\{(\w+)\}/g, function (m, name) { return name in fields ? String(fields[name]) : m; });
   }
+  function plain(markup) { var d = document.createElement('div'); d.innerHTML = markup; return d.textContent; }
 
   function showLang(lang, keep) {
     if (!valid(lang)) return;
@@ -24,10 +37,26 @@
       b.setAttribute('aria-pressed', String(b.dataset.lang === lang)); });
     document.querySelectorAll('video').forEach(function (v) { if (v.closest('[hidden]')) v.pause(); });
     document.querySelectorAll('[data-t]').forEach(function (el) { el.textContent = ui(el.dataset.t); });
+    document.querySelectorAll('[data-t-label]').forEach(function (el) {
+      el.setAttribute('aria-label', ui(el.dataset.tLabel)); });
     document.documentElement.lang = lang;
     document.body.dataset.lang = lang;
-    document.title = ui('title');
+    document.title = VIEW ? ui('speaker') + ' · ' + ui('title') : ui('title');
     if (keep) remember(lang);
+  }
+
+  /* the key help: only what this device has (keys with a keyboard, gestures with touch) */
+  function help() {
+    var parts = [];
+    if (KEYBOARD) {
+      parts.push(ui('key_step'), ui('key_back'), ui('key_ends'), ui('key_clip'));
+      if (!VIEW) parts.push(ui('key_goto'));   /* the overview opens on the class's screen */
+      parts.push(ui('key_blank'), ui('key_captions'));
+      if (document.fullscreenEnabled) parts.push(ui('key_full'));
+      if (!VIEW) parts.push(ui('key_speaker'), ui('key_leave'));
+    }
+    if (TOUCH && !VIEW) parts.push(ui('touch_step'), ui('touch_back'), ui('touch_leave'));
+    return parts.join(' · ');
   }
 
   /* presenter mode */
@@ -36,23 +65,63 @@
   function figure() { return document.getElementById(S.lang + '-' + clip().scene); }
   function video() { return figure().querySelector('video'); }
   function beat() { return clip().beats[S.beat]; }
+  function place() { return '#' + S.lang + '-' + clip().scene + '/' + S.beat; }
+
+  function setHash(hash) {
+    if (window.location.hash === hash) return;
+    try { window.history.replaceState(null, '', hash); } catch (e) { window.location.replace(hash); }
+  }
+
+  function status() {   /* the state as the live region and the speaker window say it */
+    var s = ui(S.status);
+    if (S.blank) s += ' · ' + ui('blanked');
+    if (!S.captions) s += ' · ' + ui('captions_off');
+    return s;
+  }
+
+  function where() {
+    var c = clip();
+    return plain(c.title) + ' · ' + fill(ui('step'), { n: S.beat + 1, total: c.beats.length }) + ' · ' + status();
+  }
+
+  function paint() {   /* the speaker panel (in the speaker window) */
+    var c = clip(), b = beat(), next = c.beats[S.beat + 1], panel = $('#speaker');
+    panel.querySelector('.title').innerHTML = c.title;
+    panel.querySelector('.step').textContent = fill(ui('step'), { n: S.beat + 1, total: c.beats.length });
+    panel.querySelector('.state').textContent = status();
+    panel.querySelector('.say').innerHTML = b.say;
+    panel.querySelector('.question').innerHTML = c.ask;
+    panel.querySelector('.next').innerHTML = next ? next.say
+      : (S.scene + 1 < clips().length ? ui('next_clip') + ' ' + clips()[S.scene + 1].title : ui('last'));
+    panel.querySelector('.keys').textContent = help();
+    tick();
+  }
+
+  function tick() {
+    var s = Math.max(0, Math.floor((Date.now() - S.started) / 1000));
+    $('#speaker .timer').textContent = S.started ? Math.floor(s / 60) + ':' + ('0' + s % 60).slice(-2) : '0:00';
+    $('#speaker .clock').textContent = new Date().toLocaleTimeString(S.lang, { hour: '2-digit', minute: '2-digit' });
+  }
+
+  function send() {
+    if (!S.speaker || S.speaker.closed) return;
+    S.speaker.postMessage({ qkv: 'state', lang: S.lang, scene: S.scene, beat: S.beat, status: S.status,
+                            blank: S.blank, captions: S.captions, started: S.started }, '*');
+  }
 
   function show() {
-    var c = clip(), b = beat(), n = c.beats.length, next = c.beats[S.beat + 1];
+    var c = clip();
     document.body.dataset.beat = c.scene + '/' + S.beat;
     document.body.dataset.state = S.status;
     document.querySelectorAll('figure.current').forEach(function (f) { f.classList.remove('current'); });
     figure().classList.add('current');
-    var panel = document.getElementById('speaker');
-    panel.querySelector('.title').innerHTML = c.title;
-    panel.querySelector('.step').textContent = fill(ui('step'), { n: S.beat + 1, total: n });
-    panel.querySelector('.state').textContent = ui(S.status);
-    panel.querySelector('.say').innerHTML = b.say;
-    panel.querySelector('.question').innerHTML = c.ask;
-    panel.querySelector('.next').innerHTML = next ? next.say : ui('last');
-    panel.querySelector('.think-label').textContent = ui('think');
-    panel.querySelector('.next-label').textContent = ui('next');
-    panel.querySelector('.keys').textContent = ui('keys');
+    /* a clip cued at its start shows its question to the class until it plays */
+    var card = S.beat === 0 && S.status === 'ready';
+    document.body.classList.toggle('card', card);
+    if (card) { $('#card .title').innerHTML = c.title; $('#card .question').innerHTML = c.ask; }
+    $('#live').textContent = where();
+    setHash(place());
+    send();
   }
 
   function stop() {
@@ -102,13 +171,84 @@
   function forward() {
     if (S.status === 'ready') { play(); return; }
     if (S.beat + 1 < clip().beats.length) { cue(S.scene, S.beat + 1, 'start'); play(); return; }
-    if (S.scene + 1 < clips().length) cue(S.scene + 1, 0, 'start');  /* the next clip waits for its question */
+    if (S.scene + 1 < clips().length) cue(S.scene + 1, 0, 'start');  /* the next clip waits on its title card */
   }
 
   function back() {
     if (S.beat > 0) cue(S.scene, S.beat - 1, 'start');
     else if (S.scene > 0) cue(S.scene - 1, clips()[S.scene - 1].beats.length - 1, 'start');
     else cue(0, 0, 'start');
+  }
+
+  function toClip(i) { if (i >= 0 && i < clips().length) cue(i, 0, 'start'); }
+
+  function captions() {
+    document.querySelectorAll('video').forEach(function (v) {
+      for (var i = 0; i < v.textTracks.length; i++) v.textTracks[i].mode = S.captions ? 'showing' : 'hidden';
+    });
+  }
+
+  function setBlank(on) { S.blank = on; document.body.classList.toggle('blank', on); show(); }
+
+  function fullscreen() {
+    if (!document.fullscreenEnabled) return;
+    if (document.fullscreenElement) document.exitFullscreen();
+    else document.documentElement.requestFullscreen().catch(function () { /* refused: stay windowed */ });
+  }
+
+  function openSpeaker() {
+    if (S.speaker && !S.speaker.closed) { S.speaker.focus(); send(); return; }
+    var url = window.location.href.split('#')[0].split('?')[0] + '?speaker=1';
+    S.speaker = window.open(url, 'qkv-lens-speaker', 'popup,width=960,height=600');
+    if (!S.speaker) $('#live').textContent = ui('blocked');
+  }
+
+  /* the overview of the clips (O), with a clip number to go to (G) */
+  function overview(number) {
+    var box = $('#overview'), list = box.querySelector('ol');
+    list.innerHTML = '';
+    clips().forEach(function (c, i) {
+      var li = document.createElement('li'), b = document.createElement('button');
+      b.type = 'button';
+      b.innerHTML = c.title;
+      if (i === S.scene) b.setAttribute('aria-current', 'true');
+      b.addEventListener('click', function () { closeOverview(); toClip(i); });
+      li.appendChild(b);
+      list.appendChild(li);
+    });
+    var input = box.querySelector('input');
+    input.max = String(clips().length);
+    input.value = '';
+    box.hidden = false;
+    (number ? input : list.querySelectorAll('button')[S.scene]).focus();
+  }
+
+  function closeOverview() { $('#overview').hidden = true; }
+
+  var COMMANDS = {
+    ArrowRight: forward, ' ': forward, PageDown: forward, ArrowLeft: back, PageUp: back,
+    Home: function () { cue(S.scene, 0, 'start'); },
+    End: function () { cue(S.scene, clip().beats.length - 1, 'end'); },
+    n: function () { toClip(S.scene + 1); }, ArrowDown: function () { toClip(S.scene + 1); },
+    ArrowUp: function () { toClip(S.scene - 1); },
+    b: function () { setBlank(!S.blank); }, '.': function () { setBlank(!S.blank); },
+    c: function () { S.captions = !S.captions; captions(); show(); },
+    f: fullscreen, g: function () { overview(true); }, o: function () { overview(false); },
+    s: openSpeaker, h: function () { document.body.classList.toggle('help'); },
+    '?': function () { document.body.classList.toggle('help'); },
+    p: leave, Escape: leave
+  };
+  /* what the speaker window may ask of this one */
+  var FORWARDED = ['ArrowRight', ' ', 'PageDown', 'ArrowLeft', 'PageUp', 'Home', 'End', 'n', 'ArrowDown', 'ArrowUp',
+                   'b', '.', 'c'];
+
+  function command(key) {
+    var k = key.length === 1 ? key.toLowerCase() : key, run = COMMANDS[k];
+    if (!run) return false;
+    document.body.classList.remove('help');
+    if (S.blank && k !== 'b' && k !== '.' && k !== 'f') { setBlank(false); return true; }  /* any key lights it again */
+    run();
+    return true;
   }
 
   function sceneIndex(name) {
@@ -125,69 +265,141 @@
     return 0;
   }
 
-  function enter(scene) {
+  function enter(scene, index) {
     if (!clips().length) return;
     S.presenting = true;
-    document.body.classList.add('presenting');
-    document.body.classList.toggle('speaker-on', S.speaker);
+    S.started = Date.now();
+    document.body.classList.add('presenting', 'help');
+    $('#help').textContent = help();
     document.querySelectorAll('video').forEach(function (v) { v.pause(); v.removeAttribute('controls'); });
-    cue(scene, 0, 'start');
+    captions();
+    cue(scene, Math.min(index || 0, clips()[scene].beats.length - 1), 'start');
   }
 
   function leave() {
     if (S.stopAt !== null) stop();
     var f = figure();
     S.presenting = false;
-    document.body.classList.remove('presenting', 'speaker-on');
+    S.blank = false;
+    closeOverview();
+    document.body.classList.remove('presenting', 'card', 'help', 'blank');
     document.querySelectorAll('figure.current').forEach(function (x) { x.classList.remove('current'); });
     document.querySelectorAll('video').forEach(function (v) { v.setAttribute('controls', ''); });
     delete document.body.dataset.beat;
     delete document.body.dataset.state;
+    $('#live').textContent = '';
+    setHash('#' + S.lang + '-' + clip().scene);
+    if (document.fullscreenElement) document.exitFullscreen();
     f.scrollIntoView();
   }
 
   function onKey(e) {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     var k = e.key;
+    if (!$('#overview').hidden) {
+      if (k === 'Escape') { closeOverview(); e.preventDefault(); }
+      return;   /* the overview's buttons and number field have the keys */
+    }
     if (!S.presenting) {
-      if (k === 'p' || k === 'P') { e.preventDefault(); enter(visibleScene()); }
+      if (k === 'p' || k === 'P') { e.preventDefault(); enter(visibleScene(), 0); }
       return;
     }
-    var last = clips().length - 1;
-    if (k === 'ArrowRight' || k === ' ' || k === 'PageDown') forward();
-    else if (k === 'ArrowLeft' || k === 'PageUp') back();
-    else if (k === 'Home') cue(S.scene, 0, 'start');
-    else if (k === 'End') cue(S.scene, clip().beats.length - 1, 'end');
-    else if (k === 'n' || k === 'N') { if (S.scene < last) cue(S.scene + 1, 0, 'start'); }
-    else if (k === 'b' || k === 'B') { if (S.scene > 0) cue(S.scene - 1, 0, 'start'); }
-    else if (k === 's' || k === 'S') {
-      S.speaker = !S.speaker;
-      document.body.classList.toggle('speaker-on', S.speaker);
-    }
-    else if (k === 'p' || k === 'P' || k === 'Escape') leave();
+    if (command(k)) e.preventDefault();
+  }
+
+  /* touch: a tap or a swipe to the left steps on, a swipe to the right steps back */
+  var touchAt = null;
+  function onTouchStart(e) {
+    document.body.classList.add('touch');
+    touchAt = null;
+    if (!S.presenting || e.touches.length !== 1 || e.target.closest('button, input, #overview')) return;
+    touchAt = { x: e.touches[0].clientX, y: e.touches[0].clientY };
+  }
+  function onTouchMove(e) { if (touchAt && e.cancelable) e.preventDefault(); }   /* no scrolling, no history swipe */
+  function onTouchEnd(e) {
+    if (S.presenting && e.target.closest('#exit')) { leave(); e.preventDefault(); return; }
+    if (!touchAt || !S.presenting) return;
+    var t = e.changedTouches[0], dx = t.clientX - touchAt.x, dy = t.clientY - touchAt.y;
+    touchAt = null;
+    if (Math.abs(dx) < 30 && Math.abs(dy) < 30) command('ArrowRight');
+    else if (Math.abs(dx) > 2 * Math.abs(dy)) command(dx < 0 ? 'ArrowRight' : 'ArrowLeft');
     else return;
-    e.preventDefault();
+    if (e.cancelable) e.preventDefault();   /* no click after it */
   }
 
   function fromHash() {
-    var m = /^#([a-z]+)-(\w+)$/.exec(window.location.hash);
-    return m && valid(m[1]) ? { lang: m[1], scene: m[2] } : null;
+    var m = /^#([a-z]+)-(\w+)(?:\/(\d+))?$/.exec(window.location.hash);
+    return m && valid(m[1]) ? { lang: m[1], scene: m[2], beat: m[3] === undefined ? null : Number(m[3]) } : null;
+  }
+
+  /* the speaker window: shows what the presenting window sends, sends it the keys */
+  function speakerView() {
+    document.body.classList.add('speaker-view');
+    showLang(DATA.first, false);
+    S.started = 0;
+    window.addEventListener('message', function (e) {
+      var d = e.data;
+      if (e.source !== window.opener || !d || d.qkv !== 'state' || !valid(d.lang)) return;
+      var list = DATA.clips[d.lang];
+      if (!(d.scene >= 0 && d.scene < list.length && d.beat >= 0 && d.beat < list[d.scene].beats.length)) return;
+      if (d.lang !== S.lang) showLang(d.lang, false);
+      S.scene = d.scene; S.beat = d.beat; S.blank = d.blank === true; S.captions = d.captions !== false;
+      S.status = STATES.indexOf(d.status) >= 0 ? d.status : 'ready';
+      S.started = typeof d.started === 'number' ? d.started : 0;
+      S.presenting = true;
+      document.body.dataset.beat = clip().scene + '/' + S.beat;
+      document.body.dataset.state = S.status;
+      paint();
+    });
+    document.addEventListener('keydown', function (e) {
+      if (e.altKey || e.ctrlKey || e.metaKey || !window.opener) return;
+      var k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+      if (k === 'f') { fullscreen(); e.preventDefault(); return; }
+      if (FORWARDED.indexOf(k) < 0) return;
+      window.opener.postMessage({ qkv: 'key', key: k }, '*');
+      e.preventDefault();
+    }, true);
+    window.setInterval(function () { if (S.presenting) tick(); }, 1000);
+    function hello() { if (window.opener) window.opener.postMessage({ qkv: 'hello' }, '*'); }
+    hello();
+    window.setInterval(hello, 2000);   /* finds the presenting window again after it reloads */
   }
 
   function start() {
-    var params = new URLSearchParams(window.location.search);
-    var asked = params.get('lang'), hash = fromHash();
+    if (VIEW) { speakerView(); return; }
+    var asked = PARAMS.get('lang'), hash = fromHash();
     if (valid(asked)) { showLang(asked, true); }
     else if (hash) { showLang(hash.lang, false); }
     else { showLang(valid(stored()) ? stored() : DATA.first, false); }
+    document.body.classList.toggle('touch', TOUCH);
     document.querySelectorAll('nav.langs button').forEach(function (b) {
       b.addEventListener('click', function () { showLang(b.dataset.lang, true); });
     });
-    document.getElementById('present-btn').addEventListener('click', function (e) {
+    $('#present-btn').addEventListener('click', function (e) {
       e.currentTarget.blur();
-      enter(visibleScene());
+      enter(visibleScene(), 0);
+    });
+    $('#exit').addEventListener('click', function () { if (S.presenting) leave(); });
+    $('#overview input').addEventListener('keydown', function (e) {
+      if (e.key !== 'Enter') return;
+      var n = parseInt(e.currentTarget.value, 10);
+      closeOverview();
+      if (n >= 1) toClip(n - 1);
+      e.preventDefault();
     });
     document.addEventListener('keydown', onKey, true);
+    document.addEventListener('touchstart', onTouchStart, { passive: true });
+    document.addEventListener('touchmove', onTouchMove, { passive: false });
+    document.addEventListener('touchend', onTouchEnd, { passive: false });
+    window.addEventListener('message', function (e) {
+      var d = e.data;
+      if (!S.speaker && d && d.qkv === 'hello' && e.source && e.source.opener === window) {
+        S.speaker = e.source;   /* the speaker window of this window before a reload */
+      }
+      if (!S.speaker || e.source !== S.speaker || !d || typeof d !== 'object') return;
+      if (d.qkv === 'hello' && S.presenting) send();
+      else if (d.qkv === 'key' && S.presenting && FORWARDED.indexOf(d.key) >= 0) command(d.key);
+    });
     window.addEventListener('hashchange', function () {
       var h = fromHash();
       if (!h || S.presenting) return;
@@ -196,7 +408,8 @@
       if (f) f.scrollIntoView();
     });
     var at = hash ? sceneIndex(hash.scene) : -1;
-    if (params.get('present') === '1') { enter(Math.max(at, 0)); }
+    if (at >= 0 && hash.beat !== null) { enter(at, hash.beat); }   /* a presenter's place: resume there */
+    else if (PARAMS.get('present') === '1') { enter(Math.max(at, 0), 0); }
     else if (at >= 0) { document.getElementById(S.lang + '-' + hash.scene).scrollIntoView(); }
   }
 

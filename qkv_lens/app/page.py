@@ -36,7 +36,10 @@ QUALITY_RANK = {folder: i for i, folder in enumerate(QUALITIES.values())}
 MIME = {"mp4": "video/mp4", "webm": "video/webm"}
 BEATS = beats_file.SUFFIX
 # the texts the script needs per language (presenter mode, title, footer, buttons)
-UI_KEYS = ("title", "footer", "present", "step", "ready", "playing", "done", "next", "last", "think", "keys")
+UI_KEYS = ("title", "footer", "present", "step", "ready", "playing", "done", "next", "last", "think",
+           "next_clip", "speaker", "timer", "clock", "blanked", "captions_off", "blocked", "leave", "overview",
+           "goto", "transcript", "key_step", "key_back", "key_ends", "key_clip", "key_goto", "key_blank",
+           "key_captions", "key_full", "key_speaker", "key_leave", "touch_step", "touch_back", "touch_leave")
 
 
 class PageError(Exception):
@@ -121,7 +124,15 @@ def beats(e: dict, lang: str, out_root: Path) -> list[dict]:
     return [{"id": b.id, "start": b.start, "end": b.end, "say": math_html(b.say)} for b in found]
 
 
-def _clip(e: dict, lang: str, out_root: Path) -> str:
+def _transcript(lang: str, said: list[dict]) -> str:
+    """The beats' sentences, folded under the clip (what a reader of the page
+    without the video, or a screen reader, gets of it)."""
+    items = "".join(f"<li>{b['say']}</li>" for b in said)
+    return (f'<details class="transcript"><summary>{html.escape(tr(lang, "page.transcript"))}</summary>'
+            f'<ol>{items}</ol></details>')
+
+
+def _clip(e: dict, lang: str, out_root: Path, said: list[dict]) -> str:
     files = _files(e)
     title = html.escape(tr(lang, f"{e['section']}.title"))
     poster = files.get("png", "")
@@ -147,7 +158,7 @@ def _clip(e: dict, lang: str, out_root: Path) -> str:
            f'{math_html(tr(lang, "page.ask." + e["section"]))}</p>')
     summary = math_html(tr(lang, f"{e['section']}.summary"))
     return (f'<figure id="{lang}-{e["scene"]}" data-scene="{e["scene"]}"><h3>{title}</h3>{ask}{media}'
-            f'<figcaption>{summary}</figcaption></figure>')
+            f'<figcaption>{summary}</figcaption>{_transcript(lang, said)}</figure>')
 
 
 def _intro(lang: str, on_page: list[dict]) -> str:
@@ -200,7 +211,8 @@ def build(out_root: Path, chapters: Sequence[Chapter]) -> Path:
             try:
                 for f in e["files"]:      # each inside out_root and a regular file, or the page is not built
                     manifest.listed(out_root, f)
-                parts.append(_clip(e, lang, out_root))
+                said = beats(e, lang, out_root)
+                parts.append(_clip(e, lang, out_root, said))
             except FileNotFoundError as err:
                 raise PageError(f"{shown(err.filename)}: missing (listed in {shown(out_root / manifest.NAME)} "
                                 f"for {info.name}, {lang}); render it again") from None
@@ -212,7 +224,7 @@ def build(out_root: Path, chapters: Sequence[Chapter]) -> Path:
             if e["format"] in MIME:
                 clips[lang].append({"scene": info.name, "title": html.escape(tr(lang, f"{info.section}.title")),
                                     "ask": math_html(tr(lang, f"page.ask.{info.section}")),
-                                    "beats": beats(e, lang, out_root)})
+                                    "beats": said})
         hidden = "" if lang == first else " hidden"
         sections.append(f'<section class="lesson" lang="{lang}"{hidden}>'
                         f'<h1>{html.escape(tr(lang, "lesson.title"))}</h1>{_intro(lang, listed_here)}'
@@ -226,10 +238,20 @@ def build(out_root: Path, chapters: Sequence[Chapter]) -> Path:
             f'{html.escape(tr(l, "lesson.language"))}</button> ' for l in langs) + "</nav>"
     present = (f'<button type="button" id="present-btn" data-t="present">'
                f'{html.escape(tr(first, "page.present"))}</button>')
-    speaker = ('<aside id="speaker"><div class="where"><span class="title"></span> · <span class="step"></span>'
-               '<span class="state"></span></div><div class="say"></div><div class="side">'
-               '<p><b class="think-label"></b> <span class="question"></span></p>'
-               '<p><b class="next-label"></b> <span class="next"></span></p></div>'
+    # presenter mode: the title card, the blank screen, the overview, the key help, the exit for touch,
+    # the live region; the speaker panel is shown only in the speaker window (?speaker=1)
+    speaker = ('<div id="card" aria-hidden="true"><h2 class="title"></h2><p class="question"></p></div>'
+               '<div id="blank"></div>'
+               '<div id="overview" role="dialog" aria-labelledby="overview-h" hidden><h2 id="overview-h" '
+               'data-t="overview"></h2><label><span data-t="goto"></span> <input type="number" min="1"></label>'
+               '<ol></ol></div><p id="help"></p>'
+               '<button type="button" id="exit" data-t-label="leave">×</button>'
+               '<div id="live" role="status" aria-live="polite"></div>'
+               '<aside id="speaker"><div class="where"><span class="title"></span> · <span class="step"></span>'
+               '<span class="state"></span><span class="times"><span class="timer" data-t-label="timer"></span>'
+               '<span class="clock" data-t-label="clock"></span></span></div><div class="say"></div>'
+               '<div class="side"><p><b data-t="think"></b> <span class="question"></span></p>'
+               '<p><b data-t="next"></b> <span class="next"></span></p></div>'
                '<div class="keys"></div></aside>')
     page = (f'<!DOCTYPE html>\n<html lang="{first}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -4,6 +4,7 @@ time; and where the lesson is found."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from importlib import resources
@@ -95,11 +96,30 @@ def read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise LessonError(f"{shown}: TOML syntax error: {_one_line(err)}") from None
+        raise LessonError(f"{shown}: TOML syntax error: {_one_line(err)}{_fraction_hint(text, err)}") from None
     except RecursionError:
         raise LessonError(f"{shown}: TOML syntax error: lists or tables nested too deeply") from None
     except Exception as err:  # noqa: BLE001 - e.g. int() on an integer of thousands of digits
         raise LessonError(f"{shown}: TOML syntax error: {_one_line(err)}") from None
+
+
+_AT_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'|#.*')
+_FRACTION = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?\s*/\s*\d+(?![\w.])")
+
+
+def _fraction_hint(text: str, err: Exception) -> str:
+    """For a syntax error on a line with an unquoted fraction (``x = [1/2, 3]``:
+    TOML has no fractions, tomllib says "Unclosed array"), how to write it."""
+    at = _AT_LINE.search(str(err))
+    lines = text.splitlines()
+    if at is None or not 1 <= int(at.group(1)) <= len(lines):
+        return ""
+    found = _FRACTION.search(_STRING_OR_COMMENT.sub("", lines[int(at.group(1)) - 1]))
+    if found is None:
+        return ""
+    fraction = re.sub(r"\s+", "", found.group())
+    return f'; a fraction is text in a lesson file: quote it: "{fraction}"'
 
 
 _DEFAULTS: dict[str, Any] | None = None
