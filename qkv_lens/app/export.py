@@ -41,7 +41,7 @@ from qkv_lens import beats as beats_file
 from qkv_lens.app import manifest
 from qkv_lens.app.subtitles import cues, srt_to_vtt
 from qkv_lens.cues import fit_lines
-from qkv_lens.fonts import font_for
+from qkv_lens.languages import font_for
 from qkv_lens.lesson import Chapter
 from qkv_lens.registry import QUALITIES, SceneInfo
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, shown, temp_beside
