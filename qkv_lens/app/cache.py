@@ -19,9 +19,9 @@ import hashlib
 import json
 from pathlib import Path
 
+from qkv_lens.languages import current
 from qkv_lens.lesson import Lesson, named_files
 from qkv_lens.registry import SceneInfo, package_dir, scenes_dir
-from qkv_lens.languages import current
 from qkv_lens.texts import GLOSSARY, section_texts
 
 APP = "app"   # the folder of qkv_lens that runs scenes (never inside one): outside the key
