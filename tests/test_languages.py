@@ -293,3 +293,17 @@ def test_lang_takes_the_languages_of_the_tables(tmp_path, capsys, fake):
     with pytest.raises(SystemExit) as exit_:
         cli.main(["preview", "WorkedExample", "--lang", "all"])
     assert exit_.value.code == 2 and "does not take all" in capsys.readouterr().err
+
+
+def test_no_module_names_a_language():
+    """Outside the text tables no code spells out a language code: the one
+    exception is the key reference, a page written in English, which quotes
+    the shipped chapters by their English titles."""
+    import ast
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for path in sorted([*(root / "qkv_lens").rglob("*.py"), *(root / "scenes").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in ("zh", "en", "cmn", "es"):
+                found.append((str(path.relative_to(root)), node.lineno))
+    assert len(found) == 1 and found[0][0] == "qkv_lens/lesson/reference.py", found
