@@ -237,7 +237,7 @@ def _language(code: str) -> Language:
                     {key: frozenset(row.get(key, ())) for key in _WORD_LISTS})
 
 
-def column(code: str) -> Iterator[str]:
+def texts_of(code: str) -> Iterator[str]:
     """Every text of a language: its table and its glossary terms."""
     yield from TEXTS.get(code, {}).values()
     yield from (entry[code] for entry in GLOSSARY.values() if code in entry)
@@ -285,7 +285,7 @@ def check_fonts(code: str) -> str:
 
 @cache
 def _undrawn(code: str) -> list[str]:
-    chars = {ch for text in column(code) for ch in text if not ch.isspace() and not ch.isascii()}
+    chars = {ch for text in texts_of(code) for ch in text if not ch.isspace() and not ch.isascii()}
     return [ch for ch in sorted(chars) if not has_glyph(ch)]
 
 
