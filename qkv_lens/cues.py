@@ -2,13 +2,15 @@
 
 The clips are silent, so the subtitles *are* the lesson.  A cue is one or two
 lines (one string, ``"\\n"`` between the lines); a line holds at most
-``LINE_WIDTH[lang]`` characters (``len()``; spaces count).  Pure Python, no
+``LINE_WIDTH[lang]`` characters (``len()``; spaces count): 16 for a cjk
+script, 42 for a spaced one (``qkv_lens.languages``: the rules follow the
+language's script, the words a line should not end with its row).  Pure Python, no
 manim: the scenes and the pipeline call :func:`split_cues` and
 :func:`cue_seconds`.
 
 Where a line may break
-    English: at spaces only, so never inside a word, a number (``4.4×10⁻⁵``)
-    or a formula (``softmax(QKᵀ/√d_k)V``).  Chinese: between characters, but
+    A spaced script (English): at spaces only, so never inside a word, a number (``4.4×10⁻⁵``)
+    or a formula (``softmax(QKᵀ/√d_k)V``).  A cjk script (Chinese): between characters, but
     never inside a run of Latin letters, digits and symbols (``W_Q``,
     ``0.87``, ``95%``), never before closing punctuation (，。、；：？！」』）》”’
     and ``,.;:?!)]}``) and never after opening punctuation (（《「『“‘ and
@@ -46,21 +48,42 @@ import functools
 import logging
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 
 import jieba
 
+from qkv_lens.languages import Language, LanguageError, language, offered
 from qkv_lens.texts import GLOSSARY
 
-LINE_WIDTH = {"zh": 16, "en": 42}
+
+class _ByLanguage(Mapping[str, float]):
+    """One fact of each language's script (``LINE_WIDTH["en"]`` is 42)."""
+
+    def __init__(self, fact: str):
+        self.fact = fact
+
+    def __getitem__(self, lang: str) -> float:
+        try:
+            return getattr(language(lang).facts, self.fact)
+        except LanguageError as err:
+            raise KeyError(str(err)) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(offered())
+
+    def __len__(self) -> int:
+        return len(offered())
+
+
+LINE_WIDTH = _ByLanguage("line_width")   # characters a line holds: cjk 16, spaced 42
 MAX_LINES = 2
-CPS = {"zh": 7.0, "en": 15.0}
+CPS = _ByLanguage("cps")                 # characters a second: cjk 7, spaced 15
 
 # cue_seconds divides by a slightly lower rate than CPS (6.6 < 7, 14.2 < 15,
 # about 5 % slower) and adds one frame at 15 fps, manim's slowest preview
 # quality: rounding a cue's duration to whole frames (at 15 fps or more)
 # never makes it shorter than len / CPS.
-_SAFE_CPS = {"zh": 6.6, "en": 14.2}
+_SAFE_CPS = _ByLanguage("safe_cps")
 _FRAME_MARGIN = 1.0 / 15.0
 
 _CLOSE = frozenset("，。、；：？！」』）》”’〕］｝〉】…,.;:?!)]}")
@@ -78,22 +101,18 @@ _TWO_LINES = 1.0  # a cue that fits one line stays on one line
 _BALANCE = 8.0  # times ((line1 − line2) / width)²
 _ORPHAN = 1000.0  # a line with a single content character
 _GROUP = re.compile(r"\[[^\[\]\n]{0,14}\]|\([^()\n]{0,14}\)")  # kept whole
-_SOFT_GROUP = {  # short quotes and asides: a break inside costs 3 more
-    "zh": re.compile(r"“[^“”]{1,10}”|‘[^‘’]{1,10}’|（[^（）]{1,14}）|「[^「」]{1,10}」"),
-    "en": re.compile(r"“[^“”]{1,22}”|‘[^‘’]{1,22}’|\"[^\"]{1,22}\""),
+_SOFT_GROUP = {  # short quotes and asides, by script: a break inside costs 3 more
+    "cjk": re.compile(r"“[^“”]{1,10}”|‘[^‘’]{1,10}’|（[^（）]{1,14}）|「[^「」]{1,10}」"),
+    "spaced": re.compile(r"“[^“”]{1,22}”|‘[^‘’]{1,22}’|\"[^\"]{1,22}\""),
 }
 # a longer [..] / (..) group may take a line break (2 more) but hardly a cue break (8 more)
 _LONG_GROUP = re.compile(r"\[[^\[\]\n]{15,60}\]|\([^()\n]{15,60}\)")
 _PUNCT = frozenset("。！？；：，、!?;:,…")
-_DANGLE = {"zh": 2, "en": 6}  # a break leaving this little of a clause on one side costs 4 more
 _NUMBER = re.compile(r"^[-+−]?[\d.,%×⁰¹²³⁴⁵⁶⁷⁸⁹⁻°]*\d[\d.,%×⁰¹²³⁴⁵⁶⁷⁸⁹⁻°]*$")
-_EN_END_BAD = {"a": 8.0, "an": 8.0, "the": 8.0}
-_EN_END_WEAK = frozenset(
-    "of to in on by at for with from into onto as its their his her and or is are per than".split()
-)
-_EN_START_GOOD = frozenset("and or but so which that because while then yet where when with like".split())
-_ZH_END_GOOD = frozenset("的了着过")
-_ZH_START_BAD = frozenset("的了着过地得们吗呢吧啊")
+# a line ending in one of the language's end_bad words ("the") costs 8 more, end_weak ("of") 2 more;
+# one starting with a start_good word ("and") 1 less; for cjk: starting with start_bad (的) 4 more,
+# ending with end_good (了) 1.5 less (the words are in each language's row of texts.toml)
+_END_BAD, _END_WEAK, _START_GOOD, _START_BAD, _END_GOOD = 8.0, 2.0, 1.0, 4.0, 1.5
 def _wide(c: str) -> bool:
     return unicodedata.east_asian_width(c) in "WF" and c not in _SPACES
 
@@ -103,25 +122,30 @@ def _content(c: str) -> bool:
     return not (c in _SPACES or c in _OPEN or c in _CLOSE or unicodedata.category(c)[0] in "PZ")
 
 
-@functools.lru_cache(maxsize=1)
-def _segmenter() -> jieba.Tokenizer:
-    """jieba's segmenter, with the glossary's Chinese terms as its user
-    dictionary (a term is one word, whatever jieba's own dictionary says)."""
+def _terms(lang: str) -> frozenset[str]:
+    """The glossary's terms of two or more characters in ``lang``."""
+    return frozenset(e[lang] for e in GLOSSARY.values() if len(e.get(lang, "")) >= 2)
+
+
+@functools.lru_cache(maxsize=4)
+def _segmenter(terms: frozenset[str]) -> jieba.Tokenizer:
+    """jieba's segmenter, with ``terms`` (the glossary's, in a cjk
+    language) as its user dictionary (a term is one word, whatever jieba's
+    own dictionary says)."""
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.Tokenizer()
-    for entry in GLOSSARY.values():
-        if len(entry.get("zh", "")) >= 2:
-            tokenizer.add_word(entry["zh"], freq=10**6)
+    for term in sorted(terms):
+        tokenizer.add_word(term, freq=10**6)
     return tokenizer
 
 
-def _zh_words(text: str) -> list[tuple[int, int, float]]:
-    """The Chinese words of ``text`` a line should not split, as (start,
-    end, extra cost of a break inside): jieba's words of two or more
-    characters, the glossary's terms dearer."""
-    terms = {e["zh"] for e in GLOSSARY.values() if len(e.get("zh", "")) >= 2}
+def _cjk_words(text: str, lang: str) -> list[tuple[int, int, float]]:
+    """The words of ``text`` (a cjk script) a line should not split, as
+    (start, end, extra cost of a break inside): jieba's words of two or
+    more characters, the glossary's terms dearer."""
+    terms = _terms(lang)
     out, at = [], 0
-    for word in _segmenter().cut(text, HMM=False):
+    for word in _segmenter(terms).cut(text, HMM=False):
         if len(word) >= 2 and all(_wide(c) and _content(c) for c in word):
             out.append((at, at + len(word), 25.0 if word in terms else 20.0))
         at += len(word)
@@ -181,14 +205,14 @@ def _is_operator(tok: str) -> bool:
     return bool(tok) and all(c in _OPERATORS for c in tok)
 
 
-def _adjust(text: str, s: int, e: int, lang: str, klass: int) -> float:
+def _adjust(text: str, s: int, e: int, lang: Language, klass: int) -> float:
     """Language heuristics added to a break's class cost."""
     before, after = _token_before(text, s), _token_after(text, e)
     extra = 0.0
     if e > s and (_is_operator(before) or _is_operator(after)):
         extra += 5.0  # "y =" | "x M"
     if klass >= _SPACE:  # not at punctuation: how much of the clause is cut off?
-        dangle = _DANGLE[lang]
+        dangle = lang.facts.dangle
         k, seen = s, 0
         while k > 0 and seen <= dangle and text[k - 1] not in _PUNCT:
             k -= 1
@@ -203,26 +227,27 @@ def _adjust(text: str, s: int, e: int, lang: str, klass: int) -> float:
             extra += 4.0  # "Q, K," | "V: a lesson", "斜面" | "上，"
     elif klass == _COMMA and (_item(text, s - 1, -1) <= 1 or _item(text, e, 1) <= 1):
         extra += 4.0  # inside a list of single symbols: "Q, K," | "V", "红、" | "绿、蓝"
-    if lang == "en":
-        word = before.strip(".,;:!?“”‘’\"'()[]").lower()
-        nxt = after.strip(".,;:!?“”‘’\"'()[]").lower()
+    words = lang.words
+    if lang.spaced:
+        word = before.strip(".,;:!?“”‘’\"'()[]¡¿«»").lower()
+        nxt = after.strip(".,;:!?“”‘’\"'()[]¡¿«»").lower()
         if klass >= _SPACE:
-            extra += _EN_END_BAD.get(word, 2.0 if word in _EN_END_WEAK else 0.0)
-            if nxt in _EN_START_GOOD:
-                extra -= 1.0
+            extra += _END_BAD if word in words["end_bad"] else _END_WEAK if word in words["end_weak"] else 0.0
+            if nxt in words["start_good"]:
+                extra -= _START_GOOD
             if _NUMBER.match(before) or _NUMBER.match(after):
                 extra += 1.5  # "rank" | "2", "3" | "numbers"
             if len(nxt) == 1 and nxt.isalpha():
                 extra += 1.5  # a lone variable opening a line
         return extra
     a, b = text[s - 1], text[e]
-    if b in _ZH_START_BAD:
-        extra += 4.0  # a line opening with 的
+    if b in words["start_bad"]:
+        extra += _START_BAD  # a line opening with 的
     if not _wide(a) and not _wide(b) and e > s:
         extra += 4.0  # between two Latin tokens: "Q Kᵀ", "×2, ×3"
     if klass == _CJK:
-        if a in _ZH_END_GOOD:
-            extra -= 1.5
+        if a in words["end_good"]:
+            extra -= _END_GOOD
     elif klass == _SPACE:
         if not _wide(a) and _wide(b) and _NUMBER.match(before.split("\u3000")[-1] or "x"):
             extra += 3.0  # "3" | "行": a number and its measure word
@@ -255,11 +280,13 @@ def _list_commas(text: str) -> list[int]:
     return out
 
 
-def _breaks(text: str, lang: str) -> list[tuple[int, int, float, float]]:
+def _breaks(text: str, code: str) -> list[tuple[int, int, float, float]]:
     """Allowed breaks as (end of previous line, start of next, line cost, cue cost).
 
     The first entry is the start of the text and the last its end.
     """
+    lang = language(code)
+    cjk = not lang.spaced
     n = len(text)
     first = 0
     while first < n and text[first] in _SPACES:
@@ -275,7 +302,7 @@ def _breaks(text: str, lang: str) -> list[tuple[int, int, float, float]]:
         glued = m.end()      # the closing marks after it stay on its line
         while glued < n and text[glued] in _CLOSE:
             glued += 1
-        if glued - m.start() > LINE_WIDTH[lang]:
+        if glued - m.start() > lang.line_width:
             longer.append(m)     # with them it would not fit a line: breakable, as a longer group
             continue
         for p in range(m.start() + 1, m.end()):
@@ -283,16 +310,16 @@ def _breaks(text: str, lang: str) -> list[tuple[int, int, float, float]]:
     for m in longer:
         for p in range(m.start() + 1, m.end()):
             soft[p], soft_cue[p] = 2.0, 8.0
-    if lang == "zh":
-        for start, end, cost in _zh_words(text):
+    if cjk:
+        for start, end, cost in _cjk_words(text, code):
             for p in range(start + 1, end):
                 soft[p] = max(soft[p], cost)
-    for m in _SOFT_GROUP[lang].finditer(text):
-        quoted = 20.0 if lang == "zh" and len(m.group()) <= 8 else 3.0   # “我想找谁” reads as one word
+    for m in _SOFT_GROUP[lang.script].finditer(text):
+        quoted = 20.0 if cjk and len(m.group()) <= 8 else 3.0   # “我想找谁” reads as one word
         for p in range(m.start() + 1, m.end()):
             soft[p] = max(soft[p], quoted)
 
-    if lang == "en":
+    if not cjk:
         for k in _list_commas(text):
             soft_cue[k + 1] = max(soft_cue[k + 1], 12.0)   # a line may break in a list, a cue hardly
 
@@ -309,7 +336,7 @@ def _breaks(text: str, lang: str) -> list[tuple[int, int, float, float]]:
             s = e = p
             p += 1
             a, b = text[s - 1], text[s]
-            if lang != "zh" or a in _SPACES or (not _wide(a) and not _wide(b)):
+            if not cjk or a in _SPACES or (not _wide(a) and not _wide(b)):
                 continue
         if text[s - 1] in _OPEN or text[e] in _CLOSE or hard[s] or hard[e]:
             continue
@@ -371,13 +398,11 @@ def fit_lines(content: str, lang: str, width: float, span: Callable[[int, int], 
 
 def split_cues(text: str, lang: str) -> list[str]:
     """Subtitle cues for one narration sentence, each one or two lines."""
-    if lang not in LINE_WIDTH:
-        raise KeyError(f"no line width for language {lang!r}")
+    width = LINE_WIDTH[lang]      # KeyError for a language the tables do not offer
     text = _normalise(text)
     brk = _breaks(text, lang)
     if brk[0][1] >= brk[-1][0]:
         return []
-    width = LINE_WIDTH[lang]
     cap = MAX_LINES * width
     short = 0.3 * cap
     starts = [b[1] for b in brk]
@@ -446,7 +471,7 @@ def split_cues(text: str, lang: str) -> list[str]:
 def cue_seconds(cue: str, lang: str) -> float:
     """The least time ``cue`` must stay on screen to be read at ``CPS[lang]``.
 
-    ``len(cue without "\\n") / 6.6`` (zh) or ``/ 14.2`` (en), plus 1/15 s: a
+    ``len(cue without "\\n") / 6.6`` (cjk) or ``/ 14.2`` (spaced), plus 1/15 s: a
     margin so that rounding to frames never pushes the rate above CPS.
     """
     return len(cue.replace("\n", "")) / _SAFE_CPS[lang] + _FRAME_MARGIN

@@ -1,5 +1,6 @@
-"""Every sentence the lesson shows or speaks, in Chinese and English
-(the table is the data file ``texts.toml`` beside this module).
+"""Every sentence the lesson shows or speaks, one column per language (the
+tables are the data file ``texts.toml`` beside this module, read by
+``qkv_lens.languages``, with any teacher's overlay laid over them).
 
 One glossary keeps each term translated the same way: a text writes
 ``{g:query}`` and gets 查询 or "query".  Other ``{name}`` fields are filled
@@ -8,30 +9,29 @@ from qkv_math results by the scene (never typed in here).
 from __future__ import annotations
 
 import re
-import sys
-from importlib import resources
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from qkv_lens.languages import FORMULAS, GLOSSARY, TEXTS
 
-_TABLE = tomllib.loads(resources.files("qkv_lens").joinpath("texts.toml").read_text(encoding="utf-8"))
-GLOSSARY: dict[str, dict[str, str]] = _TABLE["glossary"]
-TEXTS: dict[str, dict[str, str]] = {"zh": _TABLE["zh"], "en": _TABLE["en"]}
-# each scene's key formula (LaTeX, math mode), by text section; the same in every language
-FORMULAS: dict[str, str] = _TABLE.get("formulas", {})
+__all__ = ["FORMULAS", "GLOSSARY", "TEXTS", "section_texts", "tr"]
 
 _GLOSS = re.compile(r"\{g:([a-z_]+)\}")
 
 
 def tr(lang: str, key: str, **fields) -> str:
-    """The text ``key`` in ``lang`` with glossary terms and ``fields`` filled."""
+    """The text ``key`` in ``lang`` with glossary terms and ``fields`` filled
+    (KeyError for a key or a glossary term the language lacks: never a blank)."""
     try:
         template = TEXTS[lang][key]
     except KeyError:
         raise KeyError(f"no text {key!r} for language {lang!r}") from None
-    text = _GLOSS.sub(lambda m: GLOSSARY[m.group(1)][lang], template)
+
+    def term(m: re.Match) -> str:
+        try:
+            return GLOSSARY[m.group(1)][lang]
+        except KeyError:
+            raise KeyError(f"no glossary term {m.group(1)!r} for language {lang!r} (in {key!r})") from None
+
+    text = _GLOSS.sub(term, template)
     return text.format(**fields) if fields else text
 
 

@@ -3,7 +3,8 @@
 scene's beat lasts at least that long (plus a short pause).
 
 ``espeak`` is a draft voice: espeak-ng (Debian package ``espeak-ng``) speaks
-each beat offline (``-v cmn`` for zh, ``-v en`` for en).  It is robotic, but it
+each beat offline, in the voice its language's row of the text tables
+names (``voice = "cmn"`` for zh, ``"en"`` for en; ``qkv_lens.languages``).  It is robotic, but it
 times the video with a voice before anyone records one.  Its WAVs are kept in
 ``<cache dir>/voice/`` (see ``qkv_lens.store.cache_dir``), named by a hash of
 the text, language, espeak voice and espeak-ng version, so a re-render speaks
@@ -31,12 +32,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from qkv_lens.languages import language
 from qkv_lens.lesson import VOICES
 from qkv_lens.store import Unsafe, cache_dir, inside, regular_file, shown, write_atomic
 
 AUDIO_EXTENSIONS = (".wav", ".mp3", ".m4a")
 ESPEAK = "espeak-ng"
-ESPEAK_VOICES = {"zh": "cmn", "en": "en"}   # espeak-ng voice per lesson language
 VOICE_FOLDER = "voice"                      # beside the lesson file
 
 
@@ -106,7 +107,7 @@ def espeak_version() -> str:
 
 def espeak_wav(text: str, lang: str) -> Path:
     """The WAV of espeak-ng reading ``text`` (made once, then from the cache)."""
-    voice = ESPEAK_VOICES[lang]
+    voice = language(lang).voice
     key = "\0".join((text, lang, voice, espeak_version()))
     path = voice_cache() / f"espeak-{lang}-{hashlib.sha256(key.encode()).hexdigest()[:24]}.wav"
     if path.is_file():
@@ -312,5 +313,5 @@ def voice_key(mode: str, lesson_dir: Path, lang: str, scene: str) -> dict | None
     if mode == "none":
         return None
     if mode == "espeak":
-        return {"mode": mode, "espeak": espeak_version(), "voice": ESPEAK_VOICES[lang]}
+        return {"mode": mode, "espeak": espeak_version(), "voice": language(lang).voice}
     return {"mode": mode, "recordings": recordings_digest(lesson_dir, lang, scene)}

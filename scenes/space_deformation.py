@@ -42,7 +42,7 @@ from manim import (
 )
 
 import qkv_math as qm
-from qkv_lens.lesson.keys import MAX_WORDS, Items, Matrix, Number, Params, Record, Text, Vector
+from qkv_lens.lesson.keys import MAX_WORDS, Items, Matrix, Number, Params, Record, Vector
 from qkv_lens.numbers import plain_number
 from scenes.kit import palette
 from scenes.kit.glyphs import FastDecimal, set_shown
@@ -65,8 +65,8 @@ FLOOR = -2.95                             # nothing drawn lower: the subtitle ba
 class SpaceDeformationParams(Params):
     """[space_deformation]: word points on the plane and the moves that deform it."""
     section = "space_deformation"
-    words: tuple[Record, ...] = Items({"zh": Text(), "en": Text(), "at": Vector("plane", 2)}, MAX_WORDS,
-                                      noun="words", doc="labelled word points: Chinese and English names, [x, y]")
+    words: tuple[Record, ...] = Items({"at": Vector("plane", 2)}, MAX_WORDS,
+                                      noun="words", named=True, doc="labelled word points: a name, [x, y]")
     rotation_degrees: Fraction = Number("angle", doc="step 1: rotate by this angle (counter-clockwise)")
     stretch: tuple[Fraction, Fraction] = Vector("plane_map", 2, doc="step 2: stretch x and y by these factors")
     shear: Fraction = Number("plane_map", doc="step 3: shear, [x, y] -> [x + shear y, y]")

@@ -50,7 +50,6 @@ from qkv_lens.lesson.keys import (
     Names,
     Params,
     Record,
-    Text,
     Vector,
 )
 from qkv_lens.numbers import plain_vector, tex_number
@@ -303,8 +302,9 @@ class ThreeLensesParams(Params):
         MAX_LENS_TRAITS, noun="traits", doc="the traits every word is measured on",
         room=f"each lens matrix has a row per trait and its worked product a term per trait, and the frame "
              f"holds {MAX_LENS_TRAITS} at a readable size")
-    words: tuple[Record, ...] = Items({"zh": Text(), "en": Text(), "traits": Vector("weight", "traits")},
-                                      MAX_LENS_WORDS, noun="words", doc="each word's value on every trait",
+    words: tuple[Record, ...] = Items({"traits": Vector("weight", "traits")},
+                                      MAX_LENS_WORDS, noun="words", named=True,
+                                      doc="each word: its name and its value on every trait",
                                       room="the table shows a row per word above the lenses at a readable size")
     lenses: tuple[Record, ...] = Items(
         {"keep": Name(), "drop": Name(), "axes": Names(2, 2),

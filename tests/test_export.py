@@ -223,7 +223,7 @@ def test_deck_has_a_title_slide_and_one_movie_slide_per_scene(exported):
     assert len(slides) == 1 + len(PICKED)
     assert slides[0].shapes.title.text == tr("en", "lesson.title")
     chapters = load_lesson(LESSON).chapters
-    assert slides[0].placeholders[1].text.split("\n") == [ch.title.en for ch in chapters[:2]]
+    assert slides[0].placeholders[1].text.split("\n") == [ch.title.name("en") for ch in chapters[:2]]
     for slide, scene, (_, _, sentences) in zip(slides[1:], PICKED, CLIPS):
         assert slide.shapes.title.text == tr("en", f"{scene.section}.title")
         movies = [s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA]

@@ -87,7 +87,7 @@ def test_arrows_point_one_way():
 
 def test_the_lesson_loader_is_a_leaf():
     """Outside its package the loader imports only leaves of qkv_lens: modules
-    that import nothing of qkv_lens themselves (store, numbers, fonts)."""
+    that import nothing of qkv_lens themselves (store, numbers, languages)."""
     g = graph()
     for name, targets in g.items():
         if name.startswith("qkv_lens.lesson"):

@@ -52,10 +52,12 @@ def widest_scores() -> str:
     (attention(**{"traits.0.en": "m" * 10}), "attention.traits[0].en", "at most 16 letters wide"),
     (attention(**{"qk_dims.0.en": "m" * 7}), "attention.qk_dims[0].en", "at most 12 letters wide"),
     (attention(**{"v_dims.1.zh": "非" * 7}), "attention.v_dims[1].zh", "found '非非非非非非非': 14.0 letters wide"),
-    (attention(W_Q=[[4, 0, 0]] * 5 + [[0, 0, 0]] * 3), "attention.W_Q",
+    # the tokens named in the lesson's language
+    ('language = "en"\n' + attention(W_Q=[[4, 0, 0]] * 5 + [[0, 0, 0]] * 3), "attention.W_Q",
      "keep every entry of q = x W_Q within ±9.99 (one digit before the point, written beside each token), "
      "found 15.60 (q of 'apples', 'food')"),
-    (attention(W_V=[[0, 0, 4]] * 8), "attention.W_V", "found 15.60 (v of 'apples', 'person')"),
+    ('language = "en"\n' + attention(W_V=[[0, 0, 4]] * 8), "attention.W_V", "found 15.60 (v of 'apples', 'person')"),
+    (attention(W_V=[[0, 0, 4]] * 8), "attention.W_V", "found 15.60 (v of '苹果', '人物')"),
     (widest_scores(), "attention.W_K", "every score q · k within ±99.99 (a cell of the score grid), found 399.20"),
 ])
 def test_what_the_frame_cannot_hold_is_refused(tmp_path, content, where, part):

@@ -3,11 +3,11 @@
 The key of (scene, language, quality, format) hashes: the scene's own
 module, every ``.py`` file of ``scenes/kit`` and ``qkv_math``, the scene
 side of ``qkv_lens`` (every module but this application, ``qkv_lens/app``:
-the lesson loader, registry, texts and cues, fonts, voice, training runs,
+the lesson loader, registry, languages, texts and cues, voice, training runs,
 beats, store) and the manim settings it renders with (``manim.cfg``), the
 scene's section of lesson.toml (after defaults) and
 the contents of any file it names (a picture), its texts and the glossary in
-that language, the quality, the format, transparency and the manim version,
+that language and the language's row of the tables, the quality, the format, transparency and the manim version,
 and with a voice (``qkv_lens.voice.voice_key``) the voice mode and the
 espeak-ng version or the digest of the scene's recordings in that language.
 The application (the command, render pipeline, page, exports: ``qkv_lens/app``)
@@ -19,6 +19,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from qkv_lens.languages import current
 from qkv_lens.lesson import Lesson, named_files
 from qkv_lens.registry import SceneInfo, package_dir, scenes_dir
 from qkv_lens.texts import GLOSSARY, section_texts
@@ -83,6 +84,7 @@ def cache_key(scene: SceneInfo, lesson: Lesson, lang: str, quality: str, fmt: st
         "texts": section_texts(lang, scene.section),
         "glossary": {k: v[lang] for k, v in GLOSSARY.items()},
         "lang": lang,
+        "language": current().rows.get(lang),   # its script, voice, fonts and line-break words
         "quality": quality,
         "format": fmt,
         "transparent": transparent,

@@ -15,7 +15,6 @@ SIGTERM), as a shell reports a process killed by that signal.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import re
 import signal
@@ -35,8 +34,8 @@ from qkv_lens.app.render import MEDIA_PREFIX, Job, Options, clean_stale_media, r
 from qkv_lens.app.watch import watch
 from qkv_lens.beats import Beats
 from qkv_lens.beats import parse as parse_beats
-from qkv_lens.fonts import FontMissing, font_for
-from qkv_lens.lesson import LANGUAGES, VOICES, Lesson, LessonError, default_lesson, default_lesson_path, load_lesson
+from qkv_lens.languages import LanguageError, check_fonts, offered
+from qkv_lens.lesson import VOICES, Lesson, LessonError, default_lesson, default_lesson_path, for_language, load_lesson
 from qkv_lens.lesson.reference import reference
 from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find, in_lesson
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, shown, write_atomic
@@ -83,19 +82,32 @@ def resolve(args) -> tuple[Path, dict[str, Lesson], list[SceneInfo]]:
     lesson_path = lesson_file(args)
     try:
         base = load_lesson(lesson_path)
-        lang_arg = getattr(args, "lang", None)
-        langs = list(LANGUAGES) if lang_arg == "all" else [lang_arg or base.language]
-        # The language is the only field that depends on it: no second read.
-        lessons = {lang: dataclasses.replace(base, language=lang) for lang in langs}
-        for lang in langs:
-            font_for(lang)
+        lessons = in_languages(base, getattr(args, "lang", None))
+        for lang in lessons:
+            check_fonts(lang)
         names = getattr(args, "scenes", None) or []
         scenes = pick_scenes(names, base)
-    except (LessonError, FontMissing) as err:
+    except (LessonError, LanguageError) as err:
         raise UsageError(str(err)) from None
     except KeyError as err:
         raise UsageError(err.args[0]) from None
     return lesson_path, lessons, scenes
+
+
+def in_languages(lesson: Lesson, lang_arg: str | None) -> dict[str, Lesson]:
+    """The lesson in each language ``--lang`` asks for: one language of the
+    text tables, ``all`` of them, or (None) the lesson's own.  The language
+    is the only field that depends on it: no second read; each is checked
+    (its texts complete, every name given in it) by ``for_language``."""
+    langs = list(offered()) if lang_arg == "all" else [lang_arg or lesson.language]
+    return {lang: for_language(lesson, lang) for lang in langs}
+
+
+def one_language(text: str) -> str:
+    """``--lang`` of a command that works in one language (not ``all``)."""
+    if text == "all":
+        raise argparse.ArgumentTypeError("one language of the text tables (this command does not take all)")
+    return text
 
 
 def pick_scenes(names: list[str], lesson: Lesson) -> list[SceneInfo]:
@@ -312,11 +324,11 @@ def cmd_export(args) -> int:
     try:
         lesson = load_lesson(lesson_file(args))
         scenes = pick_scenes(args.scenes, lesson)
+        langs = list(in_languages(lesson, args.lang))
     except LessonError as err:
         raise UsageError(str(err)) from None
     except KeyError as err:
         raise UsageError(err.args[0]) from None
-    langs = list(LANGUAGES) if args.lang == "all" else [args.lang or lesson.language]
     out = Path(args.out)
     if not (out / export.manifest.NAME).is_file():
         return _error(f"{shown(out / export.manifest.NAME)}: not found; render first "
@@ -489,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
     ini = sub.add_parser("init", help="write lesson.toml (the default lesson) and manim.cfg to edit")
     ini.add_argument("folder", nargs="?", default=".", help="where (default: here)")
     ini.add_argument("--force", action="store_true", help="write over existing files")
-    ini.add_argument("--lang", choices=list(LANGUAGES), default=None,
+    ini.add_argument("--lang", choices=list(offered()), default=None,
                      help="the lesson's language: what render, the page and export use by default "
                           "(default: as shipped, zh)")
     ini.set_defaults(func=cmd_init)
@@ -510,8 +522,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("scenes", nargs="*", metavar="SCENE", help="scene names (default: the lesson's)")
     r.add_argument("-q", "--quality", choices=list(QUALITIES), default="l",
                    help="l=480p15, m=720p30, h=1080p60, k=2160p60 (default l)")
-    r.add_argument("--lang", choices=[*LANGUAGES, "all"], default=None,
-                   help="language, or all (default: the lesson file's)")
+    r.add_argument("--lang", default=None, metavar="LANG",
+                   help="a language of the text tables (zh, en, ...), or all (default: the lesson file's)")
     r.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
                    help="scenes rendered at once (default: number of cores)")
     r.add_argument("--format", choices=["mp4", "webm", "gif"], default="mp4")
@@ -537,8 +549,8 @@ def build_parser() -> argparse.ArgumentParser:
                                        "slide deck, into renders/<lang>/<quality>/lesson.*")
     ex.add_argument("scenes", nargs="*", metavar="SCENE",
                     help="export these scenes only, in the lesson's order (default: the lesson's)")
-    ex.add_argument("--lang", choices=[*LANGUAGES, "all"], default=None,
-                    help="language, or all (default: the lesson file's)")
+    ex.add_argument("--lang", default=None, metavar="LANG",
+                    help="a language of the text tables (zh, en, ...), or all (default: the lesson file's)")
     ex.add_argument("-q", "--quality", choices=list(QUALITIES), default="l",
                     help="the renders to join: l=480p15, m=720p30, h=1080p60, k=2160p60 (default l)")
     ex.add_argument("--pdf", action="store_true", help="also a PDF handout: poster, summary, key formula")
@@ -550,13 +562,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     pv = sub.add_parser("preview", help="the last frame of one scene as PNG, in seconds")
     pv.add_argument("scenes", nargs=1, metavar="SCENE")
-    pv.add_argument("--lang", choices=list(LANGUAGES), default=None)
+    pv.add_argument("--lang", default=None, metavar="LANG", type=one_language,
+                    help="a language of the text tables (zh, en, ...)")
     pv.add_argument("-q", "--quality", choices=list(QUALITIES), default="l")
     common(pv)
     pv.set_defaults(func=cmd_preview)
 
     w = sub.add_parser("watch", help="re-render (at -q l) what changes on disk; refresh the page")
-    w.add_argument("--lang", choices=[*LANGUAGES, "all"], default=None)
+    w.add_argument("--lang", default=None, metavar="LANG", help="a language of the text tables, or all")
     w.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1)
     voice_option(w)
     common(w)
@@ -565,7 +578,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sc = sub.add_parser("script", help="the recording script of one scene: beat ids, texts, times, file names")
     sc.add_argument("scenes", nargs=1, metavar="SCENE")
-    sc.add_argument("--lang", choices=list(LANGUAGES), default=None)
+    sc.add_argument("--lang", default=None, metavar="LANG", type=one_language,
+                    help="a language of the text tables (zh, en, ...)")
     sc.add_argument("--lesson", help="lesson file (default: QKV_LESSON or ./lesson.toml)")
     sc.add_argument("--out", metavar="FILE", help="write the script there (default: print it)")
     voice_option(sc, "the voice the times are measured with")

@@ -2,8 +2,8 @@
 way qkv-lens uses it, with the Debian/Ubuntu line that installs it.
 
 The needed pieces stop every render (LaTeX with ``standalone``, dvisvgm);
-the others serve one feature (a CJK font for Chinese lessons, which the
-loader checks per language; espeak-ng for ``--voice espeak``; Chromium for
+the others serve one feature (fonts for each language of the text
+tables, which the loader also checks when a language is asked for; espeak-ng for ``--voice espeak``; Chromium for
 the lesson page's browser tests).  ``render``,
 ``preview``, ``watch`` and ``script`` call ``first_missing`` before they
 start, so a machine without LaTeX gets one line pointing here rather than a
@@ -17,7 +17,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from qkv_lens.fonts import FontMissing, font_for
+from qkv_lens.languages import FontMissing, LanguageError, check_fonts, language, offered
 from qkv_lens.voice import ESPEAK
 
 APT = "sudo apt-get install --no-install-recommends"
@@ -56,12 +56,15 @@ def _standalone() -> str | None:
     return None if found else "LaTeX cannot find standalone.cls"
 
 
-def _cjk_font() -> str | None:
-    try:
-        font_for("zh")
-    except FontMissing:
-        return "no installed font draws Chinese"
-    return None
+def _fonts() -> str | None:
+    """Each language of the text tables has a font that draws it (``languages.check_fonts``)."""
+    problems = []
+    for code in offered():
+        try:
+            check_fonts(code)
+        except (FontMissing, LanguageError) as err:
+            problems.append(f"{language(code).name} ({code}): {err}")
+    return "; ".join(problems) or None
 
 
 def _chromium() -> str | None:
@@ -74,7 +77,7 @@ PIECES: tuple[Piece, ...] = (
     Piece("LaTeX (latex)", "every formula", True, _program("latex"), "texlive-latex-base"),
     Piece("LaTeX class standalone", "every formula", True, _standalone, "texlive-latex-extra"),
     Piece("dvisvgm", "every formula (LaTeX to SVG)", True, _program("dvisvgm"), "dvisvgm"),
-    Piece("a CJK font", "Chinese lessons", False, _cjk_font, "fonts-noto-cjk"),
+    Piece("fonts", "the lesson's languages (each checked by fontconfig)", False, _fonts, "fonts-noto-cjk"),
     Piece("espeak-ng", "the draft voice, --voice espeak", False, _program(ESPEAK), "espeak-ng"),
     Piece("Chromium", "the lesson page's browser tests", False, _chromium, "chromium chromium-driver"),
 )

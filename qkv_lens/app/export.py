@@ -44,8 +44,8 @@ import srt
 from qkv_lens import beats as beats_file
 from qkv_lens.app import handout, manifest
 from qkv_lens.app.subtitles import cues, srt_to_vtt
-from qkv_lens.fonts import font_file, font_for
-from qkv_lens.lesson import LANGUAGES, Chapter
+from qkv_lens.languages import font_file, font_for, language, offered
+from qkv_lens.lesson import Chapter
 from qkv_lens.registry import QUALITIES, SceneInfo
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, shown, temp_beside
 from qkv_lens.texts import tr
@@ -483,8 +483,6 @@ def subtitle_tracks(out_root: Path, lang: str, quality: str, clips: list[Clip], 
     return tracks
 
 
-# ISO 639-2 codes for the mp4's track language; anything else is "und" (undetermined)
-ISO_639_2 = {"zh": "chi", "en": "eng", "es": "spa", "fr": "fre", "de": "ger", "ja": "jpn", "pt": "por"}
 ASS_HEADER = ("[Script Info]\nScriptType: v4.00+\nPlayResX: 384\nPlayResY: 288\n\n[V4+ Styles]\n"
               "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, "
               "Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, "
@@ -501,7 +499,7 @@ def _add_text_tracks(out: Any, tracks: Sequence[tuple[str, list[srt.Subtitle]]])
     timed = []
     for lang, cues_of in tracks:
         stream = out.add_stream("mov_text")
-        stream.metadata["language"] = ISO_639_2.get(lang, "und")
+        stream.metadata["language"] = language(lang).iso639
         stream.codec_context.subtitle_header = ASS_HEADER.encode()
         stream.time_base = ms
         last = 0
@@ -782,7 +780,7 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
             titles = [tr(lang, f"{c.scene.section}.title") for c in clips]
             starts = offsets(probes)
             subs = join_subtitles(clips, starts)
-            tracks = subtitle_tracks(out_root, lang, quality, clips, starts, subs, LANGUAGES)
+            tracks = subtitle_tracks(out_root, lang, quality, clips, starts, subs, offered())
             burn = Captions(tracks[0][1], lang, probes[0].stream.height) if burn_captions else None
             join_videos(clips, probes, titles, staging.path(folder / f"{STEM}.mp4"), tracks, burn)
             staging.text(folder / f"{STEM}.srt", subs)

@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from qkv_lens.fonts import font_file, font_for
+from qkv_lens.languages import font_file, font_for
 from qkv_lens.texts import FORMULAS, tr
 
 A4 = (595.0, 842.0)

@@ -27,7 +27,8 @@ from pathlib import Path
 
 from qkv_lens import beats as beats_file
 from qkv_lens.app import manifest
-from qkv_lens.lesson import LANGUAGES, Chapter
+from qkv_lens.languages import language, offered
+from qkv_lens.lesson import Chapter
 from qkv_lens.registry import QUALITIES, by_class
 from qkv_lens.store import Unsafe, read_inside, shown, write_atomic
 from qkv_lens.texts import tr
@@ -180,6 +181,16 @@ def _json_script(data: object) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
 
 
+def font_css(langs: Sequence[str]) -> str:
+    """Each language's font stack, first choice first (``qkv_lens.languages``),
+    for the elements in that language (the page, a section, a switch button)."""
+    rules = []
+    for lang in langs:
+        stack = ", ".join(json.dumps(f) for f in language(lang).fonts)
+        rules.append(f':lang({lang}) {{ font-family: {stack}, sans-serif; }}')
+    return "\n" + "\n".join(rules) if rules else ""
+
+
 def build(out_root: Path, chapters: Sequence[Chapter]) -> Path:
     """Write ``out_root/index.html`` from the manifest, in the order of the
     lesson's ``chapters`` (a scene rendered but not listed is left off);
@@ -191,10 +202,10 @@ def build(out_root: Path, chapters: Sequence[Chapter]) -> Path:
     except manifest.ManifestError as err:
         raise PageError(str(err)) from None
     best = best_entries(entries)
-    langs = [l for l in LANGUAGES if l in best]
-    first = langs[0] if langs else LANGUAGES[0]
+    langs = [l for l in offered() if l in best]     # a render in a language the tables no longer have is left off
+    first = langs[0] if langs else offered()[0]
     sections = []
-    clips: dict[str, list[dict]] = {l: [] for l in LANGUAGES}
+    clips: dict[str, list[dict]] = {l: [] for l in langs}
     for lang in langs:
         parts = []
         heading = None
@@ -229,12 +240,12 @@ def build(out_root: Path, chapters: Sequence[Chapter]) -> Path:
         sections.append(f'<section class="lesson" lang="{lang}"{hidden}>'
                         f'<h1>{html.escape(tr(lang, "lesson.title"))}</h1>{_intro(lang, listed_here)}'
                         f'{"".join(parts)}</section>')
-    ui = {l: {k: tr(l, "lesson.title" if k == "title" else f"page.{k}") for k in UI_KEYS} for l in LANGUAGES}
+    ui = {l: {k: tr(l, "lesson.title" if k == "title" else f"page.{k}") for k in UI_KEYS} for l in langs or [first]}
     data = {"first": first, "langs": langs, "ui": ui, "clips": clips}
     nav = ""
     if len(langs) > 1:
         nav = '<nav class="langs">' + "".join(
-            f'<button type="button" data-lang="{l}" aria-pressed="{str(l == first).lower()}">'
+            f'<button type="button" lang="{l}" data-lang="{l}" aria-pressed="{str(l == first).lower()}">'
             f'{html.escape(tr(l, "lesson.language"))}</button> ' for l in langs) + "</nav>"
     present = (f'<button type="button" id="present-btn" data-t="present">'
                f'{html.escape(tr(first, "page.present"))}</button>')
@@ -255,7 +266,8 @@ def build(out_root: Path, chapters: Sequence[Chapter]) -> Path:
                '<div class="keys"></div></aside>')
     page = (f'<!DOCTYPE html>\n<html lang="{first}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{html.escape(tr(first, "lesson.title"))}</title><style>{_asset("page.css")}</style>'
+            f'<title>{html.escape(tr(first, "lesson.title"))}</title>'
+            f'<style>{_asset("page.css")}{font_css(langs)}</style>'
             f'</head>\n<body data-lang="{first}"><header>{nav}{present}</header><main>'
             f'{"".join(sections)}</main>{speaker}'
             f'<footer data-t="footer">{html.escape(tr(first, "page.footer"))}</footer>\n'

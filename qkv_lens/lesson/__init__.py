@@ -25,8 +25,8 @@ from pathlib import Path
 from .declared import DeclarationError, discover
 from .files import default_lesson, default_lesson_path, defaults, named_files, read_toml
 from .keys import Params
-from .schema import LANGUAGES, VOICES, Chapter, Lesson, LessonError, Named, Written, written_as_fraction
-from .sections import parse_lesson
+from .schema import VOICES, Chapter, Lesson, LessonError, Named, Written, written_as_fraction
+from .sections import for_language, parse_lesson
 
 
 def load_lesson(path: str | os.PathLike | None = None, language: str | None = None) -> Lesson:
@@ -38,7 +38,8 @@ def load_lesson(path: str | os.PathLike | None = None, language: str | None = No
 
 
 __all__ = [
-    "LANGUAGES", "VOICES", "Chapter", "DeclarationError", "Lesson", "LessonError", "Named", "Params", "Written",
-    "default_lesson", "default_lesson_path", "defaults", "discover", "load_lesson", "named_files", "parse_lesson",
+    "VOICES", "Chapter", "DeclarationError", "Lesson", "LessonError", "Named", "Params", "Written",
+    "default_lesson", "default_lesson_path", "defaults", "discover", "for_language", "load_lesson", "named_files",
+    "parse_lesson",
     "read_toml", "written_as_fraction",
 ]

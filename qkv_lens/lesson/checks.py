@@ -11,6 +11,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from qkv_lens.languages import offered
+
 from .bounds import (
     _BAD_CATEGORIES,
     _NUMBER_TEXT,
@@ -101,6 +103,25 @@ class _Checker:
     def __init__(self, path: Path):
         self.path = path
         self.file = _show_path(path)
+        self.named: list[tuple[str, Named]] = []     # every name read, by where it is
+        self.lang = ""                               # the lesson's language, once known
+
+    def named_in(self, value: Any, where: str, other: list[str] | None = None) -> Named:
+        """The names of ``value``, a table whose keys are languages of the
+        text tables (and, with ``other``, also those keys, not read here):
+        at least one, and one in the lesson's language (``lang``); each a
+        name the scenes can draw (``text``).  Other languages a lesson is
+        rendered in are checked by ``sections.for_language``."""
+        langs = list(offered())
+        self.keys(value, where, langs + (other or []))
+        found = {lang: self.text(value[lang], f"{where}.{lang}") for lang in langs if lang in value}
+        if not found:
+            raise self.error(where, f"expected a name in at least one language ({', '.join(langs)})")
+        named = Named.of(found)
+        if self.lang and self.lang not in found:
+            raise self.error(where, no_name(self.lang, named))
+        self.named.append((where, named))
+        return named
 
     def error(self, where: str, message: str) -> LessonError:
         loc = f"{where}: " if where else ""
@@ -216,8 +237,7 @@ class _Checker:
         return tuple(out)
 
     def name(self, value: Any, where: str) -> Named:
-        self.keys(value, where, ["zh", "en"], required=True)
-        return Named(self.text(value["zh"], f"{where}.zh"), self.text(value["en"], f"{where}.en"))
+        return self.named_in(value, where)
 
     def names(self, value: Any, where: str, most: int, least: int = 1) -> tuple[Named, ...]:
         want = ("a non-empty" if least == 1 else f"a {least} or more long") + \
@@ -230,7 +250,7 @@ class _Checker:
         """Every name of ``names`` (in each language) at most ``letters``
         wide, as its language's font draws it (``widths.letters_wide``)."""
         for i, item in enumerate(names):
-            for lang in ("zh", "en"):
+            for lang in item.languages:
                 name = item.name(lang)
                 wide = letters_wide(name, lang)
                 if wide > letters + 1e-9:
@@ -264,6 +284,12 @@ class _Checker:
         if why:
             raise self.error(where, f"the name {_show(value)} cannot be drawn: it holds {why}")
         return value
+
+
+def no_name(lang: str, named: Named) -> str:
+    """What to say of a name that lacks the language ``lang``."""
+    return (f"no name in {lang} (it has {', '.join(named.languages)}); add {lang} = \"...\" to render the "
+            f"lesson in {lang}")
 
 
 def _clean(text: str) -> bool:

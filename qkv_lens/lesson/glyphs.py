@@ -6,60 +6,17 @@ manim's ``Text`` drops right-to-left runs (Hebrew, Arabic) altogether, so
 both are refused when the lesson is read, naming the characters.
 
 The installed fonts' characters are read once per process from
-``fc-list`` (about 0.05 s); without fontconfig nothing is refused here.
+``fc-list`` (about 0.05 s, ``qkv_lens.languages.has_glyph``); without
+fontconfig nothing is refused here.
 """
 from __future__ import annotations
 
-import bisect
-import shutil
-import subprocess
 import unicodedata
-from functools import cache
+
+from qkv_lens.languages import has_glyph
 
 # Bidirectional classes of right-to-left letters and marks (Unicode UAX #9).
 RTL = frozenset({"R", "AL", "RLE", "RLO", "RLI"})
-
-
-@cache
-def _coverage() -> tuple[list[int], list[int]] | None:
-    """The characters some installed font has, as sorted, merged ranges
-    (starts, ends inclusive); None when fontconfig cannot be asked."""
-    fc = shutil.which("fc-list")
-    if fc is None:
-        return None
-    try:
-        out = subprocess.run([fc, "--format", "%{charset}\n"], capture_output=True, text=True,
-                             timeout=30, check=True).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    ranges = []
-    for token in out.split():
-        a, _, b = token.partition("-")
-        try:
-            ranges.append((int(a, 16), int(b or a, 16)))
-        except ValueError:
-            continue
-    if not ranges:
-        return None
-    ranges.sort()
-    starts, ends = [ranges[0][0]], [ranges[0][1]]
-    for a, b in ranges[1:]:
-        if a <= ends[-1] + 1:
-            ends[-1] = max(ends[-1], b)
-        else:
-            starts.append(a)
-            ends.append(b)
-    return starts, ends
-
-
-def has_glyph(ch: str) -> bool:
-    """Whether some installed font draws ``ch`` (True when that cannot be known)."""
-    cov = _coverage()
-    if cov is None:
-        return True
-    starts, ends = cov
-    i = bisect.bisect_right(starts, ord(ch)) - 1
-    return i >= 0 and ord(ch) <= ends[i]
 
 
 def _label(ch: str) -> str:

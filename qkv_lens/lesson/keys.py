@@ -205,7 +205,8 @@ class Computed(Key):
 
 @dataclass(frozen=True)
 class Name(Key):
-    """A name in every language: ``{zh = ..., en = ...}``."""
+    """A name in the languages of the text tables: ``{zh = ..., en = ...}``
+    (the lesson's own language at least)."""
 
     def read(self, c, value, where, ctx):
         return c.name(value, where)
@@ -247,24 +248,31 @@ class File(Key):
 class Items(Key):
     """A list of ``least`` to ``most`` tables, each with the keys ``item``
     declares (all required); each item is read into a record whose fields
-    are those keys (a record with ``zh`` and ``en`` has ``name(lang)``)."""
+    are those keys.  A ``named`` item also names itself, in the languages of
+    the text tables beside its keys (``{zh = "猫", en = "cat", at = [1, 2]}``):
+    its record has ``names`` and ``name(lang)``."""
     item: dict[str, Key]
     most: int
     least: int = 1
     noun: str = "items"     # what the items are, in the plural
+    named: bool = False
 
     def read(self, c, value, where, ctx):
         if not isinstance(value, list) or not self.least <= len(value) <= self.most:
             want = (f"a list of exactly {self.most} {self.noun}" if self.least == self.most
                     else f"a list of {self.least} to {self.most} {self.noun}")
             raise c.fail(where, f"{want}: {self.room}" if self.room else want, value)
-        record = record_type("Item", tuple(self.item))
+        record = record_type("Item", (*self.item, *(("names",) if self.named else ())))
         out = []
         for i, raw in enumerate(value):
             here = f"{where}[{i}]"
-            c.keys(raw, here, list(self.item), required=True)
+            names = {"names": c.named_in(raw, here, other=list(self.item))} if self.named else {}
+            c.keys(raw, here, list(raw) if self.named else list(self.item))
+            for name in self.item:
+                if name not in raw:
+                    raise c.error(here, f'missing key "{name}"')
             out.append(record(**{name: key.read(c, raw[name], f"{here}.{name}", ctx)
-                                 for name, key in self.item.items()}))
+                                 for name, key in self.item.items()}, **names))
         return tuple(out)
 
 
@@ -272,7 +280,8 @@ class Record:
     """An item of an ``Items`` list: its keys as attributes."""
 
     def name(self, lang: str) -> str:
-        return getattr(self, lang)
+        """A named item's name in ``lang`` (``Items(named=True)``)."""
+        return self.names.name(lang)     # type: ignore[attr-defined]
 
 
 _RECORDS: dict[tuple[str, tuple[str, ...]], type] = {}
@@ -366,14 +375,14 @@ def describe(key: Key) -> str:
     if isinstance(key, Text):
         return "a name"
     if isinstance(key, Name):
-        return "a name {zh, en}"
+        return "a name {zh, en, ...}"
     if isinstance(key, Names):
-        return f"{_count(None, key.least, key.most, 'name')} {{zh, en}}"
+        return f"{_count(None, key.least, key.most, 'name')} {{zh, en, ...}}"
     if isinstance(key, Index):
         return f"a position in {key.of}, from 0"
     if isinstance(key, File):
         return "a file in the lesson's folder, or \"\""
     if isinstance(key, Items):
-        inner = "; ".join(f"{k}: {describe(v)}" for k, v in key.item.items())
+        inner = "; ".join(["zh, en, ...: its name"] * key.named + [f"{k}: {describe(v)}" for k, v in key.item.items()])
         return f"{_count(None, key.least, key.most, key.noun, key.noun)}, each {{{inner}}}"
     return "computed"

@@ -16,7 +16,10 @@ HEADER = """# Every key of a lesson
 Generated from the scenes' declarations (`qkv-lens keys` prints it; a test
 keeps this page equal to it). A key you leave out takes the shipped value.
 Numbers may be integers, decimals or fractions written as text (`"1/2"`);
-vectors are row vectors (`y = x W`).
+vectors are row vectors (`y = x W`). A name (`{ zh = ..., en = ... }`) may
+be given in any language of the text tables (each row of `[languages]` in
+`texts.toml` that has a table of texts); the lesson needs one in every
+language it is rendered in.
 """
 
 
@@ -45,7 +48,7 @@ def reference() -> str:
         out.append("")
     out += ["## [[chapters]]", "",
             "The lesson's scenes, in the order they are taught, under headings of your choosing. "
-            "Each chapter has a `title` in every language (`{ zh = ..., en = ... }`, at most "
+            "Each chapter has a `title` in each language it is rendered in (`{ zh = ..., en = ... }`, at most "
             f"{MAX_CHAPTER_TITLE} characters) and `scenes`, a list of scene class names (any case; "
             "`qkv-lens list --all` shows them). A scene appears at most once. `render`, `watch`, the page "
             "and `export` follow this list; `render SCENE...` and `export SCENE...` take a part of it.", "",

@@ -8,7 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-LANGUAGES = ("zh", "en")
+# The languages are the columns of the text tables (qkv_lens.languages.offered()).
 # The lesson's `voice`: none (silent clips), espeak (a draft voice) or recorded (qkv_lens.voice).
 VOICES = ("none", "espeak", "recorded")
 
@@ -35,12 +35,26 @@ class LessonError(ValueError):
 
 @dataclass(frozen=True)
 class Named:
-    """A thing with a Chinese and an English name (a token, a trait, a dimension)."""
-    zh: str
-    en: str
+    """A thing named in one or more languages (a token, a trait, a chapter's
+    title): ``{zh = ..., en = ...}`` in the file, kept as (language, name)
+    pairs in the file's order."""
+    names: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, names: dict[str, str]) -> Named:
+        return cls(tuple(names.items()))
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        return tuple(lang for lang, _ in self.names)
 
     def name(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
+        """The name in ``lang``; KeyError when it has none (the loader
+        refuses a lesson whose names lack its language)."""
+        for code, text in self.names:
+            if code == lang:
+                return text
+        raise KeyError(f"no name in {lang!r} (only in {', '.join(self.languages)})")
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,7 @@ class Lesson:
     params: dict[str, Any]
     sections: dict[str, Any]
     chapters: tuple[Chapter, ...] = ()   # the lesson's scenes, in order, under their headings
+    named: tuple[tuple[str, Named], ...] = ()   # every name of the file, by where it is (key path)
 
     @property
     def scene_names(self) -> tuple[str, ...]:

@@ -7,12 +7,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from qkv_lens.languages import LanguageError, current, offered
+from qkv_lens.languages import language as column
 from qkv_lens.numbers import plain_number
 from qkv_lens.store import Unsafe, inside
 from qkv_math import cube_vertices, worked_product
@@ -35,12 +38,12 @@ from .bounds import (
     WORKED_DIGITS,
     WORKED_ROW_CHARACTERS,
 )
-from .checks import _Checker, _name_width, _Plain, _show
+from .checks import _Checker, _name_width, _Plain, _show, _show_path, no_name
 from .declared import discover
 from .files import defaults
 from .keys import read_section, record_type
 from .picture import generated, read_picture
-from .schema import LANGUAGES, VOICES, Chapter, Lesson, Named, written_as_fraction
+from .schema import VOICES, Chapter, Lesson, LessonError, Named, written_as_fraction
 
 
 def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
@@ -62,8 +65,13 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
     override = language or os.environ.get("QKV_LANG")
     lang = override or merged["language"]
     where = "language (--lang / QKV_LANG)" if override else "language"
-    if not isinstance(lang, str) or lang not in LANGUAGES:
-        raise c.fail(where, f'one of {", ".join(map(repr, LANGUAGES))}', lang)
+    if not isinstance(lang, str) or lang not in current().rows:
+        raise c.fail(where, f'one of {", ".join(map(repr, offered()))} (the languages of the text tables)', lang)
+    try:
+        column(lang)             # declared, with a table, every text key in it
+    except LanguageError as err:
+        raise c.error(where, str(err)) from None
+    c.lang = lang
     voice = merged["voice"]
     if voice not in VOICES:
         raise c.fail("voice", f'one of {", ".join(map(repr, VOICES))}', voice)
@@ -73,8 +81,26 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
         values = read_section(c, name, decl.keys, merged[name])
         RULES.get(name, _no_rule)(c, values, merged[name])
         params[name] = record_type(decl.cls, tuple(decl.keys))(**values)
-    return Lesson(path=path, language=lang, voice=voice, params=params, sections=merged,
-                  chapters=read_chapters(c, merged["chapters"]))
+    chapters = read_chapters(c, merged["chapters"])
+    lesson = Lesson(path=path, language=lang, voice=voice, params=params, sections=merged,
+                    chapters=chapters, named=tuple(c.named))
+    return for_language(lesson, lang)
+
+
+def for_language(lesson: Lesson, lang: str) -> Lesson:
+    """``lesson`` in the language ``lang``: its text column complete
+    (``qkv_lens.languages.language``) and every name of the file given in
+    it.  Raises LessonError in one line naming the first name that lacks
+    it, or every text key the column lacks."""
+    file = _show_path(lesson.path)
+    try:
+        column(lang)
+    except LanguageError as err:
+        raise LessonError(f"{file}: language {lang}: {err}") from None
+    for where, named in lesson.named:
+        if lang not in named.languages:
+            raise LessonError(f"{file}: {where}: {no_name(lang, named)}")
+    return lesson if lesson.language == lang else replace(lesson, language=lang)
 
 
 def read_chapters(c: _Checker, raw: Any) -> tuple[Chapter, ...]:
@@ -89,13 +115,15 @@ def read_chapters(c: _Checker, raw: Any) -> tuple[Chapter, ...]:
     for i, table in enumerate(raw):
         where = f"chapters[{i}]"
         c.keys(table, where, ["title", "scenes"], required=True)
-        c.keys(table["title"], f"{where}.title", list(LANGUAGES), required=True)
-        for lang in LANGUAGES:
-            text = table["title"][lang]
+        raw_title = c.keys(table["title"], f"{where}.title", list(offered()))
+        if not raw_title:
+            raise c.error(f"{where}.title", f"expected a title in at least one language ({', '.join(offered())})")
+        for lang, text in raw_title.items():
             if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHAPTER_TITLE:
                 raise c.fail(f"{where}.title.{lang}", f"a title of 1 to {MAX_CHAPTER_TITLE} characters "
                              "(one line of the page and the deck)", text)
-        title = Named(table["title"]["zh"].strip(), table["title"]["en"].strip())
+        title = Named.of({lang: text.strip() for lang, text in raw_title.items()})
+        c.named.append((f"{where}.title", title))
         names = table["scenes"]
         if not isinstance(names, list) or not names:
             raise c.fail(f"{where}.scenes", "a non-empty list of scene names (`qkv-lens list --all` shows them)",
@@ -248,7 +276,7 @@ def _three_lenses(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> N
     for i, t in enumerate(values["traits"]):
         _lens_name(c, t, f"{w}.traits[{i}]", LENS_TRAIT_WIDTH, "the table heads a column with each trait")
     for i, word in enumerate(values["words"]):
-        _lens_name(c, Named(word.zh, word.en), f"{w}.words[{i}]", LENS_NAME_WIDTH,
+        _lens_name(c, word.names, f"{w}.words[{i}]", LENS_NAME_WIDTH,
                    "each lens panel writes every word beside its point")
         _lens_numbers(c, word.traits, f"{w}.words[{i}].traits")
     for i, lens in enumerate(values["lenses"]):
@@ -267,8 +295,8 @@ def _lens_name(c: _Checker, name: Named, where: str, most: int, why: str, words:
     """A three_lenses name of at most ``most`` columns in each language (a
     Chinese character counts as 2); with ``words``, each of its words (a run
     of letters a line cannot break: no space, no Chinese character in it)."""
-    for lang in ("zh", "en"):
-        text = getattr(name, lang)
+    for lang in name.languages:
+        text = name.name(lang)
         runs = re.findall(r"[^\s\u2e80-\u9fff\uff00-\uffef\u3000-\u303f]+", text) if words else [text]
         if any(_name_width(run) > most for run in runs):
             what = "words" if words else "a name"
@@ -309,13 +337,14 @@ def _attention(c: _Checker, values: dict[str, Any], raw: dict[str, Any]) -> None
         if abs(M[i, j]) >= MAX_PROJECTED + 0.005:
             raise c.error(f"attention.{name}", f"expected weights that keep every entry of {role} = x {name} "
                           f"within ±{MAX_PROJECTED} (one digit before the point, written beside each token), "
-                          f"found {M[i, j]:.2f} ({role} of {_show(tokens[i].en)}, {_show(dims[j].en)})")
+                          f"found {M[i, j]:.2f} ({role} of {_show(tokens[i].name(c.lang))}, "
+                          f"{_show(dims[j].name(c.lang))})")
     S = projected["q"] @ projected["k"].T
     i, j = np.unravel_index(np.abs(S).argmax(), S.shape)
     if abs(S[i, j]) >= MAX_SCORE + 0.005:
         raise c.error("attention.W_K", f"expected W_Q and W_K that keep every score q · k within ±{MAX_SCORE} "
-                      f"(a cell of the score grid), found {S[i, j]:.2f} (q of {_show(tokens[i].en)} · k of "
-                      f"{_show(tokens[j].en)})")
+                      f"(a cell of the score grid), found {S[i, j]:.2f} (q of {_show(tokens[i].name(c.lang))} · k of "
+                      f"{_show(tokens[j].name(c.lang))})")
 
 
 RULES: dict[str, Callable[[_Checker, dict[str, Any], dict[str, Any]], None]] = {

@@ -27,7 +27,7 @@ def _fonts(lang: str) -> tuple[Any, ...]:
     try:
         from PIL import ImageFont
 
-        from qkv_lens.fonts import font_file, font_for
+        from qkv_lens.languages import font_file, font_for
     except ImportError:      # pragma: no cover - Pillow comes with manim
         return ()
     try:

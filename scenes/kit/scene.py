@@ -11,8 +11,8 @@ from manim import Animation, Group, Mobject, Scene, ValueTracker, Wait, config
 
 from qkv_lens.beats import Beat, Beats, Cue
 from qkv_lens.cues import cue_seconds, split_cues
-from qkv_lens.fonts import FontMissing, font_for
-from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, Params, load_lesson
+from qkv_lens.languages import LanguageError, check_fonts, offered
+from qkv_lens.lesson import Lesson, LessonError, Params, load_lesson
 from qkv_lens.registry import SceneInfo, by_class
 from qkv_lens.store import write_atomic
 from qkv_lens.texts import tr
@@ -56,8 +56,8 @@ def lesson_or_exit() -> Lesson:
     """The validated lesson (QKV_LESSON / QKV_LANG honoured), or a clear exit 2."""
     try:
         lesson = load_lesson()
-        font_for(lesson.language)
-    except (LessonError, FontMissing) as err:
+        check_fonts(lesson.language)
+    except (LessonError, LanguageError) as err:
         fail_clearly(str(err))
     return lesson
 
@@ -69,12 +69,12 @@ LANGUAGE_DIRS = {"video_dir": ("{media_dir}/videos/{module_name}", "/{quality}")
 
 def media_dirs_by_language(lang: str) -> None:
     """Put manim's default video and image folders under the language
-    (media/videos/<module>/<lang>/480p15/...), so the zh and en renders of a
-    scene with the plain manim CLI do not overwrite each other.  Folders the
+    (media/videos/<module>/<lang>/480p15/...), so a scene's renders in two languages with the plain manim CLI do not
+    overwrite each other.  Folders the
     user chose (--video_dir, manim.cfg) are left alone.  Must run before
     Scene.__init__, which fixes the output paths."""
     for key, (head, tail) in LANGUAGE_DIRS.items():
-        if config[key] in {head + tail, *(f"{head}/{l}{tail}" for l in LANGUAGES)}:
+        if config[key] in {head + tail, *(f"{head}/{l}{tail}" for l in offered())}:
             config[key] = f"{head}/{lang}{tail}"
 
 

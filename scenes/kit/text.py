@@ -10,7 +10,7 @@ from typing import Any
 from manim import DOWN, LEFT, UL, Mobject, ParsableManimColor, Text, VGroup
 
 from qkv_lens.cues import fit_lines
-from qkv_lens.fonts import font_for
+from qkv_lens.languages import font_for
 
 from . import palette
 from .moments import TEXT_TYPES, is_bracket
