@@ -181,12 +181,19 @@ def _json_script(data: object) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
 
 
+LATIN_FONTS = ("Noto Sans", "DejaVu Sans")   # a space-separated script's page text: its own quotes and widths
+
+
 def font_css(langs: Sequence[str]) -> str:
-    """Each language's font stack, first choice first (``qkv_lens.languages``),
-    for the elements in that language (the page, a section, a switch button)."""
+    """Each language's font stack for the elements in that language (the
+    page, a section, a switch button): a space-separated script starts with
+    a Latin font (a CJK font draws its quotes full width), then the
+    language's fonts (``qkv_lens.languages``); a CJK script starts with its own."""
     rules = []
     for lang in langs:
-        stack = ", ".join(json.dumps(f) for f in language(lang).fonts)
+        known = language(lang)
+        fonts = (*LATIN_FONTS, *known.fonts) if known.spaced else (*known.fonts, *LATIN_FONTS)
+        stack = ", ".join(json.dumps(f) for f in dict.fromkeys(fonts))
         rules.append(f':lang({lang}) {{ font-family: {stack}, sans-serif; }}')
     return "\n" + "\n".join(rules) if rules else ""
 
