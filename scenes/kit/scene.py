@@ -15,7 +15,7 @@ from qkv_lens.fonts import FontMissing, font_for
 from qkv_lens.lesson import LANGUAGES, Lesson, LessonError, Params, load_lesson
 from qkv_lens.registry import SceneInfo, by_class
 from qkv_lens.store import write_atomic
-from qkv_lens.texts import tr
+from qkv_lens.texts import tr, use_lesson_texts
 from qkv_lens.voice import VoiceError, voice_clip, voice_mode
 
 from .glyphs import share_number_glyphs
@@ -53,9 +53,11 @@ def fail_clearly(message: str, status: int = 2):
 
 
 def lesson_or_exit() -> Lesson:
-    """The validated lesson (QKV_LESSON / QKV_LANG honoured), or a clear exit 2."""
+    """The validated lesson (QKV_LESSON / QKV_LANG honoured) with its texts
+    in use, or a clear exit 2."""
     try:
         lesson = load_lesson()
+        use_lesson_texts(lesson.path.parent)    # the teacher's texts.toml, key by key over the shipped ones
         font_for(lesson.language)
     except (LessonError, FontMissing) as err:
         fail_clearly(str(err))
@@ -90,8 +92,8 @@ class LessonScene(Scene):
     sparse_moments: dict[str, str] = {}
 
     def __init__(self, *args, **kwargs):
-        self.info = by_class(type(self).__name__)
         self.lesson = lesson_or_exit()
+        self.info = by_class(type(self).__name__, self.lesson.path.parent)   # shipped, or the teacher's
         media_dirs_by_language(self.lesson.language)
         super().__init__(*args, **kwargs)
 
