@@ -191,3 +191,25 @@ def test_the_scaffold_rendered_passes_clipcheck(folder, tmp_path):
 
 def test_the_shipped_lesson_still_has_no_teacher_scene():
     assert not any(s.teacher for s in in_lesson(load_lesson(LESSON)))
+
+
+@pytest.mark.render
+def test_a_failing_teacher_scene_is_isolated_and_never_imported_by_the_app(folder, tmp_path):
+    """A teacher's scene that raises fails alone (the other renders, the
+    command exits 1 naming it); the app process runs it by path and never
+    imports it."""
+    assert cli.main(["new", "other_demo", "--lesson", str(folder / "lesson.toml")]) == 0
+    module = folder / "scenes" / f"{SNAKE}.py"
+    module.write_text(module.read_text().replace("        p = self.params\n",
+                                                 "        raise RuntimeError('a teacher bug')\n"))
+    out = tmp_path / "out"
+    script = (f"import sys; from qkv_lens.app import cli\n"
+              f"status = cli.main(['render', '{NAME}', 'OtherDemo', '--lang', 'en', '--jobs', '2', '--lesson', "
+              f"{str(folder / 'lesson.toml')!r}, '--out', {str(out)!r}])\n"
+              f"mine = [m for m in list(sys.modules.values()) if {str(folder)!r} in str(getattr(m, '__file__', ''))]\n"
+              f"print('status', status, 'imported', mine)")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert "status 1 imported []" in run.stdout, run.stdout + run.stderr[-2000:]
+    assert f"FAILED {NAME} (en)" in run.stderr and "a teacher bug" in run.stderr
+    assert (out / "en" / "480p15" / "OtherDemo.mp4").is_file()
+    assert not (out / "en" / "480p15" / f"{NAME}.mp4").exists()

@@ -1,5 +1,8 @@
 """The ``qkv-lens`` command: init, new, list, render, lesson, export, preview, watch, script.
 
+``new NAME`` writes a scene of the teacher's beside the lesson (``scenes/``,
+its section, its texts in ``texts.toml`` and its test; docs/tutorial.md).
+
 ``--voice`` (render, watch) gives the narration a voice: ``none`` (silent
 clips, the default unless the lesson's ``voice`` says otherwise),
 ``espeak`` (a robotic draft voice made offline by espeak-ng, to time the
