@@ -244,3 +244,32 @@ def test_watch_renders_on_an_edit_of_the_teacher_scene(folder, tmp_path):
         stop.set()
         t.join(timeout=10)
     assert not t.is_alive()
+
+
+def test_the_teacher_scene_travels_with_a_dask_task(folder, monkeypatch):
+    """A task carries the teacher's modules and texts.toml; the worker
+    writes them into a folder of its own, reproduces the key there and
+    renders the module of that folder, never the client's path."""
+    from qkv_lens.app import cluster
+    from qkv_lens.app.render import Job, Options, Result
+
+    lesson_path = folder / "lesson.toml"
+    lesson = load_lesson(lesson_path)
+    texts.use_lesson_texts(folder)
+    info = by_class(NAME, folder)
+    job = Job(info, "en", cache_key(info, lesson, "en", "l"))
+    [task] = cluster.make_tasks([job], Options(lesson_path=lesson_path))
+    assert set(task.files) == {"texts.toml", f"scenes/{SNAKE}.py"}
+    assert task.files[f"scenes/{SNAKE}.py"] == info.path.read_bytes()
+    moved = folder.rename(folder.parent / f"{folder.name}-gone")   # the client's folder is not on a worker
+    seen = []
+
+    def render_staged(job, opts, media, children):
+        seen.append(job.scene.path)
+        assert job.scene.path.read_bytes() == task.files[f"scenes/{SNAKE}.py"]
+        return Result(job, True, 0.0), {}
+
+    monkeypatch.setattr(cluster, "render_staged", render_staged)
+    result, files = cluster.render_task(task)
+    assert result.ok and seen and not seen[0].is_relative_to(moved) and seen[0] != info.path
+    moved.rename(folder)
