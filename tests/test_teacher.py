@@ -82,7 +82,8 @@ def test_new_writes_the_scene_its_section_texts_and_test(folder, capsys):
     assert chapters[-1].scenes == (NAME, "OtherDemo") and len(chapters) == 3
 
 
-@pytest.mark.parametrize("name", [NAME, "worked_example", "WorkedExample", "kit", "json", "bad name"])
+@pytest.mark.parametrize("name", [NAME, "worked_example", "WorkedExample", "kit", "json", "numpy", "Scenes", "Page",
+                                  "language", "bad name"])
 def test_new_refuses_a_taken_or_bad_name_in_one_line(folder, name, capsys):
     before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     assert cli.main(["new", name, "--lesson", str(folder / "lesson.toml")]) == 2
@@ -273,3 +274,20 @@ def test_the_teacher_scene_travels_with_a_dask_task(folder, monkeypatch):
     result, files = cluster.render_task(task)
     assert result.ok and seen and not seen[0].is_relative_to(moved) and seen[0] != info.path
     moved.rename(folder)
+
+
+def test_new_in_a_lesson_without_chapters_keeps_the_shipped_ones(tmp_path, capsys):
+    (tmp_path / "lesson.toml").write_text('language = "en"\n', encoding="utf-8")
+    assert cli.main(["new", NAME, "--lesson", str(tmp_path / "lesson.toml")]) == 0
+    lesson = load_lesson(tmp_path / "lesson.toml")
+    assert lesson.scene_names[:-1] == load_lesson(LESSON).scene_names and lesson.scene_names[-1] == NAME
+    texts.use_lesson_texts(None)
+
+
+def test_new_never_writes_into_the_shipped_lesson(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)                      # no ./lesson.toml: the shipped lesson would be used
+    monkeypatch.delenv("QKV_LESSON", raising=False)
+    before = LESSON.read_bytes()
+    assert cli.main(["new", NAME]) == 2
+    assert "qkv-lens init" in one_error_line(capsys.readouterr().err)
+    assert LESSON.read_bytes() == before and not (LESSON.parent / "scenes").exists()

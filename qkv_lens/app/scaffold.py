@@ -12,15 +12,17 @@ any file is written: a name the lesson cannot take is refused in one line.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import sys
 from pathlib import Path
 
-from qkv_lens.lesson import LANGUAGES, LessonError, defaults, parse_lesson, read_toml
+from qkv_lens.lesson import LANGUAGES, LessonError, default_lesson, defaults, parse_lesson, read_toml
 from qkv_lens.lesson.declared import discover_lesson, teacher_folder
 from qkv_lens.store import shown, write_atomic
 from qkv_lens.texts import LESSON_TEXTS
+from qkv_lens.texts import TEXTS as TEXT_TABLES
 
 EDIT_MARK = {"zh": "（待改）", "en": "(edit me) "}   # starts every placeholder sentence
 CHAPTER_MARK = "# your scenes: qkv-lens new adds each new scene to this chapter"
@@ -237,14 +239,27 @@ def texts_text(text: str, cls: str, snake: str) -> str:
     return "".join(lines)
 
 
+def _importable(name: str) -> bool:
+    """Whether ``name`` is a top-level module Python can import (the
+    standard library, manim, numpy, scenes, ...): manim puts the scene's
+    folder first on ``sys.path``, so a scene file of that name would hide it."""
+    if name in sys.stdlib_module_names:
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return True
+
+
 def new_scene(lesson_path: Path, name: str) -> list[Path]:
     """Write the scene ``name`` beside the lesson at ``lesson_path``; the
     files written or changed.  ScaffoldError (one line) for a bad name, a
     name taken, or a lesson that would not read back."""
     cls, snake = names(name)
     folder = lesson_path.parent
-    if not lesson_path.is_file():
-        raise ScaffoldError(f"{shown(lesson_path)}: no lesson file here; write one first (qkv-lens init)")
+    if not lesson_path.is_file() or lesson_path.resolve() == default_lesson().resolve():
+        raise ScaffoldError(f"{shown(lesson_path)}: not a lesson of yours (no ./lesson.toml here); "
+                            "write one first with qkv-lens init")
     try:
         declared = discover_lesson(folder)
         raw = read_toml(lesson_path)
@@ -256,8 +271,10 @@ def new_scene(lesson_path: Path, name: str) -> list[Path]:
     module = teacher_folder(folder) / f"{snake}.py"
     test = folder / "tests" / f"test_{snake}.py"
     shipped_modules = {s.path.stem for s in declared.scenes} | {"kit"}
-    if snake in declared.sections or snake in raw or snake in shipped_modules or snake in sys.stdlib_module_names:
-        raise ScaffoldError(f"{snake}: a section, module or lesson key of that name exists; choose another name")
+    if snake in declared.sections or snake in raw or snake in shipped_modules or _importable(snake) \
+            or any(key.startswith(f"{snake}.") for table in TEXT_TABLES.values() for key in table):
+        raise ScaffoldError(f"{snake}: a section, lesson key, text prefix or Python module of that name exists "
+                            "(a module would be hidden by your scene's file); choose another name")
     for path in (module, test):
         if path.exists():
             raise ScaffoldError(f"{shown(path)} exists; choose another name")
