@@ -36,13 +36,19 @@ from tests.helpers import (
 NAME, SNAKE = "ShearDemo", "shear_demo"
 
 
+@pytest.fixture(autouse=True)
+def shipped_texts():
+    """The shipped texts again after each test (a lesson's texts are in use for the whole process)."""
+    yield
+    texts.use_lesson_texts(None)
+
+
 @pytest.fixture
 def folder(tmp_path):
     """A lesson folder made by `qkv-lens init` and `qkv-lens new ShearDemo`."""
     assert cli.main(["init", str(tmp_path)]) == 0
     assert cli.main(["new", NAME, "--lesson", str(tmp_path / "lesson.toml")]) == 0
-    yield tmp_path
-    texts.use_lesson_texts(None)       # the shipped texts again, for the tests after this one
+    return tmp_path
 
 
 def dry_run(folder: Path, lang: str, tmp: Path):
@@ -281,7 +287,6 @@ def test_new_in_a_lesson_without_chapters_keeps_the_shipped_ones(tmp_path, capsy
     assert cli.main(["new", NAME, "--lesson", str(tmp_path / "lesson.toml")]) == 0
     lesson = load_lesson(tmp_path / "lesson.toml")
     assert lesson.scene_names[:-1] == load_lesson(LESSON).scene_names and lesson.scene_names[-1] == NAME
-    texts.use_lesson_texts(None)
 
 
 def test_new_never_writes_into_the_shipped_lesson(tmp_path, monkeypatch, capsys):
