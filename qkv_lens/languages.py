@@ -112,7 +112,9 @@ class Tables:
     formulas: dict[str, str] = field(default_factory=dict)   # text section -> LaTeX, the same in every language
 
 
-def _read(path: Path | None) -> tuple[dict, str]:
+def _read(path: Path | tuple[dict, str] | None) -> tuple[dict, str]:
+    if isinstance(path, tuple):          # already read (a teacher's file, by the lesson's checked reader)
+        return path
     if path is None:
         text = resources.files("qkv_lens").joinpath("texts.toml").read_text(encoding="utf-8")
         return tomllib.loads(text), "texts.toml"
@@ -124,11 +126,12 @@ def _read(path: Path | None) -> tuple[dict, str]:
         raise LanguageError(f"{path}: not a TOML file ({err})") from None
 
 
-def load_tables(*overlays: Path) -> Tables:
+def load_tables(*overlays: Path | tuple[dict, str]) -> Tables:
     """The shipped text tables with each of ``overlays`` (a teacher's
-    ``texts.toml``) laid over them: rows, texts and glossary terms added or
-    replaced key by key.  Raises LanguageError (one line) for a table with
-    no row, a malformed row, or a text that is not a text."""
+    ``texts.toml``, a path or its parsed table and name) laid over them:
+    rows, texts, glossary terms and formulas added or replaced key by key.
+    Raises LanguageError (one line) for a table with no row, a malformed
+    row, or a text that is not a text."""
     raw, where = _read(None)
     tables = Tables({}, {}, {}, where)
     _merge(tables, raw, where)

@@ -39,7 +39,7 @@ def scene(request, dry):
 # Modules whose module-scoped fixture renders for real: their tests share one
 # worker, so the fixture (the whole lesson, in test_render) is made once, not
 # once per worker.
-ONE_WORKER = ("test_render", "test_cluster", "test_voice", "test_outputs")
+ONE_WORKER = ("test_render", "test_cluster", "test_voice", "test_outputs", "test_wheel")
 
 
 def pytest_collection_modifyitems(items):

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import os
 import re
 import struct
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -58,6 +60,22 @@ def dry_run(scene_name: str, tmp: Path, lesson: Path | None = None, lang: str = 
         "tex_dir": str(SHARED_MEDIA / "Tex"), "text_dir": str(SHARED_MEDIA / "texts"),
     }):
         scene = cls(skip_animations=True)
+        scene.render()
+    return scene
+
+
+def dry_run_file(path: Path, scene_name: str, tmp: Path, lesson: Path, lang: str):
+    """``dry_run`` of a teacher's scene: its module (outside the scenes
+    package, beside the lesson) loaded by path, as manim loads it."""
+    spec = importlib.util.spec_from_file_location(f"teacher_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module            # as manim does: dataclasses and annotations look it up
+    spec.loader.exec_module(module)
+    with lesson_env(lesson, lang), tempconfig({
+            "dry_run": True, "quality": "low_quality", "disable_caching": True, "progress_bar": "none",
+            "media_dir": str(tmp), "verbosity": "ERROR",
+            "tex_dir": str(SHARED_MEDIA / "Tex"), "text_dir": str(SHARED_MEDIA / "texts")}):
+        scene = getattr(module, scene_name)(skip_animations=True)
         scene.render()
     return scene
 

@@ -7,7 +7,9 @@ come from the development venv through a path file, so the test runs offline
 and in seconds.  Path files inside that added folder are not processed, so
 the development venv's editable install of this project stays invisible:
 every qkv_lens, scenes and qkv_math module comes from the wheel."""
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,8 +17,11 @@ import sysconfig
 import venv
 from pathlib import Path
 
+import av
 import pytest
 
+from qkv_lens.app import cluster
+from qkv_lens.languages import offered
 from tests.helpers import LESSON, ROOT, probe_video
 
 pytestmark = pytest.mark.render
@@ -85,3 +90,96 @@ def test_version_init_list_render_from_an_empty_folder(installed, tmp_path):
     video = tmp_path / "renders" / "en" / "480p15" / "WorkedExample.mp4"
     assert probe_video(video)["duration"] > 10
     assert (tmp_path / "renders" / "index.html").exists()
+
+
+# The languages the teacher's lesson below is rendered, paged and exported in (one constant: a new
+# language of the text tables joins by being added here).
+LANGS = ("zh", "en")
+TEACHER = "Shear"           # the scene `qkv-lens new` writes (my_scenes/shear.py)
+SHIPPED = "WorkedExample"   # the shipped scene beside it, at a small x and W (a short clip)
+
+
+def teacher_lesson(folder: Path) -> str:
+    """A lesson of one shipped scene (a small worked example), in one chapter."""
+    title = ", ".join(f'{lang} = "Warm-up {lang}"' for lang in offered())
+    return (f'language = "en"\n\n[worked_example]\nx = [1, 2]\nW = [[1, -1], [2, 0.5]]\n\n'
+            f'[[chapters]]\ntitle = {{{title}}}\nscenes = ["{SHIPPED}"]\n')
+
+
+def renders(out: Path) -> dict:
+    """The manifest's entries by (scene, language)."""
+    return {(e["scene"], e["language"]): e
+            for e in json.loads((out / "manifest.json").read_text(encoding="utf-8"))["renders"]}
+
+
+def test_a_teacher_lesson_from_an_empty_folder(installed, tmp_path):
+    """Issue 26, done when: a two-scene lesson (one shipped, one made by
+    `qkv-lens new`) rendered in every language of LANGS, paged, exported,
+    and rendered again after an edit of the teacher's scene only, which
+    alone renders again; then the same lesson through a loopback Dask
+    cluster, to the same cache keys."""
+    assert run(installed, tmp_path, "init").returncode == 0
+    (tmp_path / "lesson.toml").write_text(teacher_lesson(tmp_path), encoding="utf-8")
+    made = run(installed, tmp_path, "new", TEACHER)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "my_scenes" / "shear.py").is_file() and (tmp_path / "texts.toml").is_file()
+    listed = run(installed, tmp_path, "list").stdout.splitlines()
+    assert [line.split()[1] for line in listed if line.lstrip()[:1].isdigit()] == [SHIPPED, TEACHER]
+
+    for lang in LANGS:
+        done = run(installed, tmp_path, "render", "--lang", lang, "--jobs", "2")
+        assert done.returncode == 0, done.stderr[-2000:]
+    out = tmp_path / "renders"
+    first = renders(out)
+    assert set(first) == {(s, lang) for s in (SHIPPED, TEACHER) for lang in LANGS}
+
+    paged = run(installed, tmp_path, "lesson")
+    assert paged.returncode == 0, paged.stderr
+    page = (out / "index.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'id="lesson-data">(.*?)</script>', page, re.S).group(1))
+    for lang in LANGS:            # in the page and in presenter mode, in the lesson's order, with their beats
+        assert f'<figure id="{lang}-{TEACHER}"' in page
+        assert [c["scene"] for c in data["clips"][lang]] == [SHIPPED, TEACHER]
+        assert [len(c["beats"]) for c in data["clips"][lang]][1] == 2
+
+    for lang in LANGS:
+        exported = run(installed, tmp_path, "export", "--lang", lang)
+        assert exported.returncode == 0, exported.stderr
+        folder = out / lang / "480p15"
+        with av.open(str(folder / "lesson.mp4")) as c:
+            assert len(c.chapters()) == 2
+        assert (folder / "lesson.pptx").stat().st_size > 0
+
+    # an edit of the teacher's scene alone: only it renders again, in every language
+    module = tmp_path / "my_scenes" / "shear.py"
+    module.write_text(module.read_text(encoding="utf-8").replace("buff=0.35", "buff=0.45"), encoding="utf-8")
+    shipped_mtime = (out / "en" / "480p15" / f"{SHIPPED}.mp4").stat().st_mtime_ns
+    for lang in LANGS:
+        again = run(installed, tmp_path, "render", "--lang", lang)
+        assert again.returncode == 0 and "1 rendered, 1 cached" in again.stderr + again.stdout, again.stderr
+    second = renders(out)
+    for lang in LANGS:
+        assert second[SHIPPED, lang]["key"] == first[SHIPPED, lang]["key"]
+        assert second[TEACHER, lang]["key"] != first[TEACHER, lang]["key"]
+    assert (out / "en" / "480p15" / f"{SHIPPED}.mp4").stat().st_mtime_ns == shipped_mtime
+
+    # the same lesson on a loopback Dask cluster whose workers run the wheel (from another folder): after
+    # another edit the teacher's scene renders there, the shipped one stays cached, and a local render then
+    # finds every key up to date (the workers computed the client's keys)
+    site = subprocess.run([str(installed / "bin" / "python"), "-c",
+                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    env = {k: v for k, v in os.environ.items() if k not in ("QKV_LESSON", "QKV_LANG")}
+    env["PYTHONPATH"] = site
+    workers = tmp_path.parent / f"{tmp_path.name}-workers"
+    workers.mkdir()
+    module.write_text(module.read_text(encoding="utf-8").replace("buff=0.45", "buff=0.5"), encoding="utf-8")
+    with cluster.loopback_cluster(workers, 1, cwd=workers, env=env) as address:
+        farmed = run(installed, tmp_path, "render", "--lang", "en", "--dask", address)
+    assert farmed.returncode == 0 and "1 rendered, 1 cached" in farmed.stderr + farmed.stdout, farmed.stderr[-2000:]
+    third = renders(out)
+    assert third[TEACHER, "en"]["key"] != second[TEACHER, "en"]["key"]
+    assert third[SHIPPED, "en"]["key"] == first[SHIPPED, "en"]["key"]
+    assert probe_video(out / "en" / "480p15" / f"{TEACHER}.mp4")["duration"] > 5
+    local = run(installed, tmp_path, "render", "--lang", "en")
+    assert local.returncode == 0 and "nothing changed" in local.stderr + local.stdout, local.stderr

@@ -1,13 +1,15 @@
 """Cache keys: a render is redone only when its key changes.
 
 The key of (scene, language, quality, format) hashes: the scene's own
-module, every ``.py`` file of ``scenes/kit`` and ``qkv_math``, the scene
+module (a teacher's scene: its file beside the lesson), every ``.py`` file of ``scenes/kit`` and ``qkv_math``, the scene
 side of ``qkv_lens`` (every module but this application, ``qkv_lens/app``:
 the lesson loader, registry, languages, texts and cues, voice, training runs,
 beats, store) and the manim settings it renders with (``manim.cfg``), the
 scene's section of lesson.toml (after defaults) and
 the contents of any file it names (a picture), its texts and the glossary in
-that language and the language's row of the tables, the quality, the format, transparency and the manim version,
+that language and the language's row of the tables (after the teacher's
+``texts.toml``, key by key: editing one scene's text re-renders that scene
+only), the quality, the format, transparency and the manim version,
 and with a voice (``qkv_lens.voice.voice_key``) the voice mode and the
 espeak-ng version or the digest of the scene's recordings in that language.
 The application (the command, render pipeline, page, exports: ``qkv_lens/app``)
@@ -74,7 +76,7 @@ def cache_key(scene: SceneInfo, lesson: Lesson, lang: str, quality: str, fmt: st
               manim: str | None = None, root: Path | None = None, voice: dict | None = None) -> str:
     """The hex key of one render (see the module docstring for its inputs)."""
     digests = digests or code_digests(root)
-    module = (root / "scenes" if root else scenes_dir()) / f"{scene.module}.py"
+    module = root / "scenes" / f"{scene.module}.py" if root and not scene.teacher else scene.path
     parts = {
         "pipeline": PIPELINE_VERSION,
         "module": hashlib.sha256(module.read_bytes()).hexdigest(),

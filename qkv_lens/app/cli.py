@@ -1,4 +1,7 @@
-"""The ``qkv-lens`` command: init, list, render, lesson, export, preview, watch, script, doctor.
+"""The ``qkv-lens`` command: init, new, list, render, lesson, export, preview, watch, script, doctor.
+
+``new NAME`` writes a scene of the teacher's beside the lesson (``my_scenes/``,
+its section, its texts in ``texts.toml`` and its test; docs/tutorial.md).
 
 ``--voice`` (render, watch) gives the narration a voice: ``none`` (silent
 clips, the default unless the lesson's ``voice`` says otherwise),
@@ -37,8 +40,9 @@ from qkv_lens.beats import parse as parse_beats
 from qkv_lens.languages import LanguageError, check_fonts, offered
 from qkv_lens.lesson import VOICES, Lesson, LessonError, default_lesson, default_lesson_path, for_language, load_lesson
 from qkv_lens.lesson.reference import reference
-from qkv_lens.registry import QUALITIES, SCENES, SceneInfo, find, in_lesson
+from qkv_lens.registry import QUALITIES, SceneInfo, find, in_lesson, scenes_for
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, shown, write_atomic
+from qkv_lens.texts import use_lesson_texts
 from qkv_lens.voice import VoiceError, voice_key, voice_mode
 
 
@@ -81,7 +85,7 @@ def resolve(args) -> tuple[Path, dict[str, Lesson], list[SceneInfo]]:
     named); raise UsageError before anything is rendered."""
     lesson_path = lesson_file(args)
     try:
-        base = load_lesson(lesson_path)
+        base = open_lesson(lesson_path)
         lessons = in_languages(base, getattr(args, "lang", None))
         for lang in lessons:
             check_fonts(lang)
@@ -113,7 +117,14 @@ def one_language(text: str) -> str:
 def pick_scenes(names: list[str], lesson: Lesson) -> list[SceneInfo]:
     """The scenes ``names`` names (each once, however often or however
     spelt), else the lesson's own, in its order; KeyError for an unknown name."""
-    return list(dict.fromkeys(find(n) for n in names)) if names else in_lesson(lesson)
+    return list(dict.fromkeys(find(n, lesson.path.parent) for n in names)) if names else in_lesson(lesson)
+
+
+def open_lesson(path: Path) -> Lesson:
+    """The lesson at ``path``, its texts (the teacher's ``texts.toml`` over the
+    shipped table) in use; LessonError (one line) for a bad one."""
+    use_lesson_texts(path.parent)     # first: a teacher's texts may add the lesson's language
+    return load_lesson(path)
 
 
 def base_lesson(lessons: dict[str, Lesson]) -> Lesson:
@@ -191,22 +202,28 @@ def cmd_keys(args) -> int:
 def cmd_list(args) -> int:
     """The lesson's chapters and scenes in order; with --all, every scene there is."""
     try:
-        lesson = load_lesson(lesson_file(args))
+        lesson = open_lesson(lesson_file(args))
     except LessonError as err:
         raise UsageError(str(err)) from None
+    here = lesson.path.parent
     n = 0
     for chapter in lesson.chapters:
         print(chapter.title.name(lesson.language))
         for name in chapter.scenes:
             n += 1
-            s = find(name)
-            print(f"{n:>4}  {s.name:<20} scenes/{s.module}.py  [{s.lesson_section}]")
-    rest = [s for s in SCENES if s.name not in lesson.scene_names]
+            s = find(name, here)
+            print(f"{n:>4}  {s.name:<20} {s.path.parent.name}/{s.module}.py  [{s.lesson_section}]{_yours(s)}")
+    rest = [s for s in scenes_for(here) if s.name not in lesson.scene_names]
     if args.all and rest:
         print("not in this lesson:")
         for s in rest:
-            print(f"   -  {s.name:<20} scenes/{s.module}.py  [{s.lesson_section}]")
+            print(f"   -  {s.name:<20} {s.path.parent.name}/{s.module}.py  [{s.lesson_section}]{_yours(s)}")
     return 0
+
+
+def _yours(scene: SceneInfo) -> str:
+    """What ``list`` writes after a teacher's scene (its file is beside the lesson)."""
+    return "  (yours)" if scene.teacher else ""
 
 
 def render_lesson(args, quiet: bool = False) -> int:
@@ -268,7 +285,7 @@ def render_lesson(args, quiet: bool = False) -> int:
     failed = [r for r in results if not r.ok]
     page_error = ""
     try:        # always: the lesson's chapters may have changed with nothing to render
-        page.build(out, base_lesson(lessons).chapters)
+        page.build(out, base_lesson(lessons).chapters, lesson_path.parent)
     except page.PageError as err:
         page_error = str(err)
     elapsed = time.monotonic() - t0
@@ -306,11 +323,11 @@ def cmd_lesson(args) -> int:
                       1)
     check_out(out)
     try:
-        chapters = load_lesson(lesson_file(args)).chapters
+        lesson = open_lesson(lesson_file(args))
     except LessonError as err:
         raise UsageError(str(err)) from None
     try:
-        path = page.build(out, chapters)
+        path = page.build(out, lesson.chapters, lesson.path.parent)
     except page.PageError as err:
         return _error(str(err), 1)
     print(shown(path))
@@ -322,7 +339,7 @@ def cmd_export(args) -> int:
     --pdf) per language; a missing render is one error line, exit status 1,
     and nothing is written."""
     try:
-        lesson = load_lesson(lesson_file(args))
+        lesson = open_lesson(lesson_file(args))
         scenes = pick_scenes(args.scenes, lesson)
         langs = list(in_languages(lesson, args.lang))
     except LessonError as err:
@@ -493,6 +510,19 @@ def cmd_init(args) -> int:
     return 0
 
 
+def cmd_new(args) -> int:
+    """Write a new scene of the teacher's beside the lesson (``qkv_lens.app.scaffold``)."""
+    from qkv_lens.app.scaffold import ScaffoldError, new_scene
+
+    try:
+        written = new_scene(lesson_file(args), args.name)
+    except ScaffoldError as err:
+        raise UsageError(str(err)) from None
+    for path in written:
+        print(shown(path))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="qkv-lens", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -505,6 +535,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the lesson's language: what render, the page and export use by default "
                           "(default: as shipped, zh)")
     ini.set_defaults(func=cmd_init)
+    nw = sub.add_parser("new", help="write a scene of your own beside the lesson: my_scenes/<name>.py, its "
+                                    "lesson section, its texts in every language and its test")
+    nw.add_argument("name", help="the scene's name: CamelCase (MyScene) or snake_case (my_scene)")
+    nw.add_argument("--lesson", help="lesson file (default: QKV_LESSON or ./lesson.toml)")
+    nw.set_defaults(func=cmd_new)
     ls = sub.add_parser("list", help="the lesson's scenes, in order, under its chapters")
     ls.add_argument("--all", action="store_true", help="also the scenes the lesson leaves out")
     ls.add_argument("--lesson", help="lesson file (default: QKV_LESSON or ./lesson.toml)")

@@ -3,7 +3,8 @@
 The client (the ``qkv-lens`` command) has already validated the lesson,
 computed the cache keys and dropped the cached jobs.  Each remaining job
 travels as a ``Task``: the job, the options, the lesson file's bytes and the
-bytes of every file the scene reads beside it (a picture, the recordings),
+bytes of every file the scene reads beside it (a picture, the recordings,
+the teacher's ``texts.toml`` and scene modules, ``my_scenes/*.py``),
 and the client's ``fingerprint`` (qkv-lens and manim versions, digests of
 the scene code and the text table).  No shared filesystem is assumed.
 
@@ -54,8 +55,10 @@ from qkv_lens.app.render import (
     render_staged,
 )
 from qkv_lens.lesson import Lesson, load_lesson, named_files
-from qkv_lens.registry import scenes_dir
+from qkv_lens.lesson.declared import is_checkout, teacher_folder
+from qkv_lens.registry import by_class, scenes_dir
 from qkv_lens.store import folder_inside, read_regular, relative_name, shown
+from qkv_lens.texts import LESSON_TEXTS, use_lesson_texts
 from qkv_lens.voice import voice_key
 
 CONNECT_TIMEOUT = 5.0      # seconds to reach the scheduler
@@ -131,9 +134,22 @@ def shipped_files(lesson: Lesson, job: Job, voice: str) -> dict[str, bytes]:
     job's language (each a checked recording inside the folder)."""
     folder = lesson.path.parent
     paths = named_files(folder, lesson.sections, job.scene.lesson_section)
+    paths.update(teacher_files(folder))
     if voice == "recorded":
         paths.update(voice_mod.recordings(folder, job.lang, job.scene.name))
     return {name: read_regular(path, MAX_SHIPPED) for name, path in paths.items()}
+
+
+def teacher_files(folder: Path) -> dict[str, Path]:
+    """The teacher's files beside the lesson in ``folder`` that a render
+    reads: ``texts.toml`` and every module of the teacher's scene folder
+    (a scene may be listed by the lesson without being rendered now, but
+    the lesson names it), by relative path."""
+    found = {LESSON_TEXTS: folder / LESSON_TEXTS} if (folder / LESSON_TEXTS).is_file() else {}
+    scenes = teacher_folder(folder)
+    if scenes.is_dir() and not is_checkout(scenes):
+        found.update({f"{scenes.name}/{p.name}": p for p in sorted(scenes.glob("*.py")) if p.is_file()})
+    return found
 
 
 def make_tasks(jobs: list[Job], opts: Options) -> list[Task]:
@@ -149,6 +165,7 @@ def _key_of(task: Task, lesson_path: Path) -> str:
     """The cache key of ``task``'s job as this machine computes it."""
     job, opts = task.job, task.opts
     lesson = load_lesson(lesson_path, job.lang)
+    use_lesson_texts(lesson_path.parent)
     return cache_key(job.scene, lesson, job.lang, opts.quality, opts.fmt, opts.transparent,
                      voice=voice_key(opts.voice, lesson_path.parent, job.lang, job.scene.name))
 
@@ -172,6 +189,9 @@ def render_task(task: Task) -> tuple[Result, dict[str, bytes]]:
             raise Refused(f"lesson file {shown(task.lesson_name)}: expected a plain file name")
         lesson_path = lesson_dir / task.lesson_name
         lesson_path.write_bytes(task.lesson)
+        if task.job.scene.teacher:     # the teacher's module as shipped with the task, not the client's path
+            task = dataclasses.replace(task, job=dataclasses.replace(
+                task.job, scene=by_class(task.job.scene.name, lesson_dir)))
         key = _key_of(task, lesson_path)
         if key != task.job.key:   # its code differs (named when the fingerprint shows where)
             raise Refused(mismatch(task.expected, found, where) or

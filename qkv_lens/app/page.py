@@ -198,9 +198,10 @@ def font_css(langs: Sequence[str]) -> str:
     return "\n" + "\n".join(rules) if rules else ""
 
 
-def build(out_root: Path, chapters: Sequence[Chapter]) -> Path:
+def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None = None) -> Path:
     """Write ``out_root/index.html`` from the manifest, in the order of the
-    lesson's ``chapters`` (a scene rendered but not listed is left off);
+    lesson's ``chapters`` (a scene rendered but not listed is left off;
+    ``lesson_dir``: the lesson's folder, whose own scenes it may list);
     return its path.
     Raises PageError (and writes nothing) when the manifest is damaged or a
     file it lists for a clip on the page is missing or damaged."""
@@ -217,7 +218,7 @@ def build(out_root: Path, chapters: Sequence[Chapter]) -> Path:
         parts = []
         heading = None
         listed_here = []
-        for chapter, info in ((ch, by_class(name)) for ch in chapters for name in ch.scenes):
+        for chapter, info in ((ch, by_class(name, lesson_dir)) for ch in chapters for name in ch.scenes):
             e = best[lang].get(info.name)
             if e is None:
                 continue

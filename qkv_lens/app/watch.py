@@ -8,6 +8,7 @@ from pathlib import Path
 
 from qkv_lens.lesson import LessonError, default_lesson_path, read_toml
 from qkv_lens.lesson import named_files as lesson_files
+from qkv_lens.lesson.declared import teacher_folder
 from qkv_lens.registry import package_dir, scenes_dir
 from qkv_lens.store import shown
 
@@ -49,11 +50,12 @@ def code_dirs_installed() -> tuple[Path, ...]:
 
 def watch(args, render_lesson, stop: threading.Event | None = None,
           code_dirs: tuple[Path, ...] | None = None) -> int:
-    """Watch the code (scenes/, qkv_math/, qkv_lens/), the lesson file and the files it
-    names; after each burst of changes run the (cached) render, which
-    re-renders only what changed, and refreshes the lesson page.  Errors go
-    to stderr and watching goes on.  Stops when ``stop`` is set (status 0)
-    or on Ctrl-C, which propagates (the command exits with 130)."""
+    """Watch the code (scenes/, qkv_math/, qkv_lens/, the teacher's my_scenes/
+    beside the lesson), the lesson file and the files it names; after each
+    burst of changes run the (cached) render, which re-renders only what
+    changed, and refreshes the lesson page.  Errors go to stderr and
+    watching goes on.  Stops when ``stop`` is set (status 0) or on
+    Ctrl-C, which propagates (the command exits with 130)."""
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
 
@@ -72,6 +74,8 @@ def watch(args, render_lesson, stop: threading.Event | None = None,
 
     observer = Observer()
     folders = set(code_dirs or code_dirs_installed())
+    if teacher_folder(lesson.parent).is_dir():     # the teacher's own scenes
+        folders.add(teacher_folder(lesson.parent))
     flat = {lesson.parent} | {f.parent for f in named_files(lesson)}
     voice = lesson.parent / "voice"
     if voice.is_dir():

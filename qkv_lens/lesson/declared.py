@@ -181,3 +181,64 @@ def discover(folder: Path | None = None) -> Declared:
     scenes.sort(key=lambda s: s.number)
     order = list(dict.fromkeys(section_of[s.name] for s in scenes))
     return Declared(tuple(scenes), {name: sections[name] for name in order}, section_of)
+
+
+TEACHER_SCENES = "my_scenes"   # the teacher's folder of scene modules, beside the lesson file (never
+#   "scenes": a folder of that name on sys.path would stand for the shipped scenes package)
+
+
+def teacher_folder(lesson_dir: Path) -> Path:
+    """The teacher's scene folder of the lesson in ``lesson_dir`` (it may not exist)."""
+    return lesson_dir / TEACHER_SCENES
+
+
+def discover_lesson(lesson_dir: Path | None) -> Declared:
+    """The shipped scenes and sections, then those the teacher's folder
+    beside the lesson declares (``teacher_folder``, unless it is a copy of
+    qkv-lens's own, ``is_checkout``; each scene's ``params``
+    names a class of its own module or of the shipped ``kit/sections.py``).
+    A teacher's scene or section whose name a shipped one has is a
+    DeclarationError (one line).  Read again whenever a module changes."""
+    folder = teacher_folder(lesson_dir) if lesson_dir is not None else None
+    if folder is None or not folder.is_dir() or is_checkout(folder):
+        return discover()
+    modules = sorted(p for p in folder.glob("*.py") if p.is_file())
+    stamp = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in modules)
+    return _teacher(folder, stamp)
+
+
+def is_checkout(folder: Path) -> bool:
+    """Whether ``folder`` is qkv-lens's own scenes package (installed, or a
+    copy of the checkout: a package with the kit), not a teacher's folder."""
+    return (folder / "__init__.py").is_file() and (folder / SHARED_SECTIONS).is_file()
+
+
+@functools.lru_cache(maxsize=8)
+def _teacher(folder: Path, stamp: tuple) -> Declared:
+    shipped = discover()
+    if (folder / "__init__.py").exists():
+        raise DeclarationError(f"{folder}: the teacher's scene folder is not a package: remove its __init__.py "
+                               "(it would hide the shipped scenes package and its kit)")
+    shared = read_module(package_dir("scenes") / SHARED_SECTIONS)[1]
+    scenes, sections, section_of = list(shipped.scenes), dict(shipped.sections), dict(shipped.section_of)
+    shipped_modules = {s.path.stem for s in shipped.scenes} | {"kit"}
+    for path in sorted(folder.glob("*.py")):
+        found, own = read_module(path)
+        if found and path.stem in shipped_modules:
+            raise DeclarationError(f"{path}: a shipped module is called {path.stem}; name the file otherwise")
+        for scene in found:
+            if scene.name in section_of:
+                where = "a shipped scene" if scene.name in shipped.section_of else "another of your scenes"
+                raise DeclarationError(f"{path}:{scene.name}: {where} has that name; rename the class")
+            decl = next((s for s in (*own, *shared) if s.cls == scene.params), None)
+            if decl is None:
+                raise DeclarationError(f"{path}: {scene.name}.params names {scene.params}, which neither "
+                                       f"{path.name} nor the kit's sections.py declares")
+            other = sections.get(decl.section)
+            if other is not None and other.cls != decl.cls:
+                raise DeclarationError(f"{path}: section [{decl.section}] is already declared ({other.path}); "
+                                       "name your section otherwise")
+            scenes.append(scene)
+            section_of[scene.name] = decl.section
+            sections.setdefault(decl.section, decl)
+    return Declared(tuple(scenes), sections, section_of)

@@ -39,7 +39,7 @@ from .bounds import (
     WORKED_ROW_CHARACTERS,
 )
 from .checks import _Checker, _name_width, _Plain, _show, _show_path, no_name
-from .declared import discover
+from .declared import DeclarationError, discover, discover_lesson
 from .files import defaults
 from .keys import read_section, record_type
 from .picture import generated, read_picture
@@ -53,14 +53,21 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
     if not isinstance(raw, dict):
         raise c.fail("", "a table of sections", raw)
     c.texts(raw)
+    try:
+        declared = discover_lesson(path.parent)
+    except DeclarationError as err:
+        raise LessonError(str(err)) from None
     base = defaults()
-    c.keys(raw, "", list(base))
+    own = [name for name in declared.sections if name not in base]    # the teacher's: no shipped values
+    c.keys(raw, "", [*base, *own])
     merged = {}
     for name, default in base.items():
         if isinstance(default, dict):
             merged[name] = {**default, **c.keys(raw.get(name, {}), name, list(default))}
         else:
             merged[name] = raw.get(name, default)
+    for name in own:
+        merged[name] = dict(c.keys(raw.get(name, {}), name, list(declared.sections[name].keys), required=True))
 
     override = language or os.environ.get("QKV_LANG")
     lang = override or merged["language"]
@@ -77,11 +84,11 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
         raise c.fail("voice", f'one of {", ".join(map(repr, VOICES))}', voice)
 
     params = {}
-    for name, decl in discover().sections.items():
+    for name, decl in declared.sections.items():
         values = read_section(c, name, decl.keys, merged[name])
         RULES.get(name, _no_rule)(c, values, merged[name])
         params[name] = record_type(decl.cls, tuple(decl.keys))(**values)
-    chapters = read_chapters(c, merged["chapters"])
+    chapters = read_chapters(c, merged["chapters"], declared.scenes)
     lesson = Lesson(path=path, language=lang, voice=voice, params=params, sections=merged,
                     chapters=chapters, named=tuple(c.named))
     return for_language(lesson, lang)
@@ -103,11 +110,11 @@ def for_language(lesson: Lesson, lang: str) -> Lesson:
     return lesson if lesson.language == lang else replace(lesson, language=lang)
 
 
-def read_chapters(c: _Checker, raw: Any) -> tuple[Chapter, ...]:
+def read_chapters(c: _Checker, raw: Any, scenes: tuple = ()) -> tuple[Chapter, ...]:
     """``chapters``: the lesson's scenes in order, under headings.  Each
     chapter is ``{title = {zh = ..., en = ...}, scenes = ["ClassName", ...]}``;
     a scene is named by its class (any case) and appears once in the lesson."""
-    known = {d.name.lower(): d.name for d in discover().scenes}
+    known = {d.name.lower(): d.name for d in scenes or discover().scenes}
     want = f"a list of 1 to {MAX_CHAPTERS} chapters ({{title = {{zh = ..., en = ...}}, scenes = [...]}})"
     if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_CHAPTERS:
         raise c.fail("chapters", want, raw)

@@ -12,10 +12,10 @@ from manim import Animation, Group, Mobject, Scene, ValueTracker, Wait, config
 from qkv_lens.beats import Beat, Beats, Cue
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.languages import LanguageError, check_fonts, offered
-from qkv_lens.lesson import Lesson, LessonError, Params, load_lesson
+from qkv_lens.lesson import Lesson, LessonError, Params, default_lesson_path, load_lesson
 from qkv_lens.registry import SceneInfo, by_class
 from qkv_lens.store import write_atomic
-from qkv_lens.texts import tr
+from qkv_lens.texts import tr, use_lesson_texts
 from qkv_lens.voice import VoiceError, stray_recordings, voice_clip, voice_mode, warn
 
 from .glyphs import share_number_glyphs
@@ -53,8 +53,10 @@ def fail_clearly(message: str, status: int = 2):
 
 
 def lesson_or_exit() -> Lesson:
-    """The validated lesson (QKV_LESSON / QKV_LANG honoured), or a clear exit 2."""
+    """The validated lesson (QKV_LESSON / QKV_LANG honoured) with its texts
+    in use, or a clear exit 2."""
     try:
+        use_lesson_texts(default_lesson_path().parent)   # the teacher's texts.toml, before the lesson's checks
         lesson = load_lesson()
         check_fonts(lesson.language)
     except (LessonError, LanguageError) as err:
@@ -90,8 +92,8 @@ class LessonScene(Scene):
     sparse_moments: dict[str, str] = {}
 
     def __init__(self, *args, **kwargs):
-        self.info = by_class(type(self).__name__)
         self.lesson = lesson_or_exit()
+        self.info = by_class(type(self).__name__, self.lesson.path.parent)   # shipped, or the teacher's
         media_dirs_by_language(self.lesson.language)
         super().__init__(*args, **kwargs)
 

@@ -1,0 +1,297 @@
+"""``qkv-lens new NAME``: a teacher's scene, written beside their lesson.
+
+Four things, each checked before anything is written: the scene module
+(``my_scenes/<snake>.py``, a ``LessonScene`` built from the kit: two beats and
+a key moment), its section appended to the lesson file and its name added
+to the chapter "your scenes" (made on first use), its texts in every
+language of the text tables (``texts.toml`` beside the lesson; placeholder
+sentences that start with ``edit_mark(lang)``), and a test of its own
+(``tests/test_<snake>.py``, run with pytest in the lesson's folder).  The
+lesson as it will be is read back (``qkv_lens.lesson.parse_lesson``) before
+any file is written: a name the lesson cannot take is refused in one line.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+from qkv_lens.languages import offered
+from qkv_lens.lesson import LessonError, default_lesson, defaults, parse_lesson, read_toml
+from qkv_lens.lesson.declared import discover_lesson, teacher_folder
+from qkv_lens.store import shown, write_atomic
+from qkv_lens.texts import LESSON_TEXTS
+from qkv_lens.texts import TEXTS as TEXT_TABLES
+
+CHAPTER_MARK = "# your scenes: qkv-lens new adds each new scene to this chapter"
+_CAMEL = re.compile(r"[A-Z][a-z0-9]*(?:[A-Z][a-z0-9]*)*")
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+MAX_NAME = 40
+# The placeholder texts of a new scene come from the text tables, in every
+# language: ``scaffold.<part>`` (the marked sentences a teacher replaces;
+# ``{g:...}`` terms stay for the glossary to fill).
+PARTS = ("intro_say", "result_say", "summary", "ask", "formula")
+FORMULA = r"y = x\,W"        # the scaffold's key formula, the same in every language
+
+
+def edit_mark(lang: str) -> str:
+    """What starts every placeholder sentence in ``lang`` ("(edit me) ")."""
+    return TEXT_TABLES[lang]["scaffold.edit_mark"]
+
+
+class ScaffoldError(Exception):
+    """A scene ``new`` cannot write (one line)."""
+
+
+def names(name: str) -> tuple[str, str]:
+    """(ClassName, snake_name) of ``name``, given in either form."""
+    if len(name) > MAX_NAME:
+        raise ScaffoldError(f"{shown(name[:MAX_NAME])}...: a name of at most {MAX_NAME} characters")
+    if _CAMEL.fullmatch(name):
+        snake = re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+        return name, snake
+    if _SNAKE.fullmatch(name):
+        return "".join(part.capitalize() for part in name.split("_")), name
+    raise ScaffoldError(f"{shown(name)}: expected a scene name in CamelCase (MyScene) or snake_case (my_scene), "
+                        "letters and digits, starting with a letter")
+
+
+def scene_source(cls: str, snake: str, chapter: int, number: int) -> str:
+    """The new scene's module."""
+    return f'''"""{cls}: your own scene (written by `qkv-lens new`; make it yours).
+
+Its numbers are the [{snake}] section of lesson.toml, declared key by key by
+{cls}Params below (the loader checks them before anything renders); its
+sentences are the "{snake}.*" keys of texts.toml, one table per language.
+
+    qkv-lens render {cls}        # renders/<lang>/480p15/{cls}.mp4
+    qkv-lens preview {cls}       # its last frame, in seconds
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from manim import DOWN, RIGHT, Create, FadeIn, MathTex, SurroundingRectangle, VGroup, Write
+
+from qkv_lens.lesson.keys import Matrix, Params, Vector
+from scenes.kit import palette
+from scenes.kit.matrices import matrix_mob
+from scenes.kit.scene import LessonScene
+from scenes.kit.text import title
+
+
+class {cls}Params(Params):
+    """[{snake}]: a row vector x and a matrix W, multiplied (y = x W)."""
+    section = "{snake}"
+    x: tuple[Fraction, ...] = Vector("entry", least=1, most=3, doc="the input row vector")
+    W: tuple[tuple[Fraction, ...], ...] = Matrix("entry", rows="x", most_cols=3, doc="one row per entry of x")
+
+
+class {cls}(LessonScene):
+    params: {cls}Params
+    chapter = {chapter}
+    number = {number}
+
+    def construct(self):
+        p = self.params
+        y = [sum((xi * row[j] for xi, row in zip(p.x, p.W)), Fraction(0)) for j in range(len(p.W[0]))]
+        heading = title(self.tr("title"), self.lang)
+        x = matrix_mob([p.x], font_size=44)
+        W = matrix_mob(p.W, font_size=44)
+        times, equals = MathTex(r"\\times", font_size=52), MathTex("=", font_size=52)
+        result = matrix_mob([y], font_size=44, col_colors=list(palette.COLUMNS[:len(y)]))
+        row = VGroup(x, times, W, equals, result).arrange(RIGHT, buff=0.35)
+        row.scale_to_fit_width(min(row.width, 12.5)).move_to(0.3 * DOWN)
+        names = VGroup(*(MathTex(n, font_size=44).next_to(m, DOWN, buff=0.3)
+                         for n, m in ((r"x", x), (r"W", W), (r"y", result))))
+
+        with self.beat("intro_say"):                      # x and W come in
+            self.play(FadeIn(heading))
+            self.play(FadeIn(x), FadeIn(times), FadeIn(W), FadeIn(names[:2]))
+
+        with self.beat("result_say", focus=result):       # y appears, boxed; the filler pulses it
+            self.play(Write(equals), FadeIn(result), FadeIn(names[2]))
+            self.play(Create(SurroundingRectangle(result, color=palette.FOCUS, buff=0.15)))
+            self.key_moment("result", y=[float(v) for v in y])
+'''
+
+
+def test_source(cls: str, snake: str) -> str:
+    """The new scene's own test (pytest, run in the lesson's folder)."""
+    return f'''"""{cls}'s own test: a dry run of the scene in every language of the
+lesson, its key moment's numbers, and its picture's layout.  Run it in the
+lesson's folder:  python -m pytest tests/test_{snake}.py"""
+import importlib.util
+import os
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from manim import tempconfig
+
+from qkv_lens.languages import offered
+from qkv_lens.lesson import load_lesson
+
+HERE = Path(__file__).resolve().parents[1]            # the lesson's folder
+LESSON = HERE / "lesson.toml"
+
+
+def dry_run(lang, tmp_path):
+    """Run {cls}.construct with no video written; return the scene."""
+    os.environ.update(QKV_LESSON=str(LESSON), QKV_LANG=lang)
+    spec = importlib.util.spec_from_file_location("{snake}", HERE / "my_scenes" / "{snake}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["{snake}"] = module
+    spec.loader.exec_module(module)
+    with tempconfig({{"dry_run": True, "quality": "low_quality", "disable_caching": True,
+                     "progress_bar": "none", "media_dir": str(tmp_path), "verbosity": "ERROR"}}):
+        scene = module.{cls}(skip_animations=True)
+        scene.render()
+    return scene
+
+
+@pytest.mark.parametrize("lang", offered())
+def test_{snake}_runs_in_every_language(lang, tmp_path):
+    """Every beat has its sentence; every label of a key moment stays in
+    the frame, above the subtitle band (the bottom 12%)."""
+    scene = dry_run(lang, tmp_path)
+    assert scene.beats and scene.moments
+    for moment in scene.moments.values():
+        for label in moment.labels:          # box: left, bottom, right, top in scene units (8 high)
+            left, bottom, right, top = label.box
+            assert -7.1 <= left and right <= 7.1 and top <= 4 and bottom >= -4 + 0.12 * 8, label
+
+
+# -- what the scene shows: change this test when you change the scene -------------
+
+def test_{snake}_shows_its_numbers(tmp_path):
+    scene = dry_run("en", tmp_path)
+    p = load_lesson(LESSON).params["{snake}"]
+    want = [float(sum((xi * row[j] for xi, row in zip(p.x, p.W)), Fraction(0))) for j in range(len(p.W[0]))]
+    assert scene.moments["result"].probes["y"] == pytest.approx(want)
+'''
+
+
+def _toml_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _chapter_block(title: dict[str, str], scenes: list[str]) -> str:
+    names = ", ".join(f"{lang} = {_toml_string(title[lang])}" for lang in offered() if lang in title)
+    return f"[[chapters]]\ntitle = {{{names}}}\nscenes = [{', '.join(map(_toml_string, scenes))}]\n"
+
+
+def lesson_text(text: str, raw: dict, cls: str, snake: str) -> str:
+    """The lesson file's ``text`` with the new scene's section appended and
+    the scene in the chapter "your scenes" (made on first use; a lesson
+    without chapters gets the shipped ones first, which it used)."""
+    section = (f"\n[{snake}]{' ' * max(1, 26 - len(snake) - 2)}# your scene {cls} (my_scenes/{snake}.py)\n"
+               "x = [1, 2]\nW = [[1, 0, -1], [0.5, 1, 2]]\n")
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    if CHAPTER_MARK + "\n" in lines:
+        at = lines.index(CHAPTER_MARK + "\n") + 1
+        while at < len(lines) and not lines[at].startswith("scenes"):
+            at += 1
+        if at == len(lines) or not lines[at].rstrip().endswith("]"):
+            raise ScaffoldError(f"the chapter under {CHAPTER_MARK!r} has no one-line scenes = [...]; "
+                                "add the scene to a chapter yourself")
+        lines[at] = lines[at].rstrip()[:-1].rstrip() + f", {_toml_string(cls)}]\n"
+        return "".join(lines) + section
+    chapters = "" if "chapters" in raw else "\n" + "\n".join(
+        _chapter_block(c["title"], c["scenes"]) for c in defaults()["chapters"])
+    return "".join(lines) + chapters + f"\n{CHAPTER_MARK}\n" + _chapter_block(
+        {lang: TEXT_TABLES[lang]["scaffold.chapter"] for lang in offered()}, [cls]) + section
+
+
+def texts_text(text: str, cls: str, snake: str) -> str:
+    """``texts.toml``'s ``text`` with the new scene's keys in every language:
+    each inserted under its table's header (the table made when missing)."""
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    for lang in offered():
+        mark, words = edit_mark(lang), {k: TEXT_TABLES[lang][f"scaffold.{k}"] for k in PARTS}
+        keys = {f"{snake}.title": cls,
+                **{f"{snake}.{k}": mark + words[k] for k in ("intro_say", "result_say", "summary")},
+                f"page.ask.{snake}": mark + words["ask"], f"export.formula.{snake}": words["formula"]}
+        block = [f"# {cls} (my_scenes/{snake}.py): replace the marked sentences\n"] + \
+                [f"{_toml_string(k)} = {_toml_string(v)}\n" for k, v in keys.items()]
+        header = next((i for i, line in enumerate(lines) if line.strip() == f"[{lang}]"), None)
+        if header is None:
+            lines += ["\n", f"[{lang}]\n", *block]
+        else:
+            lines[header + 1:header + 1] = block
+    formula = f"{snake} = '{FORMULA}'   # its key formula on the handout (LaTeX, math mode)\n"
+    header = next((i for i, line in enumerate(lines) if line.strip() == "[formulas]"), None)
+    if header is None:
+        lines += ["\n", "[formulas]\n", formula]
+    else:
+        lines[header + 1:header + 1] = [formula]
+    return "".join(lines)
+
+
+def _importable(name: str) -> bool:
+    """Whether ``name`` is a top-level module Python can import (the
+    standard library, manim, numpy, scenes, ...): manim puts the scene's
+    folder first on ``sys.path``, so a scene file of that name would hide it."""
+    if name in sys.stdlib_module_names:
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return True
+
+
+def new_scene(lesson_path: Path, name: str) -> list[Path]:
+    """Write the scene ``name`` beside the lesson at ``lesson_path``; the
+    files written or changed.  ScaffoldError (one line) for a bad name, a
+    name taken, or a lesson that would not read back."""
+    cls, snake = names(name)
+    folder = lesson_path.parent
+    if not lesson_path.is_file() or lesson_path.resolve() == default_lesson().resolve():
+        raise ScaffoldError(f"{shown(lesson_path)}: not a lesson of yours (no ./lesson.toml here); "
+                            "write one first with qkv-lens init")
+    try:
+        declared = discover_lesson(folder)
+        raw = read_toml(lesson_path)
+    except (LessonError, ValueError) as err:
+        raise ScaffoldError(str(err)) from None
+    taken = {s.name.lower() for s in declared.scenes}
+    if cls.lower() in taken:
+        raise ScaffoldError(f"{cls}: a scene of that name exists (qkv-lens list --all); choose another name")
+    module = teacher_folder(folder) / f"{snake}.py"
+    test = folder / "tests" / f"test_{snake}.py"
+    shipped_modules = {s.path.stem for s in declared.scenes} | {"kit"}
+    if snake in declared.sections or snake in raw or snake in shipped_modules or _importable(snake) \
+            or any(key.startswith(f"{snake}.") for table in TEXT_TABLES.values() for key in table):
+        raise ScaffoldError(f"{snake}: a section, lesson key, text prefix or Python module of that name exists "
+                            "(a module would be hidden by your scene's file); choose another name")
+    for path in (module, test):
+        if path.exists():
+            raise ScaffoldError(f"{shown(path)} exists; choose another name")
+    number = max(s.number for s in declared.scenes) + 1
+    chapter = max(s.chapter for s in declared.scenes) + 1
+    lesson_new = lesson_text(lesson_path.read_text(encoding="utf-8"), raw, cls, snake)
+    texts_path = folder / LESSON_TEXTS
+    texts_new = texts_text(texts_path.read_text(encoding="utf-8") if texts_path.is_file() else "", cls, snake)
+    module.parent.mkdir(exist_ok=True)
+    write_atomic(module, scene_source(cls, snake, chapter, number).encode("utf-8"))
+    try:        # the lesson as it will be reads back, the new scene in it, before the lesson is touched
+        import tomllib
+        lesson = parse_lesson(tomllib.loads(lesson_new), lesson_path)
+        tomllib.loads(texts_new)
+        assert cls in lesson.scene_names
+    except (LessonError, ValueError, AssertionError) as err:
+        module.unlink()
+        raise ScaffoldError(f"the lesson would not read back with {cls} in it ({err}); nothing was changed") \
+            from None
+    test.parent.mkdir(exist_ok=True)
+    write_atomic(test, test_source(cls, snake).encode("utf-8"))
+    write_atomic(texts_path, texts_new.encode("utf-8"))
+    write_atomic(lesson_path, lesson_new.encode("utf-8"))
+    return [module, lesson_path, texts_path, test]
