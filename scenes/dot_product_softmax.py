@@ -125,6 +125,7 @@ class _Hist:
     count: ValueTracker        # how many of the samples are counted so far
     panels: VGroup
     ticks: VGroup              # each panel's numbers under its axis, for the range shown
+    scales: VGroup             # each panel's height scale at its left edge: a line, its ticks and numbers
     bars: dict[int, VGroup] = field(default_factory=dict)
     shown: VGroup = field(default_factory=VGroup)   # the panels and their bars
     caps: VGroup = field(default_factory=VGroup)   # the captions shown, over the panels
@@ -362,7 +363,7 @@ class DotProductSoftmax(LessonScene):
         dims = list(p.d_k)
         samples = {d: qm.dot_product_samples(d, p.samples, p.seed) for d in dims}
         limit = 3.0 * math.sqrt(max(dims))
-        width = min(5.6, 12.6 / len(dims) - 0.6)
+        width = min(5.4, (12.6 - 0.8 * (len(dims) - 1)) / len(dims) - 0.6)   # room for each height scale
         hists = {d: qm.histogram(samples[d], p.bins, limit) for d in dims}
         shares = {d: hists[d][0] / p.samples for d in dims}
         bin_w = 2 * limit / p.bins
@@ -371,16 +372,34 @@ class DotProductSoftmax(LessonScene):
         squeeze = ValueTracker(0.0)
         panels = VGroup()
         for _d in dims:
+            # the line at q.k = 0 marks the centre; the heights are read on the scale at the left edge
             ax = Axes(x_range=[-limit, limit, limit / 3], y_range=[0, y_top, 0.1], x_length=width, y_length=3.0,
-                      tips=False, axis_config={"include_numbers": False, "color": palette.MUTED})
+                      tips=False, axis_config={"include_numbers": False, "color": palette.MUTED},
+                      y_axis_config={"include_ticks": False, "stroke_opacity": 0.5})
             panels.add(ax)
-        panels.arrange(RIGHT, buff=0.7).move_to([0, -0.45, 0])
+        scales = VGroup(*[self._height_scale(ax, limit, y_top) for ax in panels])
+        VGroup(*[VGroup(ax, sc) for ax, sc in zip(panels, scales)]).arrange(RIGHT, buff=0.8).move_to([0, -0.45, 0])
         h = _Hist(dims, samples, hists, shares, bin_w, limit, width, squeeze, ValueTracker(limit),
-                  ValueTracker(p.samples), panels, self._ticks(panels, limit, limit))
+                  ValueTracker(p.samples), panels, self._ticks(panels, limit, limit), scales)
         for d, ax in zip(dims, panels):
             h.bars[d] = self._bar_group(h, d, ax)
-        h.shown = VGroup(panels, *h.bars.values())
+        h.shown = VGroup(panels, scales, *h.bars.values())
         return h
+
+    @staticmethod
+    def _height_scale(ax: Axes, limit: float, y_top: float) -> VGroup:
+        """At the left edge of ``ax``: a line up to ``y_top`` with a tick and its
+        number every nice step (the bars' heights: share of the samples per unit of q.k)."""
+        step = _nice_step(y_top / 3)
+        digits = max(0, -math.floor(math.log10(step) + 1e-9))
+        line = Line(ax.c2p(-limit, 0), ax.c2p(-limit, y_top), color=palette.MUTED, stroke_width=2)
+        marks, numbers = VGroup(), VGroup()
+        for k in range(1, int(y_top / step + 1e-9) + 1):
+            at = ax.c2p(-limit, k * step)
+            marks.add(Line(at + LEFT * 0.08, at + RIGHT * 0.08, color=palette.MUTED, stroke_width=2))
+            numbers.add(number_tex(tex_number(k * step, digits), font_size=AXIS_SIZE, color=palette.MUTED)
+                        .next_to(at, LEFT, buff=0.15))
+        return VGroup(line, marks, numbers)
 
     @staticmethod
     def _ticks(panels: VGroup, limit: float, view: float) -> VGroup:
@@ -440,7 +459,7 @@ class DotProductSoftmax(LessonScene):
             self.play(FadeIn(raw_caps), run_time=0.6)
         h.caps, h.note = raw_caps, axis_note
         self.key_moment("spread", stds=[float(h.samples[d].std()) for d in h.dims], captions=_texs(raw_caps),
-                        hist=[list(h.shares[d]) for d in h.dims],
+                        hist=[list(h.shares[d]) for d in h.dims], heights=_heights(h),
                         drawn=[_drawn(h, d, ax) for d, ax in zip(h.dims, h.panels)])
 
     def _squeeze(self, h: _Hist) -> None:
@@ -467,7 +486,7 @@ class DotProductSoftmax(LessonScene):
         for g in h.bars.values():
             g.clear_updaters()
         h.caps, h.note, h.ticks = scaled_caps, zoom_note, zoomed
-        self.key_moment("zoomed", view=view, ticks=_texs(zoomed),
+        self.key_moment("zoomed", view=view, ticks=_texs(zoomed), heights=_heights(h),
                         drawn=[_drawn(h, d, ax) for d, ax in zip(h.dims, h.panels)])
 
     def _captions(self, h: _Hist, scale: bool) -> VGroup:
@@ -569,6 +588,13 @@ def _drawn(h: _Hist, d: int, ax: Axes) -> dict:
     areas = [(r - le) * ht for le, r, ht in zip(lefts, rights, heights)]
     centres = [(r + le) / 2 for le, r in zip(lefts, rights)]
     return {"extent": [min(lefts), max(rights)], "areas": areas, "centres": centres}
+
+
+def _heights(h: _Hist) -> list[list[tuple[str, float, float]]]:
+    """Each panel's height scale read back: (number, the height its number stands at
+    and the height of its tick, both in axis units)."""
+    return [[(num.get_tex_string(), float(ax.p2c(num.get_center())[1]), float(ax.p2c(mark.get_center())[1]))
+             for mark, num in zip(sc[1], sc[2])] for ax, sc in zip(h.panels, h.scales)]
 
 
 def _texs(group) -> list[str]:

@@ -182,3 +182,23 @@ def test_three_wide_panels_number_only_the_ends_and_zero(tmp_path):
     s = dry_run(SCENE, tmp_path, lesson=lesson, lang="en")
     assert "-45.3" not in {lab.content for lab in s.moments["spread"].labels}   # only -67.9, 0, 67.9
     assert_clean_layout(s)
+
+
+def test_histograms_have_a_numbered_height_scale(scene):
+    # issue 24: the histograms' heights had no numbers; each panel has a scale at its left edge,
+    # its numbers at their ticks' heights, before and after the zoom (the heights are densities: unchanged by it)
+    from manim import config
+
+    from tests.helpers import MIN_GLYPH_PX
+    for name in ("spread", "zoomed"):
+        m = scene.moments[name]
+        heights = m.probes["heights"]
+        assert len(heights) == 2
+        for scale in heights:
+            assert len(scale) >= 2
+            for tex, at, tick in scale:
+                assert float(tex) == pytest.approx(tick, abs=1e-6) and at == pytest.approx(tick, abs=1e-6)
+        labels = {lab.content: lab for lab in m.labels}
+        for tex, _, _ in heights[0]:
+            px = labels[tex].glyph * 1080 / config.frame_height
+            assert px >= MIN_GLYPH_PX - 0.5, (tex, px)
