@@ -27,15 +27,19 @@ from manim import (
     DashedLine,
     FadeIn,
     FadeOut,
+    GrowArrow,
     Line,
     MathTex,
     Mobject,
     NumberPlane,
+    Rectangle,
     ReplacementTransform,
+    TransformFromCopy,
     ValueTracker,
     VGroup,
     VMobject,
     Write,
+    config,
     interpolate,
     linear,
 )
@@ -108,6 +112,20 @@ class _Bars:
     labels: VGroup
     step: Mobject
     names: VGroup
+
+
+@dataclass
+class _Temps:
+    """The scale of T under the step: the lesson's temperatures in order, each
+    numbered; over each, as its sentence is said, a small chart of its weights."""
+    line: VGroup               # the arrow of T, its name and a tick per temperature
+    numbers: dict[float, Mobject]
+    slots: dict[float, float]  # T: the x of its slot
+    base: float                # the small charts' base line
+    width: float               # of a small chart
+    height: float = 1.7        # a weight of 1, in a small chart
+    minis: VGroup = field(default_factory=VGroup)
+    shown: dict[float, VGroup] = field(default_factory=dict)
 
 
 @dataclass
@@ -301,18 +319,80 @@ class DotProductSoftmax(LessonScene):
             self._show_bars(bars, weights, "normalised", r"w_i = \frac{e^{s_i}}{\sum_j e^{s_j}}", top=1.0,
                             total=plain_number(float(weights.sum()), 2, pad=True))
             self.key_moment("weights", **probes())
-        with self.beat("temperature_say"):   # the rule: every score divided by T before the exponent
-            self._show_step(bars, "temperature", r"w_i \propto e^{s_i / T}")
+        temps = self._temperature_scale()
+        self._temperature_rule(bars, temps)
         for T in p.temperatures:   # each temperature shown while its own sentence is said
-            w = qm.softmax(scores, temperature=float(T))
-            t = float(T)
-            kind = "low" if t < 1 else "one" if t == 1 else "high"
-            with self.beat(f"temperature_{kind}_say", t=plain_number(t, 1, pad=True),
-                           w=plain_number(float(w.max()), 2, pad=True)):
-                self._show_bars(bars, w, "temperature",
-                                rf"T = {tex_number(t, 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0, morph=True)
-                self.key_moment(f"temperature_{plain_number(t, 2, pad=True)}", t=t, at=self.renderer.time, **probes())
-        self.play(FadeOut(VGroup(bars.chart, bars.names, bars.labels, bars.step)), run_time=0.6)
+            self._temperature(bars, temps, scores, float(T), probes)
+        self.play(FadeOut(VGroup(bars.chart, bars.names, bars.labels, bars.step, temps.line, temps.minis,
+                                 *temps.numbers.values())), run_time=0.6)
+
+    def _temperature_scale(self) -> _Temps:
+        """Under the step, a line of T going up to the right with the lesson's
+        temperatures in order, each numbered in its slot (no chart over it yet)."""
+        temps = sorted({float(T) for T in self.params.temperatures})
+        left, right, y = 2.2, 6.5, -2.3
+        pitch = (right - left - 0.5) / len(temps)
+        slots = {t: left + pitch * (k + 0.5) for k, t in enumerate(temps)}
+        arrow = Arrow([left, y, 0], [right, y, 0], buff=0, color=palette.MUTED, stroke_width=3,
+                      max_tip_length_to_length_ratio=0.05)
+        name = MathTex("T", font_size=36, color=palette.MUTED).next_to(arrow, RIGHT, buff=0.1)
+        ticks = VGroup(*[Line([x, y - 0.08, 0], [x, y + 0.08, 0], color=palette.MUTED, stroke_width=3)
+                         for x in slots.values()])
+        numbers = {t: number_tex(tex_number(t, 1, pad=True), font_size=AXIS_SIZE, color=palette.MUTED)
+                   .next_to([x, y, 0], DOWN, buff=0.18) for t, x in slots.items()}
+        line = VGroup(arrow, name, ticks)
+        if line.get_right()[0] > config.frame_width / 2 - 0.3:
+            line.shift(LEFT * (line.get_right()[0] - config.frame_width / 2 + 0.3))
+        return _Temps(line, numbers, slots, y + 0.12, min(1.1, pitch - 0.2))
+
+    def _temperature_rule(self, bars: _Bars, temps: _Temps) -> None:
+        """The rule: the formula with T, the scale of T with the lesson's
+        temperatures; then every score's name becomes the score over T."""
+        with self.beat("temperature_say") as sentence:
+            cues = self.cue_starts(sentence)
+            self._show_step(bars, "temperature", r"w_i = \frac{e^{s_i / T}}{\sum_j e^{s_j / T}}")
+            self.play(GrowArrow(temps.line[0]), FadeIn(temps.line[1:]), FadeIn(VGroup(*temps.numbers.values())),
+                      run_time=0.8)
+            if len(cues) > 1:   # the cue that says every score is divided by T
+                self.wait_until(cues[-1], bars.step)
+            over = VGroup(*[MathTex(rf"s_{{{i + 1}}} / T", font_size=36, color=palette.MUTED)
+                            .move_to(m, aligned_edge=UP) for i, m in enumerate(bars.names)])
+            outline_labels(over)   # a transform's target is never added, so it gets no outline by itself
+            self.play(ReplacementTransform(bars.names, over), run_time=0.8)
+            bars.names = over
+        self.key_moment("temperature_rule", names=_texs(bars.names), formula=bars.step[1].get_tex_string(),
+                        numbers={t: m.get_tex_string() for t, m in temps.numbers.items()})
+
+    def _temperature(self, bars: _Bars, temps: _Temps, scores: np.ndarray, t: float, probes) -> None:
+        """The chart at temperature ``t``, then a small copy of it left over ``t`` on the scale."""
+        w = qm.softmax(scores, temperature=t)
+        kind = "low" if t < 1 else "one" if t == 1 else "high"
+        with self.beat(f"temperature_{kind}_say", t=plain_number(t, 1, pad=True),
+                       w=plain_number(float(w.max()), 2, pad=True)):
+            self._show_bars(bars, w, "temperature",
+                            rf"T = {tex_number(t, 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0, morph=True)
+            self.key_moment(f"temperature_{plain_number(t, 2, pad=True)}", t=t, at=self.renderer.time, **probes())
+            mini = self._mini(temps, w, t)
+            self.play(TransformFromCopy(VGroup(*bars.chart.bars), mini[1]), FadeIn(mini[0]),
+                      temps.numbers[t].animate.set_color(palette.INK), run_time=0.9)
+            temps.minis.add(mini)
+            temps.shown[t] = mini
+        self.key_moment(f"mini_{plain_number(t, 2, pad=True)}", heights=[b.height for b in mini[1]],
+                        unit=temps.height, x=mini.get_x(), slot=temps.slots[t], at=self.renderer.time)
+
+    @staticmethod
+    def _mini(temps: _Temps, w: np.ndarray, t: float) -> VGroup:
+        """The weights ``w`` as a small chart over ``t``'s slot: a base line and a bar per score (a weight of 1 is
+        ``temps.height`` tall)."""
+        x, n = temps.slots[t], len(w)
+        pitch = temps.width / n
+        base = Line([x - temps.width / 2, temps.base, 0], [x + temps.width / 2, temps.base, 0], color=palette.MUTED,
+                    stroke_width=2)
+        rects = VGroup(*[Rectangle(width=pitch * 0.8, height=max(float(v) * temps.height, 1e-3), stroke_width=0,
+                                   fill_color=SCORE_BARS, fill_opacity=0.9)
+                         .move_to([x - temps.width / 2 + pitch * (i + 0.5), temps.base, 0], aligned_edge=DOWN)
+                         for i, v in enumerate(w)])
+        return VGroup(base, rects)
 
     def _show_bars(self, bars: _Bars, values, key: str, tex: str, top: float | None = None, morph: bool = False,
                    **fields) -> None:
@@ -340,7 +420,7 @@ class DotProductSoftmax(LessonScene):
         """A step's words (text ``key``) over its formula ``tex``, right of the chart."""
         step = VGroup(wrapped_text(self.tr(key, **fields), self.lang, size=28, width=4.6, color=palette.FOCUS),
                       MathTex(tex, font_size=40, color=palette.FOCUS)).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
-        return step.move_to([4.3, 1.2, 0])
+        return step.move_to([4.3, 1.2, 0]).align_to([2.0, 0, 0], LEFT)   # one left edge: the steps do not jump
 
     def _show_step(self, bars: _Bars, key: str, tex: str) -> None:
         """Only the step changes: its words and formula, the chart stays."""

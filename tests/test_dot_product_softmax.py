@@ -202,3 +202,27 @@ def test_histograms_have_a_numbered_height_scale(scene):
         for tex, _, _ in heights[0]:
             px = labels[tex].glyph * 1080 / config.frame_height
             assert px >= MIN_GLYPH_PX - 0.5, (tex, px)
+
+
+def test_the_temperature_rule_leaves_a_picture_and_each_temperature_its_chart(scene):
+    # issue 24: the rule's beat changed only its caption.  Now every score's name becomes s_i / T under the
+    # formula with T, a scale of T numbers the lesson's temperatures in order, and each temperature's beat
+    # leaves a small chart of its weights over its own number on that scale
+    p = load_lesson(LESSON).params["dot_product_softmax"]
+    rule = scene.moments["temperature_rule"].probes
+    assert rule["names"] == [rf"s_{{{i + 1}}} / T" for i in range(len(p.scores))]
+    assert r"e^{s_i / T}" in rule["formula"] and r"\sum_j" in rule["formula"]
+    assert rule["numbers"] == {float(T): f"{float(T):.1f}" for T in p.temperatures}
+    scores = np.array(p.scores, dtype=float)
+    slots = []
+    beats = {b.key: b for b in scene.beats}
+    for T in p.temperatures:
+        t = float(T)
+        mini = scene.moments[f"mini_{t:.2f}"].probes
+        w = np.exp(scores / t) / np.exp(scores / t).sum()
+        assert np.allclose(np.array(mini["heights"]) / mini["unit"], w, atol=1e-3)   # its bars are its weights
+        assert mini["x"] == pytest.approx(mini["slot"])
+        b = beats[f"temperature_{'low' if t < 1 else 'one' if t == 1 else 'high'}_say"]
+        assert b.start <= mini["at"] <= b.end                                        # left while its sentence is said
+        slots.append((t, mini["slot"]))
+    assert [x for _, x in sorted(slots)] == sorted(x for _, x in slots)              # lower T further left
