@@ -435,7 +435,7 @@ class AttentionMatching(LessonScene):
         shift = s.name_right + 0.45 - grid.cells.get_left()[0]
         s.work_left += shift
         s.region_left += shift
-        big = s.meet = self._meet_picture()
+        big = s.meet = self._meet_picture(wide=True)
         self._outlined(VGroup(big.q, *big.keys.values()))
         self.play(FadeOut(table), VGroup(grid, grid.numbers, w.cell_box).animate.shift(RIGHT * shift),
                   ReplacementTransform(small.plane, big.plane), ReplacementTransform(small.q, big.q),
@@ -456,11 +456,12 @@ class AttentionMatching(LessonScene):
                 "score": k[5][3].tex_string, "names": (meet.q[1].text, k[1].text),
                 "box": bounds(VGroup(meet.plane, meet.q, k))}
 
-    def _meet_picture(self) -> _Meet | None:
+    def _meet_picture(self, wide: bool = False) -> _Meet | None:
         """The meeting of q and k (``_Meet``) right of the grid, in the worked cell's
         place: the query's q along the x axis, each key's k at its angle to q.
         The keys: the row's lowest score among keys with a k (when it is not the
-        best), then the best.  None when q is zero."""
+        best), then the best.  None when q is zero.  ``wide``: the table has left, the
+        picture reaches up to the formula, left of the step caption."""
         s, lang, qi = self.s, self.lang, self.s.qi
         q = s.Q[qi]
         q_len = float(np.linalg.norm(q))
@@ -478,6 +479,8 @@ class AttentionMatching(LessonScene):
         under = 1.25    # under q's line: the query's name, then the score
         left, right = s.work_left + 0.1, s.right_edge - 0.1
         top, bottom = s.step.get_bottom()[1] - 0.45, FLOOR + under
+        if wide:   # the table is gone: up to the formula, left of the step caption
+            top, right = s.formula.get_bottom()[1] - 0.6, s.step.get_left()[0] - 0.25
         span = np.maximum(pts.max(axis=0) - pts.min(axis=0), 1e-9)
         unit = float(min((right - left - 0.5) / span[0], (top - bottom - 0.3) / max(span[1], 0.3 * span[0]), 2.6))
         mid = (pts.max(axis=0) + pts.min(axis=0)) / 2
