@@ -420,7 +420,7 @@ class DotProductSoftmax(LessonScene):
         """A step's words (text ``key``) over its formula ``tex``, right of the chart."""
         step = VGroup(wrapped_text(self.tr(key, **fields), self.lang, size=28, width=4.6, color=palette.FOCUS),
                       MathTex(tex, font_size=40, color=palette.FOCUS)).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
-        return step.move_to([4.3, 1.2, 0]).align_to([2.0, 0, 0], LEFT)   # one left edge: the steps do not jump
+        return step.move_to([4.3, 1.2, 0])
 
     def _show_step(self, bars: _Bars, key: str, tex: str) -> None:
         """Only the step changes: its words and formula, the chart stays."""
