@@ -480,7 +480,7 @@ class AttentionMatching(LessonScene):
         left, right = s.work_left + 0.1, s.right_edge - 0.1
         top, bottom = s.step.get_bottom()[1] - 0.45, FLOOR + under
         if wide:   # the table is gone: up to the formula, left of the step caption
-            top, right = s.formula.get_bottom()[1] - 0.6, s.step.get_left()[0] - 0.25
+            top, right = s.formula.get_bottom()[1] - 0.6, s.step.get_left()[0] - 0.6
         span = np.maximum(pts.max(axis=0) - pts.min(axis=0), 1e-9)
         unit = float(min((right - left - 0.5) / span[0], (top - bottom - 0.3) / max(span[1], 0.3 * span[0]), 2.6))
         mid = (pts.max(axis=0) + pts.min(axis=0)) / 2
