@@ -118,6 +118,7 @@ class _Output:
     totals: VGroup        # the output's numbers at the lanes' ends
     unit: float           # scene units per 1.0
     inline: bool          # the scaled rows replace the values (no room beside them)
+    content: VGroup       # the metaphor's "content" box back over the values: what each token brings
 
     def shown(self) -> np.ndarray:
         """The output as drawn: where each lane's chain of bars ends, read from the bars."""
@@ -388,8 +389,10 @@ class AttentionMatching(LessonScene):
             self.wait_until(cues[-1], s.grid.cells)
             self._meeting()
         self.key_moment("scores", shown=s.grid.shown(), values=s.grid.values.copy(), meet=self._meet_probe(s.best),
-                        boxed=[self._row_at(w.q_box, s.q_rows), self._row_at(w.k_box, s.k_rows),
-                               self._cell_at(w.cell_box)], box_color=w.cell_box.get_stroke_color().to_hex(),
+                        boxed=[self._row_at(w.q_box, s.q_rows) if self._shown_count(VGroup(w.q_box)) else None,
+                               self._row_at(w.k_box, s.k_rows) if self._shown_count(VGroup(w.k_box)) else None,
+                               self._cell_at(w.cell_box)], table=self._shown_count(VGroup(s.q_rows, s.k_rows)),
+                        box_color=w.cell_box.get_stroke_color().to_hex(),
                         q=s.q_rows.shown(), k=s.k_rows.shown())
 
     def _meeting(self) -> None:
@@ -412,15 +415,33 @@ class AttentionMatching(LessonScene):
                   w.k_box.animate.move_to(s.k_rows.rows[order[0]]), FadeIn(w.cell_box), run_time=0.6)
         self.play(FadeIn(meet.plane), GrowArrow(meet.q[0]), FadeIn(meet.q[1]), run_time=0.6)
         self._into([(s.k_rows.rows[order[0]], first[0])], FadeIn(first[1]), run_time=0.8)
+        meet = self._zoom_meeting(meet, order[0])   # q and k are read: the meeting takes the table's room
+        first = meet.keys[order[0]]
         self.play(Create(first[4]), Create(first[2]), FadeIn(first[3]), run_time=0.6)
         self._into([(s.grid.numbers[s.qi * n + order[0]], first[5][3])], FadeIn(first[5][:3]), run_time=0.6)
         self.key_moment("meet_first", meet=self._meet_probe(order[0]), cell=self._cell_at(w.cell_box))
         if len(order) > 1:
             best = meet.keys[order[1]]
-            self.play(w.k_box.animate.move_to(s.k_rows.rows[order[1]]),
-                      w.cell_box.animate.move_to(s.grid.cell_at(s.qi, order[1])),
+            w.k_box.move_to(s.k_rows.rows[order[1]])   # off screen with the table: where it would be
+            self.play(w.cell_box.animate.move_to(s.grid.cell_at(s.qi, order[1])),
                       *[ReplacementTransform(a, b) for a, b in zip(first, best)], run_time=1.2)
         self.play(Emphasize(s.grid.numbers[s.qi * n + s.best], scale_factor=1.3), run_time=0.8)
+
+    def _zoom_meeting(self, small: _Meet, j: int) -> _Meet:
+        """The table's q and k columns (and their boxes) leave, the grid slides left
+        beside the token names, and the meeting of q and k_j grows into the room they leave."""
+        s, w, grid = self.s, self.s.work, self.s.grid
+        table = VGroup(s.q_rows, s.k_rows, s.heads["Q"], s.heads["K"], s.tags["Q"], s.tags["K"], w.q_box, w.k_box)
+        shift = s.name_right + 0.45 - grid.cells.get_left()[0]
+        s.work_left += shift
+        s.region_left += shift
+        big = s.meet = self._meet_picture(wide=True)
+        self._outlined(VGroup(big.q, *big.keys.values()))
+        self.play(FadeOut(table), VGroup(grid, grid.numbers, w.cell_box).animate.shift(RIGHT * shift),
+                  ReplacementTransform(small.plane, big.plane), ReplacementTransform(small.q, big.q),
+                  ReplacementTransform(small.keys[j][0], big.keys[j][0]),
+                  ReplacementTransform(small.keys[j][1], big.keys[j][1]), run_time=1.2)
+        return big
 
     def _meet_probe(self, j: int) -> dict | None:
         """The meeting as drawn: q's arrow (start, end), the arrow on screen for
@@ -432,13 +453,15 @@ class AttentionMatching(LessonScene):
         k = next(g for g in meet.keys.values() if id(g[0]) in shown)
         return {"q": (tuple(meet.q[0].get_start()[:2]), tuple(meet.q[0].get_end()[:2])),
                 "k": (tuple(k[0].get_start()[:2]), tuple(k[0].get_end()[:2])), "key": j,
-                "score": k[5][3].tex_string, "names": (meet.q[1].text, k[1].text)}
+                "score": k[5][3].tex_string, "names": (meet.q[1].text, k[1].text),
+                "box": bounds(VGroup(meet.plane, meet.q, k))}
 
-    def _meet_picture(self) -> _Meet | None:
+    def _meet_picture(self, wide: bool = False) -> _Meet | None:
         """The meeting of q and k (``_Meet``) right of the grid, in the worked cell's
         place: the query's q along the x axis, each key's k at its angle to q.
         The keys: the row's lowest score among keys with a k (when it is not the
-        best), then the best.  None when q is zero."""
+        best), then the best.  None when q is zero.  ``wide``: the table has left, the
+        picture reaches up to the formula, left of the step caption."""
         s, lang, qi = self.s, self.lang, self.s.qi
         q = s.Q[qi]
         q_len = float(np.linalg.norm(q))
@@ -456,8 +479,10 @@ class AttentionMatching(LessonScene):
         under = 1.25    # under q's line: the query's name, then the score
         left, right = s.work_left + 0.1, s.right_edge - 0.1
         top, bottom = s.step.get_bottom()[1] - 0.45, FLOOR + under
+        if wide:   # the table is gone: up to the formula, left of the step caption
+            top, right = s.formula.get_bottom()[1] - 0.6, s.step.get_left()[0] - 0.6
         span = np.maximum(pts.max(axis=0) - pts.min(axis=0), 1e-9)
-        unit = float(min((right - left - 0.5) / span[0], (top - bottom - 0.3) / max(span[1], 0.3 * span[0]), 1.6))
+        unit = float(min((right - left - 0.5) / span[0], (top - bottom - 0.3) / max(span[1], 0.3 * span[0]), 2.6))
         mid = (pts.max(axis=0) + pts.min(axis=0)) / 2
         origin = np.array([(left + right) / 2 - mid[0] * unit, (top + bottom) / 2 - mid[1] * unit, 0])
 
@@ -658,15 +683,17 @@ class AttentionMatching(LessonScene):
         shift = LEFT * (grid.cells.get_left()[0] - (s.name_right + 0.45))
         with self.beat("output_say", word=s.names[qi]) as said:
             cues = self.cue_starts(said)
-            self.play(FadeOut(s.box), FadeOut(table), run_time=0.4)
-            self.play(moving.animate.shift(shift), run_time=0.8)
+            self.play(*self._off(s.box, table), run_time=0.4)
+            if abs(shift[0]) > 0.01:   # the grid is still beside the table (no meeting was drawn)
+                self.play(moving.animate.shift(shift), run_time=0.8)
             s.region_left = s.sums.get_right()[0] + 0.5
             # the note that the products are of the numbers shown, when the lanes still fit above the subtitles
             last = s.step
             for note in ("rounded", None):
                 s.step = self._step_mob("output", note=note, word=s.names[qi])
                 out = s.out = self._mix_layout()
-                drawn = VGroup(out.names, out.weights, out.times, out.values, out.scaled, out.totals, out.labels)
+                drawn = VGroup(out.names, out.weights, out.times, out.values, out.scaled, out.totals, out.labels,
+                               out.content)
                 if drawn.get_bottom()[1] >= FLOOR - 0.05 and drawn.get_right()[0] <= s.right_edge + 0.05:
                     break
             s.step = swap(self, last, s.step, run_time=0.4)
@@ -674,8 +701,9 @@ class AttentionMatching(LessonScene):
             self._outlined(VGroup(out.scaled, out.weights))
             row_box = SurroundingRectangle(VGroup(*[grid.cell_at(qi, j) for j in range(n)]),
                                            color=palette.FOCUS, buff=0.04)
+            # the values come back with the word that named them at the start: each token's content
             self.play(FadeIn(row_box), FadeIn(out.names, lag_ratio=0.1), FadeIn(out.values, lag_ratio=0.1),
-                      run_time=0.8)
+                      FadeIn(out.content, shift=DOWN * 0.15), run_time=0.8)
             self.play(*[TransformFromCopy(grid.numbers[qi * n + j], out.weights[j]) for j in range(n)],
                       FadeIn(out.times), run_time=1.0)
             self.wait_until(max(cues[min(1, len(cues) - 1)], self.renderer.time + 1.0), out.weights)
@@ -692,6 +720,8 @@ class AttentionMatching(LessonScene):
         self.key_moment("output", shown=grid.shown(), weights=[m.get_tex_string() for m in out.weights],
                         values=out.values.shown(), scaled=out.scaled.shown(), output=out.shown(),
                         totals=[m.get_tex_string() for m in out.totals], best=s.names[s.out_best],
+                        content=(out.content[0].text, s.tags["V"][0].text, bounds(out.content[0]), bounds(out.values),
+                                 self._shown_count(VGroup(out.content))),
                         note=len(s.step) == 2)
 
     def _outro(self) -> None:
@@ -712,7 +742,7 @@ class AttentionMatching(LessonScene):
                        dim=dim):
             bars = [bar for row in out.segments for bar in row if bar is not None]
             self.play(FadeOut(s.box), FadeOut(VGroup(out.names, out.weights, out.times, out.values, out.equals)),
-                      FadeOut(out.scaled), FadeOut(out.head), FadeOut(out.labels),
+                      FadeOut(out.scaled), FadeOut(out.head), FadeOut(out.labels), FadeOut(out.content),
                       FadeOut(out.axis), FadeOut(VGroup(*bars)), FadeOut(s.step), run_time=0.5)
             self.play(FadeIn(pair), run_time=0.6)
             self.play(FadeIn(picks), FadeIn(dim_label), Create(cell_box), run_time=0.6)
@@ -988,7 +1018,8 @@ class AttentionMatching(LessonScene):
         left, right, qi, n = s.region_left, s.right_edge, s.qi, s.n
         C = self._shown_products()                        # what each token brings: w_j v_j, as shown
         m = C.shape[1]
-        top_y = s.step.get_bottom()[1] - 0.3
+        content = s.tags["V"].copy()
+        top_y = s.step.get_bottom()[1] - 0.3 - content.height - 0.1   # room for the content box over the values
         head = MathTex(r"\textstyle\sum_j w_j\, v_j", font_size=34, color=palette.V_CORAL)
         fixed = 0.3 + m * BAR_ROW + 0.1          # the lanes under the table, the sign left of them
         gap = float(np.clip((top_y - OUTPUT_BOTTOM - fixed) / n, 0.36, 0.55))
@@ -1051,5 +1082,6 @@ class AttentionMatching(LessonScene):
             segments.append(row)
         for d, num in enumerate(totals):
             num.move_to([zero_x + max(P[:, d].max(), 0.0) * unit + 0.12, ys[d], 0], aligned_edge=LEFT)
+        content.next_to(values, UP, buff=0.1)
         return _Output(names, weights, times, values, equals, scaled, head, labels, axis, segments, totals, unit,
-                       inline)
+                       inline, content)

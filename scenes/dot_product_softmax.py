@@ -27,15 +27,19 @@ from manim import (
     DashedLine,
     FadeIn,
     FadeOut,
+    GrowArrow,
     Line,
     MathTex,
     Mobject,
     NumberPlane,
+    Rectangle,
     ReplacementTransform,
+    TransformFromCopy,
     ValueTracker,
     VGroup,
     VMobject,
     Write,
+    config,
     interpolate,
     linear,
 )
@@ -111,6 +115,20 @@ class _Bars:
 
 
 @dataclass
+class _Temps:
+    """The scale of T under the step: the lesson's temperatures in order, each
+    numbered; over each, as its sentence is said, a small chart of its weights."""
+    line: VGroup               # the arrow of T, its name and a tick per temperature
+    numbers: dict[float, Mobject]
+    slots: dict[float, float]  # T: the x of its slot
+    base: float                # the small charts' base line
+    width: float               # of a small chart
+    height: float = 1.7        # a weight of 1, in a small chart
+    minis: VGroup = field(default_factory=VGroup)
+    shown: dict[float, VGroup] = field(default_factory=dict)
+
+
+@dataclass
 class _Hist:
     """One histogram of random dot products per d_k, squeezed by 1 / sqrt(d_k)."""
     dims: list[int]
@@ -125,6 +143,7 @@ class _Hist:
     count: ValueTracker        # how many of the samples are counted so far
     panels: VGroup
     ticks: VGroup              # each panel's numbers under its axis, for the range shown
+    scales: VGroup             # each panel's height scale at its left edge: a line, its ticks and numbers
     bars: dict[int, VGroup] = field(default_factory=dict)
     shown: VGroup = field(default_factory=VGroup)   # the panels and their bars
     caps: VGroup = field(default_factory=VGroup)   # the captions shown, over the panels
@@ -300,18 +319,80 @@ class DotProductSoftmax(LessonScene):
             self._show_bars(bars, weights, "normalised", r"w_i = \frac{e^{s_i}}{\sum_j e^{s_j}}", top=1.0,
                             total=plain_number(float(weights.sum()), 2, pad=True))
             self.key_moment("weights", **probes())
-        with self.beat("temperature_say"):   # the rule: every score divided by T before the exponent
-            self._show_step(bars, "temperature", r"w_i \propto e^{s_i / T}")
+        temps = self._temperature_scale()
+        self._temperature_rule(bars, temps)
         for T in p.temperatures:   # each temperature shown while its own sentence is said
-            w = qm.softmax(scores, temperature=float(T))
-            t = float(T)
-            kind = "low" if t < 1 else "one" if t == 1 else "high"
-            with self.beat(f"temperature_{kind}_say", t=plain_number(t, 1, pad=True),
-                           w=plain_number(float(w.max()), 2, pad=True)):
-                self._show_bars(bars, w, "temperature",
-                                rf"T = {tex_number(t, 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0, morph=True)
-                self.key_moment(f"temperature_{plain_number(t, 2, pad=True)}", t=t, at=self.renderer.time, **probes())
-        self.play(FadeOut(VGroup(bars.chart, bars.names, bars.labels, bars.step)), run_time=0.6)
+            self._temperature(bars, temps, scores, float(T), probes)
+        self.play(FadeOut(VGroup(bars.chart, bars.names, bars.labels, bars.step, temps.line, temps.minis,
+                                 *temps.numbers.values())), run_time=0.6)
+
+    def _temperature_scale(self) -> _Temps:
+        """Under the step, a line of T going up to the right with the lesson's
+        temperatures in order, each numbered in its slot (no chart over it yet)."""
+        temps = sorted({float(T) for T in self.params.temperatures})
+        left, right, y = 2.2, 6.5, -2.3
+        pitch = (right - left - 0.5) / len(temps)
+        slots = {t: left + pitch * (k + 0.5) for k, t in enumerate(temps)}
+        arrow = Arrow([left, y, 0], [right, y, 0], buff=0, color=palette.MUTED, stroke_width=3,
+                      max_tip_length_to_length_ratio=0.05)
+        name = MathTex("T", font_size=36, color=palette.MUTED).next_to(arrow, RIGHT, buff=0.1)
+        ticks = VGroup(*[Line([x, y - 0.08, 0], [x, y + 0.08, 0], color=palette.MUTED, stroke_width=3)
+                         for x in slots.values()])
+        numbers = {t: number_tex(tex_number(t, 1, pad=True), font_size=AXIS_SIZE, color=palette.MUTED)
+                   .next_to([x, y, 0], DOWN, buff=0.18) for t, x in slots.items()}
+        line = VGroup(arrow, name, ticks)
+        if line.get_right()[0] > config.frame_width / 2 - 0.3:
+            line.shift(LEFT * (line.get_right()[0] - config.frame_width / 2 + 0.3))
+        return _Temps(line, numbers, slots, y + 0.12, min(1.1, pitch - 0.2))
+
+    def _temperature_rule(self, bars: _Bars, temps: _Temps) -> None:
+        """The rule: the formula with T, the scale of T with the lesson's
+        temperatures; then every score's name becomes the score over T."""
+        with self.beat("temperature_say") as sentence:
+            cues = self.cue_starts(sentence)
+            self._show_step(bars, "temperature", r"w_i = \frac{e^{s_i / T}}{\sum_j e^{s_j / T}}")
+            self.play(GrowArrow(temps.line[0]), FadeIn(temps.line[1:]), FadeIn(VGroup(*temps.numbers.values())),
+                      run_time=0.8)
+            if len(cues) > 1:   # the cue that says every score is divided by T
+                self.wait_until(cues[-1], bars.step)
+            over = VGroup(*[MathTex(rf"s_{{{i + 1}}} / T", font_size=36, color=palette.MUTED)
+                            .move_to(m, aligned_edge=UP) for i, m in enumerate(bars.names)])
+            outline_labels(over)   # a transform's target is never added, so it gets no outline by itself
+            self.play(ReplacementTransform(bars.names, over), run_time=0.8)
+            bars.names = over
+        self.key_moment("temperature_rule", names=_texs(bars.names), formula=bars.step[1].get_tex_string(),
+                        numbers={t: m.get_tex_string() for t, m in temps.numbers.items()})
+
+    def _temperature(self, bars: _Bars, temps: _Temps, scores: np.ndarray, t: float, probes) -> None:
+        """The chart at temperature ``t``, then a small copy of it left over ``t`` on the scale."""
+        w = qm.softmax(scores, temperature=t)
+        kind = "low" if t < 1 else "one" if t == 1 else "high"
+        with self.beat(f"temperature_{kind}_say", t=plain_number(t, 1, pad=True),
+                       w=plain_number(float(w.max()), 2, pad=True)):
+            self._show_bars(bars, w, "temperature",
+                            rf"T = {tex_number(t, 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0, morph=True)
+            self.key_moment(f"temperature_{plain_number(t, 2, pad=True)}", t=t, at=self.renderer.time, **probes())
+            mini = self._mini(temps, w, t)
+            self.play(TransformFromCopy(VGroup(*bars.chart.bars), mini[1]), FadeIn(mini[0]),
+                      temps.numbers[t].animate.set_color(palette.INK), run_time=0.9)
+            temps.minis.add(mini)
+            temps.shown[t] = mini
+        self.key_moment(f"mini_{plain_number(t, 2, pad=True)}", heights=[b.height for b in mini[1]],
+                        unit=temps.height, x=mini.get_x(), slot=temps.slots[t], at=self.renderer.time)
+
+    @staticmethod
+    def _mini(temps: _Temps, w: np.ndarray, t: float) -> VGroup:
+        """The weights ``w`` as a small chart over ``t``'s slot: a base line and a bar per score (a weight of 1 is
+        ``temps.height`` tall)."""
+        x, n = temps.slots[t], len(w)
+        pitch = temps.width / n
+        base = Line([x - temps.width / 2, temps.base, 0], [x + temps.width / 2, temps.base, 0], color=palette.MUTED,
+                    stroke_width=2)
+        rects = VGroup(*[Rectangle(width=pitch * 0.8, height=max(float(v) * temps.height, 1e-3), stroke_width=0,
+                                   fill_color=SCORE_BARS, fill_opacity=0.9)
+                         .move_to([x - temps.width / 2 + pitch * (i + 0.5), temps.base, 0], aligned_edge=DOWN)
+                         for i, v in enumerate(w)])
+        return VGroup(base, rects)
 
     def _show_bars(self, bars: _Bars, values, key: str, tex: str, top: float | None = None, morph: bool = False,
                    **fields) -> None:
@@ -362,7 +443,7 @@ class DotProductSoftmax(LessonScene):
         dims = list(p.d_k)
         samples = {d: qm.dot_product_samples(d, p.samples, p.seed) for d in dims}
         limit = 3.0 * math.sqrt(max(dims))
-        width = min(5.6, 12.6 / len(dims) - 0.6)
+        width = min(5.4, (12.6 - 0.8 * (len(dims) - 1)) / len(dims) - 0.6)   # room for each height scale
         hists = {d: qm.histogram(samples[d], p.bins, limit) for d in dims}
         shares = {d: hists[d][0] / p.samples for d in dims}
         bin_w = 2 * limit / p.bins
@@ -371,16 +452,34 @@ class DotProductSoftmax(LessonScene):
         squeeze = ValueTracker(0.0)
         panels = VGroup()
         for _d in dims:
+            # the line at q.k = 0 marks the centre; the heights are read on the scale at the left edge
             ax = Axes(x_range=[-limit, limit, limit / 3], y_range=[0, y_top, 0.1], x_length=width, y_length=3.0,
-                      tips=False, axis_config={"include_numbers": False, "color": palette.MUTED})
+                      tips=False, axis_config={"include_numbers": False, "color": palette.MUTED},
+                      y_axis_config={"include_ticks": False, "stroke_opacity": 0.5})
             panels.add(ax)
-        panels.arrange(RIGHT, buff=0.7).move_to([0, -0.45, 0])
+        scales = VGroup(*[self._height_scale(ax, limit, y_top) for ax in panels])
+        VGroup(*[VGroup(ax, sc) for ax, sc in zip(panels, scales)]).arrange(RIGHT, buff=0.8).move_to([0, -0.45, 0])
         h = _Hist(dims, samples, hists, shares, bin_w, limit, width, squeeze, ValueTracker(limit),
-                  ValueTracker(p.samples), panels, self._ticks(panels, limit, limit))
+                  ValueTracker(p.samples), panels, self._ticks(panels, limit, limit), scales)
         for d, ax in zip(dims, panels):
             h.bars[d] = self._bar_group(h, d, ax)
-        h.shown = VGroup(panels, *h.bars.values())
+        h.shown = VGroup(panels, scales, *h.bars.values())
         return h
+
+    @staticmethod
+    def _height_scale(ax: Axes, limit: float, y_top: float) -> VGroup:
+        """At the left edge of ``ax``: a line up to ``y_top`` with a tick and its
+        number every nice step (the bars' heights: share of the samples per unit of q.k)."""
+        step = _nice_step(y_top / 3)
+        digits = max(0, -math.floor(math.log10(step) + 1e-9))
+        line = Line(ax.c2p(-limit, 0), ax.c2p(-limit, y_top), color=palette.MUTED, stroke_width=2)
+        marks, numbers = VGroup(), VGroup()
+        for k in range(1, int(y_top / step + 1e-9) + 1):
+            at = ax.c2p(-limit, k * step)
+            marks.add(Line(at + LEFT * 0.08, at + RIGHT * 0.08, color=palette.MUTED, stroke_width=2))
+            numbers.add(number_tex(tex_number(k * step, digits), font_size=AXIS_SIZE, color=palette.MUTED)
+                        .next_to(at, LEFT, buff=0.15))
+        return VGroup(line, marks, numbers)
 
     @staticmethod
     def _ticks(panels: VGroup, limit: float, view: float) -> VGroup:
@@ -440,7 +539,7 @@ class DotProductSoftmax(LessonScene):
             self.play(FadeIn(raw_caps), run_time=0.6)
         h.caps, h.note = raw_caps, axis_note
         self.key_moment("spread", stds=[float(h.samples[d].std()) for d in h.dims], captions=_texs(raw_caps),
-                        hist=[list(h.shares[d]) for d in h.dims],
+                        hist=[list(h.shares[d]) for d in h.dims], heights=_heights(h),
                         drawn=[_drawn(h, d, ax) for d, ax in zip(h.dims, h.panels)])
 
     def _squeeze(self, h: _Hist) -> None:
@@ -467,7 +566,7 @@ class DotProductSoftmax(LessonScene):
         for g in h.bars.values():
             g.clear_updaters()
         h.caps, h.note, h.ticks = scaled_caps, zoom_note, zoomed
-        self.key_moment("zoomed", view=view, ticks=_texs(zoomed),
+        self.key_moment("zoomed", view=view, ticks=_texs(zoomed), heights=_heights(h),
                         drawn=[_drawn(h, d, ax) for d, ax in zip(h.dims, h.panels)])
 
     def _captions(self, h: _Hist, scale: bool) -> VGroup:
@@ -569,6 +668,13 @@ def _drawn(h: _Hist, d: int, ax: Axes) -> dict:
     areas = [(r - le) * ht for le, r, ht in zip(lefts, rights, heights)]
     centres = [(r + le) / 2 for le, r in zip(lefts, rights)]
     return {"extent": [min(lefts), max(rights)], "areas": areas, "centres": centres}
+
+
+def _heights(h: _Hist) -> list[list[tuple[str, float, float]]]:
+    """Each panel's height scale read back: (number, the height its number stands at
+    and the height of its tick, both in axis units)."""
+    return [[(num.get_tex_string(), float(ax.p2c(num.get_center())[1]), float(ax.p2c(mark.get_center())[1]))
+             for mark, num in zip(sc[1], sc[2])] for ax, sc in zip(h.panels, h.scales)]
 
 
 def _texs(group) -> list[str]:

@@ -244,7 +244,11 @@ def test_the_best_match_is_singled_out(scene):
     a, scores, _, _, _ = reference()
     best = int(np.argmax(scores[a.query]))
     probes = scene.moments["scores"].probes
-    assert probes["boxed"] == [a.query, best, (a.query, best)]
+    assert probes["boxed"][2] == (a.query, best)
+    if probes["table"]:   # no meeting drawn: the table's q and k rows are boxed
+        assert probes["boxed"][:2] == [a.query, best]
+    else:                 # the meeting took the table's room: q and the best k are its arrows, their rows unboxed
+        assert probes["meet"]["key"] == best and probes["boxed"][:2] == [None, None]
     assert probes["box_color"].upper() == str(palette.FOCUS.to_hex()).upper()
 
 
@@ -314,3 +318,23 @@ def test_outro_builds_the_query_rows_formula_equal_to_the_output(scene):
     assert summary[7] == "="
     assert summary[9::2][:len(probes["totals"])] == [t.replace(" ", "") for t in probes["totals"]]
     assert probes["cell"] == (a.query, int(np.argmax(w[a.query])))
+
+
+def test_the_meeting_of_q_and_k_is_large(scene):
+    # issue 24: the picture of the dot product was a fifth of the frame wide; once q and k are read it takes
+    # the table's room (the grid slides left beside the names) and spans a third of the frame's width
+    from manim import config
+    probes = scene.moments["scores"].probes
+    (qs, qe), _ = probes["meet"]["q"], probes["meet"]["k"]
+    assert np.linalg.norm(np.subtract(qe, qs)) >= 0.25 * config.frame_width
+    left, _, right, _ = probes["meet"]["box"]
+    assert right - left >= 0.33 * config.frame_width
+    assert probes["table"] == 0
+
+
+def test_content_comes_back_over_the_values_it_names(scene):
+    # issue 24: sign, label, content each seen in use; "content" left with v at the start and is back over
+    # the value vectors while they are weighted and added
+    name, tag, word, values, shown = scene.moments["output"].probes["content"]
+    assert shown == 1 and name == tag   # the same word as over v at the start
+    assert word[1] >= values[3] - 1e-6 and word[0] < values[2] and values[0] < word[2]   # over the values

@@ -182,3 +182,47 @@ def test_three_wide_panels_number_only_the_ends_and_zero(tmp_path):
     s = dry_run(SCENE, tmp_path, lesson=lesson, lang="en")
     assert "-45.3" not in {lab.content for lab in s.moments["spread"].labels}   # only -67.9, 0, 67.9
     assert_clean_layout(s)
+
+
+def test_histograms_have_a_numbered_height_scale(scene):
+    # issue 24: the histograms' heights had no numbers; each panel has a scale at its left edge,
+    # its numbers at their ticks' heights, before and after the zoom (the heights are densities: unchanged by it)
+    from manim import config
+
+    from tests.helpers import MIN_GLYPH_PX
+    for name in ("spread", "zoomed"):
+        m = scene.moments[name]
+        heights = m.probes["heights"]
+        assert len(heights) == 2
+        for scale in heights:
+            assert len(scale) >= 2
+            for tex, at, tick in scale:
+                assert float(tex) == pytest.approx(tick, abs=1e-6) and at == pytest.approx(tick, abs=1e-6)
+        labels = {lab.content: lab for lab in m.labels}
+        for tex, _, _ in heights[0]:
+            px = labels[tex].glyph * 1080 / config.frame_height
+            assert px >= MIN_GLYPH_PX - 0.5, (tex, px)
+
+
+def test_the_temperature_rule_leaves_a_picture_and_each_temperature_its_chart(scene):
+    # issue 24: the rule's beat changed only its caption.  Now every score's name becomes s_i / T under the
+    # formula with T, a scale of T numbers the lesson's temperatures in order, and each temperature's beat
+    # leaves a small chart of its weights over its own number on that scale
+    p = load_lesson(LESSON).params["dot_product_softmax"]
+    rule = scene.moments["temperature_rule"].probes
+    assert rule["names"] == [rf"s_{{{i + 1}}} / T" for i in range(len(p.scores))]
+    assert r"e^{s_i / T}" in rule["formula"] and r"\sum_j" in rule["formula"]
+    assert rule["numbers"] == {float(T): f"{float(T):.1f}" for T in p.temperatures}
+    scores = np.array(p.scores, dtype=float)
+    slots = []
+    beats = {b.key: b for b in scene.beats}
+    for T in p.temperatures:
+        t = float(T)
+        mini = scene.moments[f"mini_{t:.2f}"].probes
+        w = np.exp(scores / t) / np.exp(scores / t).sum()
+        assert np.allclose(np.array(mini["heights"]) / mini["unit"], w, atol=1e-3)   # its bars are its weights
+        assert mini["x"] == pytest.approx(mini["slot"])
+        b = beats[f"temperature_{'low' if t < 1 else 'one' if t == 1 else 'high'}_say"]
+        assert b.start <= mini["at"] <= b.end                                        # left while its sentence is said
+        slots.append((t, mini["slot"]))
+    assert [x for _, x in sorted(slots)] == sorted(x for _, x in slots)              # lower T further left
