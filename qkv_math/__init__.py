@@ -50,8 +50,8 @@ __all__ = [
     "dot_and_angle", "dot_product_samples", "histogram", "saturation",
     "shadow_matrix", "wall_basis", "lamp_matrix", "lamp_shadows", "cube_vertices", "CUBE_EDGES",
     "convex_hull_2d",
-    "Filtered", "apply_color", "apply_spatial", "blur_matrix", "darken", "downsample_matrix", "patch_indices", "sharpest_blur",
-    "generated_picture", "grayscale", "warm_tint",
+    "Filtered", "apply_color", "apply_spatial", "blur_matrix", "darken", "downsample_matrix",
+    "generated_picture", "grayscale", "patch_indices", "sharpest_blur", "warm_tint",
     "train_matching", "readouts", "qk_shadow", "Run", "Snapshot", "LEARNED_ACCURACY",
     "Term", "WorkedColumn", "WorkedProduct", "to_exact", "worked_product",
 ]
