@@ -589,25 +589,25 @@ class PhotoFilter(LessonScene):
     def _play_product(self, v: _Product, key: str, moment: str, **probes) -> None:
         lit = [i for i in range(len(v.x_col)) if v.window[i, v.j]]
         with self.beat(key, focus=v.y_value):
-            self.play(FadeIn(v.patch), FadeIn(v.x_tag), run_time=0.6)
+            self.play(FadeIn(v.patch), FadeIn(v.x_tag), run_time=0.5)
             # flatten: each pixel of the patch goes to its place in the long row
             rows, cols = v.patch.source.shape[:2]
             self.play(*[FadeIn(cell, target_position=cell_at(v.patch, rows, i // cols, i % cols), scale=0.5)
-                        for i, cell in enumerate(v.x_row)], FadeIn(v.x_values), run_time=1.0)
-            self.play(FadeIn(v.grid), FadeIn(v.y_row), run_time=0.6)
-            self.play(FadeIn(v.band), FadeIn(v.legend), run_time=0.8)
+                        for i, cell in enumerate(v.x_row)], FadeIn(v.x_values), run_time=0.9)
+            self.play(FadeIn(v.grid), FadeIn(v.y_row), run_time=0.5)
+            self.play(FadeIn(v.band), FadeIn(v.legend), run_time=0.6)
             # x tips over beside A: pixel i meets row i
-            self.play(TransformFromCopy(v.x_row, v.x_col), run_time=1.0)
-            self.play(FadeIn(v.column), FadeIn(v.patch_hit), run_time=0.6)
+            self.play(TransformFromCopy(v.x_row, v.x_col), run_time=0.8)
+            self.play(FadeIn(v.column), FadeIn(v.patch_hit), run_time=0.5)
             # the pixels the column's weights touch go into it, then down into the output cell
             movers = [v.x_col[i].copy() for i in lit]
             self.play(*[m_.animate.move_to([v.column.get_center()[0], v.x_col[i].get_center()[1], 0])
-                        for m_, i in zip(movers, lit)], run_time=1.0)
-            self.wait(0.4)   # the pixels the weights touch, in the column
-            self.play(*[m_.animate.move_to(v.y_row[v.j]).scale(0.6) for m_ in movers], run_time=0.9)
+                        for m_, i in zip(movers, lit)], run_time=0.8)
+            self.wait(0.3)   # the pixels the weights touch, in the column
+            self.play(*[m_.animate.move_to(v.y_row[v.j]).scale(0.6) for m_ in movers], run_time=0.7)
             self.remove(*movers)
             self.add(v.y_cell)
-            self.play(TransformFromCopy(v.y_cell, v.y_value[0]), FadeIn(v.y_value[1]), run_time=0.8)
+            self.play(TransformFromCopy(v.y_cell, v.y_value[0]), FadeIn(v.y_value[1]), run_time=0.6)
         self.key_moment(moment, window=v.window, j=v.j,
                         lit_cells=self._lit_cells(v), column_at=v.column.get_center()[0],
                         x_shown=[m_.get_tex_string() for m_ in v.x_values],
