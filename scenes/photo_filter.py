@@ -231,6 +231,7 @@ class _Product:
     y_value: Mobject           # its red value
     window: np.ndarray         # A's window (rows: x's pixels, columns: y's)
     j: int                     # the chosen column
+    y_rest: VGroup             # the other output cells whose whole column the window holds, in their colours
 
 
 class PhotoFilterParams(Params):
@@ -491,17 +492,20 @@ class PhotoFilter(LessonScene):
         small = qm.apply_spatial(img, D, (H, Wd))
         self.play(FadeOut(Group(*self._product_parts(view))), run_time=0.6)
         view = self._product(img, (R * f, first * f, rows, cols), D[np.ix_(idx, outs)], C - first,
-                             small.raw[R, C], heading, "down_window", n=h * w, o=H * Wd)
+                             small.raw[R, C], heading, "down_window",
+                             rest={k: small.image[R, first + k] for k in range(blocks) if first + k != C},
+                             n=h * w, o=H * Wd)
         self._play_product(view, "down_say", "down", pixel=(r, c), block=(R, C))
         self.play(FadeOut(Group(*self._product_parts(view))), run_time=0.6)
 
     @staticmethod
     def _product_parts(v: _Product) -> list[Mobject]:
         return [v.patch, v.patch_hit, v.x_row, v.x_values, v.x_tag, v.grid, v.band, v.x_col, v.y_row, v.column,
-                v.legend, v.y_cell, v.y_value]
+                v.legend, v.y_cell, v.y_value, v.y_rest]
 
     def _product(self, img: np.ndarray, patch: tuple[int, int, int, int], window: np.ndarray, j: int,
-                 out: np.ndarray, heading: Mobject, window_key: str, **fields) -> _Product:
+                 out: np.ndarray, heading: Mobject, window_key: str, rest: dict[int, np.ndarray] | None = None,
+                 **fields) -> _Product:
         """The layout of y = x A for one output pixel: the patch top left, x along
         the top, A's window in the middle with x tipped at its left and y under it,
         the legend at the left."""
@@ -583,8 +587,10 @@ class PhotoFilter(LessonScene):
         else:
             hit = Rectangle(width=rows * cell, height=rows * cell, color=palette.FOCUS, stroke_width=4)
             hit.move_to(pic.get_corner(UL) + np.array([(j + 0.5) * rows * cell, -rows * cell / 2, 0]))
+        y_rest = VGroup(*[Rectangle(width=cw, height=ch, stroke_width=0, fill_color=rgb_colour(np.clip(colour, 0, 1)),
+                                    fill_opacity=1).move_to(y_row[jj]) for jj, colour in (rest or {}).items()])
         return _Product(pic, hit, x_row, x_values, x_tag, grid, band, x_col, y_row, column, legend, y_cell,
-                        y_value, window, j)
+                        y_value, window, j, y_rest)
 
     def _play_product(self, v: _Product, key: str, moment: str, **probes) -> None:
         lit = [i for i in range(len(v.x_col)) if v.window[i, v.j]]
@@ -608,11 +614,15 @@ class PhotoFilter(LessonScene):
             self.remove(*movers)
             self.add(v.y_cell)
             self.play(TransformFromCopy(v.y_cell, v.y_value[0]), FadeIn(v.y_value[1]), run_time=0.6)
+            if len(v.y_rest):   # the other column makes the other output: two numbers out of many
+                self.play(FadeIn(v.y_rest), run_time=0.5)
         self.key_moment(moment, window=v.window, j=v.j,
                         lit_cells=self._lit_cells(v), column_at=v.column.get_center()[0],
                         x_shown=[m_.get_tex_string() for m_ in v.x_values],
                         y_shown=v.y_value[1][1].get_tex_string().strip(), y_colour=drawn_colour(v.y_cell),
                         big_colour=drawn_colour(v.y_value[0]),
+                        rest={int(round((c.get_center()[0] - v.y_row[0].get_center()[0]) / v.y_row[0].width)):
+                              drawn_colour(c) for c in v.y_rest},
                         patch=v.patch.source, **probes)
 
     @staticmethod

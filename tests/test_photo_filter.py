@@ -320,6 +320,10 @@ def test_one_output_pixel_is_the_long_vector_times_a_column(scene, moment):
         assert np.count_nonzero(by_hand) < by_hand.size / 2                          # mostly zeros: a band
     else:
         assert (np.count_nonzero(by_hand, axis=1) == 1).all() and m < k              # one weight a row; fewer out
+        for jj, drawn in pr["rest"].items():                                         # the other block's output
+            block = img[R * f:R * f + f, (first + jj) * f:(first + jj + 1) * f].reshape(-1, 3).mean(axis=0)
+            assert jj != pr["j"] and np.allclose(drawn, block)
+        assert len(pr["rest"]) == m - 1
 
 
 def test_the_outro_names_the_photo_x_and_its_three_rules(scene):
