@@ -16,6 +16,8 @@ from .filters import (
     downsample_matrix,
     generated_picture,
     grayscale,
+    patch_indices,
+    sharpest_blur,
     warm_tint,
 )
 from .linear import (
@@ -49,7 +51,7 @@ __all__ = [
     "shadow_matrix", "wall_basis", "lamp_matrix", "lamp_shadows", "cube_vertices", "CUBE_EDGES",
     "convex_hull_2d",
     "Filtered", "apply_color", "apply_spatial", "blur_matrix", "darken", "downsample_matrix",
-    "generated_picture", "grayscale", "warm_tint",
+    "generated_picture", "grayscale", "patch_indices", "sharpest_blur", "warm_tint",
     "train_matching", "readouts", "qk_shadow", "Run", "Snapshot", "LEARNED_ACCURACY",
     "Term", "WorkedColumn", "WorkedProduct", "to_exact", "worked_product",
 ]

@@ -87,6 +87,33 @@ def downsample_matrix(h: int, w: int, factor: int) -> Array:
     return D
 
 
+def patch_indices(w: int, r0: int, c0: int, rows: int, cols: int) -> NDArray[np.int64]:
+    """Indices, in a flattened (row-major) picture ``w`` pixels wide, of the
+    ``rows`` x ``cols`` pixels whose top left is (r0, c0), read row by row:
+    the slice of the long vector (and of a spatial matrix's rows or columns)
+    that a patch of the picture is."""
+    r, c = np.mgrid[r0:r0 + rows, c0:c0 + cols]
+    return (r * w + c).reshape(-1).astype(np.int64)
+
+
+def sharpest_blur(image: ArrayLike, near: tuple[int, int], reach: int = 3) -> tuple[int, int]:
+    """The pixel within ``reach`` of ``near`` (not on the picture's border)
+    whose red value the 3x3 blur changes most (ties: the nearest; then the
+    first): where the blur's averaging is seen.  Pictures need h, w >= 3."""
+    image = np.asarray(image, dtype=float)
+    h, w, _ = image.shape
+    blurred = apply_spatial(image, blur_matrix(h, w), (h, w)).raw
+    best, key = (1, 1), None
+    for r in range(max(1, near[0] - reach), min(h - 1, near[0] + reach + 1)):
+        for c in range(max(1, near[1] - reach), min(w - 1, near[1] + reach + 1)):
+            k = (-round(abs(blurred[r, c, 0] - image[r, c, 0]), 9), abs(r - near[0]) + abs(c - near[1]))
+            if key is None or k < key:
+                best, key = (r, c), k
+    if key is None:   # ``near`` too far from the inside: the nearest inside pixel
+        best = (min(max(near[0], 1), h - 2), min(max(near[1], 1), w - 2))
+    return best
+
+
 def apply_spatial(image: ArrayLike, A: Array, out_shape: tuple[int, int]) -> Filtered:
     """Apply a linear map A (h*w, h'*w') to each channel of an (h, w, 3)
     image; returns an (h', w', 3) result."""

@@ -49,10 +49,11 @@ from manim.constants import RESAMPLING_ALGORITHMS
 import qkv_math as qm
 from qkv_lens.cues import reading_seconds
 from qkv_lens.lesson.keys import Computed, File, Integer, Integers, Matrix, Number, Params
-from qkv_lens.numbers import plain_number
+from qkv_lens.numbers import plain_number, tex_number
 from qkv_math.filters import LUMA
 from scenes.kit import palette
 from scenes.kit.colour import CORNERS, EDGES, ColourCube, cube_view, rgb_colour, swatch
+from scenes.kit.glyphs import number_tex
 from scenes.kit.matrices import matrix_mob
 from scenes.kit.motion import Emphasize
 from scenes.kit.scene import LessonScene
@@ -210,6 +211,29 @@ class _Whole:
     key: VGroup                # a hatched square before the clipped count: the same marks
 
 
+@dataclass
+class _Product:
+    """One output pixel of a spatial filter as y = x A (``PhotoFilter._product``):
+    the patch of the picture, its pixels as the long row x, a window of A (lit
+    where A is not 0), x tipped beside it, the output row y under it."""
+    patch: ImageMobject        # the picture's patch, enlarged
+    patch_hit: Square          # the output pixel on it
+    x_row: VGroup              # one cell a pixel, in its colour
+    x_values: VGroup           # each pixel's red value, in its cell (empty when the cells are too small)
+    x_tag: Mobject             # what x holds
+    grid: VMobject             # A's window: every cell, faint (the zeros)
+    band: VMobject             # the cells where A is not 0, lit
+    x_col: VGroup              # x tipped beside A, one cell a row of A
+    y_row: VGroup              # the output row under A, one cell a column
+    column: Rectangle          # the column that makes the chosen output pixel
+    legend: VGroup             # a lit cell = the weight, a faint one = 0; what the window is
+    y_cell: Square             # the chosen output cell, in the output colour
+    y_value: Mobject           # its red value
+    window: np.ndarray         # A's window (rows: x's pixels, columns: y's)
+    j: int                     # the chosen column
+    y_rest: VGroup             # the other output cells whose whole column the window holds, in their colours
+
+
 class PhotoFilterParams(Params):
     """[photo_filter]: the picture (generated, or a file in the lesson's
     folder resized to ``size``) and the filters, (3, 3) matrices in the row
@@ -256,6 +280,7 @@ class PhotoFilter(LessonScene):
         self.play(MoveToTarget(original), MoveToTarget(cap), run_time=0.6)
         tiles = self._filters(img, heading, original, cap)
         self.play(FadeOut(tiles), FadeOut(original), FadeOut(cap), run_time=0.6)
+        self._spatial(img, heading)
         self._cube(img)
         self._qkv(img, heading)
 
@@ -436,6 +461,184 @@ class PhotoFilter(LessonScene):
                         clipped={k: res.clipped for k, res, _ in filters})
         return tiles
 
+    # --- blur and down-sampling: one long vector times a big matrix ----------
+    def _spatial(self, img: np.ndarray, heading: Mobject) -> None:
+        """One output pixel of the blur, then of the down-sampling, as x A: the
+        patch's pixels in a row, a window of A, and the one column that makes it."""
+        p = self.params
+        h, w, _ = img.shape
+        r, c = qm.sharpest_blur(img, tuple(p.pixel))
+        kc = min(5, w)
+        c0 = min(max(c - kc // 2, 0), w - kc)
+        idx = qm.patch_indices(w, r - 1, c0, 3, kc)
+        blurred = qm.apply_spatial(img, qm.blur_matrix(h, w), (h, w))
+        B = qm.blur_matrix(h, w)
+        view = self._product(img, (r - 1, c0, 3, kc), B[np.ix_(idx, idx)], kc + c - c0,
+                             blurred.raw[r, c], heading, "blur_window", n=h * w)
+        self._play_product(view, "blur_say", "blur", pixel=(r, c))
+        # down-sampling: the block holding that pixel and the next one (fewer columns: fewer numbers)
+        f = p.downsample
+        H, Wd = h // f, w // f
+        R, C = r // f, c // f
+        first = C if C + 1 < Wd else max(C - 1, 0)
+        blocks = min(2, Wd)
+        rows, cols = f, blocks * f
+        if rows * cols > 64:       # a big block: one is enough
+            blocks, cols = 1, f
+            first = C
+        idx = qm.patch_indices(w, R * f, first * f, rows, cols)
+        outs = [R * Wd + first + k for k in range(blocks)]
+        D = qm.downsample_matrix(h, w, f)
+        small = qm.apply_spatial(img, D, (H, Wd))
+        self.play(FadeOut(Group(*self._product_parts(view))), run_time=0.6)
+        view = self._product(img, (R * f, first * f, rows, cols), D[np.ix_(idx, outs)], C - first,
+                             small.raw[R, C], heading, "down_window",
+                             rest={k: small.image[R, first + k] for k in range(blocks) if first + k != C},
+                             n=h * w, o=H * Wd)
+        self._play_product(view, "down_say", "down", pixel=(r, c), block=(R, C))
+        self.play(FadeOut(Group(*self._product_parts(view))), run_time=0.6)
+
+    @staticmethod
+    def _product_parts(v: _Product) -> list[Mobject]:
+        return [v.patch, v.patch_hit, v.x_row, v.x_values, v.x_tag, v.grid, v.band, v.x_col, v.y_row, v.column,
+                v.legend, v.y_cell, v.y_value, v.y_rest]
+
+    def _product(self, img: np.ndarray, patch: tuple[int, int, int, int], window: np.ndarray, j: int,
+                 out: np.ndarray, heading: Mobject, window_key: str, rest: dict[int, np.ndarray] | None = None,
+                 **fields) -> _Product:
+        """The layout of y = x A for one output pixel: the patch top left, x along
+        the top, A's window in the middle with x tipped at its left and y under it,
+        the legend at the left."""
+        lang = self.lang
+        r0, c0, rows, cols = patch
+        pix = img[r0:r0 + rows, c0:c0 + cols].reshape(-1, 3)
+        k, m = window.shape
+        top = heading.get_bottom()[1] - 0.2
+        bottom = -config.frame_height / 2 + 0.12 * config.frame_height + 0.12
+        # the patch, enlarged, top left
+        pic = picture(img[r0:r0 + rows, c0:c0 + cols], min(1.5, 2.6 * rows / cols), 2.6)
+        pic.to_edge(LEFT, buff=MARGIN).align_to([0, top, 0], UP)
+        # which cell of the patch is the chosen output pixel: the middle one (blur) or the block (down)
+        # x along the top, right of the patch: one cell a pixel, its red value inside when there is room
+        left = pic.get_right()[0] + 0.5
+        sx = min(0.62, (config.frame_width / 2 - MARGIN - left) / k)
+        x_row = VGroup(*[Square(sx, stroke_color=palette.MUTED, stroke_width=1.5, fill_color=rgb_colour(px),
+                                fill_opacity=1) for px in pix]).arrange(RIGHT, buff=0)
+        x_row.move_to([left + k * sx / 2, top - 0.45 - sx / 2, 0])
+        x_values = VGroup()
+        if sx >= 0.55:   # each value under its cell
+            for cell, v in zip(x_row, pix[:, 0]):
+                x_values.add(number_tex(tex_number(float(v), 2, pad=True), font_size=28, color=palette.INK)
+                             .next_to(cell, DOWN, buff=0.1))
+        x_tag = VGroup(MathTex("x", font_size=40), note(self.tr("red_values"), lang))
+        x_tag.arrange(RIGHT, buff=0.2).next_to(x_row, UP, buff=0.08).align_to(x_row, LEFT)
+        # A's window: k rows (x's pixels), m columns (y's pixels)
+        a_top = (x_values if len(x_values) else x_row).get_bottom()[1] - 0.3
+        ch = min(0.3, (a_top - 0.1 - bottom) / (k + 1))
+        cw = ch if m == k else min(1.2, 8 * ch)
+        origin = np.array([-0.6, a_top, 0])   # A's top left
+
+        def cell_rect(i: int, jj: int) -> tuple[np.ndarray, np.ndarray]:
+            ul = origin + np.array([jj * cw, -i * ch, 0])
+            return ul, ul + np.array([cw, -ch, 0])
+
+        grid, band = VMobject(), VMobject()
+        for i in range(k):
+            for jj in range(m):
+                (x0, y0, _), (x1, y1, _) = cell_rect(i, jj)
+                corners = [np.array(p_) for p_ in ([x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0], [x0, y0, 0])]
+                target = band if window[i, jj] else grid
+                target.start_new_path(corners[0])
+                target.add_points_as_corners(corners[1:])
+        grid.set_stroke(palette.MUTED, 1, opacity=0.45)
+        band.set_fill(palette.AREA, opacity=0.85).set_stroke(palette.BACKGROUND, 1)
+        x_col = VGroup(*[Square(ch, stroke_color=palette.MUTED, stroke_width=1, fill_color=rgb_colour(px),
+                                fill_opacity=1) for px in pix]).arrange(DOWN, buff=0)
+        x_col.next_to(origin, LEFT, buff=0.25).align_to([0, origin[1], 0], UP)
+        y_row = VGroup(*[Rectangle(width=cw, height=ch, stroke_color=palette.MUTED, stroke_width=1)
+                         for _ in range(m)]).arrange(RIGHT, buff=0)
+        y_row.next_to(origin + np.array([0, -k * ch, 0]), DOWN, buff=0.1).align_to([origin[0], 0, 0], LEFT)
+        ul, _ = cell_rect(0, j)
+        column = Rectangle(width=cw, height=k * ch + 0.1 + ch, color=palette.FOCUS, stroke_width=4)
+        column.move_to(ul + np.array([cw / 2, -(k * ch + 0.1 + ch) / 2, 0]))
+        y_cell = Square(1.0, stroke_width=0, fill_color=rgb_colour(np.clip(out, 0, 1)), fill_opacity=1)
+        y_cell.stretch_to_fit_width(cw).stretch_to_fit_height(ch).move_to(y_row[j])
+        # the output pixel, large, right of A: its colour (all three channels) and its red value
+        big = Square(1.1, stroke_color=palette.FOCUS, stroke_width=3, fill_color=rgb_colour(np.clip(out, 0, 1)),
+                     fill_opacity=1)
+        y_value = VGroup(big, MathTex("y =", tex_number(float(out[0]), 2, pad=True), font_size=44)
+                         ).arrange(DOWN, buff=0.25)
+        right = max(origin[0] + m * cw, y_row.get_right()[0])
+        y_value.move_to([(right + config.frame_width / 2 - MARGIN) / 2, origin[1] - k * ch / 2, 0])
+        # the legend, under the patch: a lit cell is the weight, a faint one 0; the window's size
+        weight = Fraction(float(window[:, j][window[:, j] != 0][0])).limit_denominator(4096)
+        lit = Square(0.36, stroke_width=0, fill_color=palette.AREA, fill_opacity=0.85)
+        faint = Square(0.36, stroke_color=palette.MUTED, stroke_width=1.5, stroke_opacity=0.45)
+        legend = VGroup(VGroup(lit, MathTex("=", tex_number(weight, 3, fractions=True), font_size=40)
+                               ).arrange(RIGHT, buff=0.2),
+                        VGroup(faint, MathTex("= 0", font_size=40)).arrange(RIGHT, buff=0.2),
+                        note(self.tr(window_key, k=k, m=m, **fields), lang, width=2.6))
+        legend.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
+        legend.to_edge(LEFT, buff=MARGIN).align_to([0, min(origin[1], pic.get_bottom()[1] - 0.35), 0], UP)
+        # the chosen pixel on the patch: the middle cell for the blur; the first block's cells for down
+        cell = pic.height / rows
+        if m == k:
+            hit = Square(cell, color=palette.FOCUS, stroke_width=4).move_to(cell_at(pic, rows, j // cols, j % cols))
+        else:
+            hit = Rectangle(width=rows * cell, height=rows * cell, color=palette.FOCUS, stroke_width=4)
+            hit.move_to(pic.get_corner(UL) + np.array([(j + 0.5) * rows * cell, -rows * cell / 2, 0]))
+        y_rest = VGroup(*[Rectangle(width=cw, height=ch, stroke_width=0, fill_color=rgb_colour(np.clip(colour, 0, 1)),
+                                    fill_opacity=1).move_to(y_row[jj]) for jj, colour in (rest or {}).items()])
+        return _Product(pic, hit, x_row, x_values, x_tag, grid, band, x_col, y_row, column, legend, y_cell,
+                        y_value, window, j, y_rest)
+
+    def _play_product(self, v: _Product, key: str, moment: str, **probes) -> None:
+        lit = [i for i in range(len(v.x_col)) if v.window[i, v.j]]
+        with self.beat(key, focus=v.y_value):
+            self.play(FadeIn(v.patch), FadeIn(v.x_tag), run_time=0.5)
+            # flatten: each pixel of the patch goes to its place in the long row
+            rows, cols = v.patch.source.shape[:2]
+            self.play(*[FadeIn(cell, target_position=cell_at(v.patch, rows, i // cols, i % cols), scale=0.5)
+                        for i, cell in enumerate(v.x_row)], FadeIn(v.x_values), run_time=0.9)
+            self.play(FadeIn(v.grid), FadeIn(v.y_row), run_time=0.5)
+            self.play(FadeIn(v.band), FadeIn(v.legend), run_time=0.6)
+            # x tips over beside A: pixel i meets row i
+            self.play(TransformFromCopy(v.x_row, v.x_col), run_time=0.8)
+            self.play(FadeIn(v.column), FadeIn(v.patch_hit), run_time=0.5)
+            # the pixels the column's weights touch go into it, then down into the output cell
+            movers = [v.x_col[i].copy() for i in lit]
+            self.play(*[m_.animate.move_to([v.column.get_center()[0], v.x_col[i].get_center()[1], 0])
+                        for m_, i in zip(movers, lit)], run_time=0.8)
+            self.wait(0.3)   # the pixels the weights touch, in the column
+            self.play(*[m_.animate.move_to(v.y_row[v.j]).scale(0.6) for m_ in movers], run_time=0.7)
+            self.remove(*movers)
+            self.add(v.y_cell)
+            self.play(TransformFromCopy(v.y_cell, v.y_value[0]), FadeIn(v.y_value[1]), run_time=0.6)
+            if len(v.y_rest):   # the other column makes the other output: two numbers out of many
+                self.play(FadeIn(v.y_rest), run_time=0.5)
+        self.key_moment(moment, window=v.window, j=v.j,
+                        lit_cells=self._lit_cells(v), column_at=v.column.get_center()[0],
+                        x_shown=[m_.get_tex_string() for m_ in v.x_values],
+                        y_shown=v.y_value[1][1].get_tex_string().strip(), y_colour=drawn_colour(v.y_cell),
+                        big_colour=drawn_colour(v.y_value[0]),
+                        rest={int(round((c.get_center()[0] - v.y_row[0].get_center()[0]) / v.y_row[0].width)):
+                              drawn_colour(c) for c in v.y_rest},
+                        patch=v.patch.source, **probes)
+
+    @staticmethod
+    def _lit_cells(v: _Product) -> set[tuple[int, int]]:
+        """The (row, column) cells of A's window drawn lit, read from where the band's squares are."""
+        k, m = v.window.shape
+        ul = np.array([min(v.grid.get_left()[0] if len(v.grid.points) else 1e9, v.band.get_left()[0]),
+                       max(v.grid.get_top()[1] if len(v.grid.points) else -1e9, v.band.get_top()[1]), 0])
+        ch = v.x_col[0].height
+        cw = v.y_row[0].width
+        cells = set()
+        for path in v.band.get_subpaths():
+            mid = path.mean(axis=0)
+            cells.add((int((ul[1] - mid[1]) / ch), int((mid[0] - ul[0]) / cw)))
+        return cells
+
     # --- grey-scale: the colour cube collapses onto its diagonal -------------
     def _cube(self, img: np.ndarray) -> None:
         lang = self.lang
@@ -579,7 +782,12 @@ class PhotoFilter(LessonScene):
                         source_shown=source in self.mobjects and all(t[1][0] in self.mobjects for t in trio),
                         arrows=[(a.get_start(), a.get_end()) for a in arrows],
                         source_bottom=source.get_bottom(), labels_top=[t[0].get_top() for t in trio])
-        with self.beat("outro_say"):
-            # the three filters: one fixed rule each (a pulse that recolours nothing)
-            self.play(*[Emphasize(m) for m in tags], run_time=1.2)
-        self.key_moment("end")
+        # the photo is x, the filters three fixed matrices: x W_Q, x W_K, x W_V
+        rules = MathTex(r"x\,W_Q", r",\ ", r"x\,W_K", r",\ ", r"x\,W_V", font_size=40)
+        for part, colour in zip(rules[::2], palette.QKV.values()):
+            part.set_color(colour)
+        rules.move_to(src_cap, aligned_edge=LEFT)
+        x_tag = MathTex("x", font_size=40).next_to(source, LEFT, buff=0.25)
+        with self.beat("outro_say", focus=rules):
+            self.play(FadeOut(src_cap), FadeIn(x_tag), FadeIn(rules), *[Emphasize(m) for m in tags], run_time=1.2)
+        self.key_moment("end", rules=[m.get_tex_string() for m in rules[::2]], x_tag=x_tag.get_tex_string())

@@ -374,13 +374,17 @@ class _Stage:
         return label.move_to(sb + (gap + half) * u)
 
 
+LINE_CLEARANCE = 0.09   # a letter's box keeps this far from every drawn line (its outline and the line's width)
+
+
 def _free(box: tuple, others: list[tuple], top: float, lines: np.ndarray | None = None) -> bool:
     """Whether a letter's ``box`` lies in the free picture (left of the text
     column, above the subtitles, under ``top``), clear of ``others`` and of
     the drawn ``lines`` (points along them on screen, one a row)."""
     left, bottom = -config.frame_width / 2 + 0.1, -config.frame_height / 2 + 0.12 * config.frame_height + 0.06
-    if lines is not None and len(lines) and np.any((lines[:, 0] > box[0] - 0.04) & (lines[:, 0] < box[2] + 0.04)
-                                                   & (lines[:, 1] > box[1] - 0.04) & (lines[:, 1] < box[3] + 0.04)):
+    pad = LINE_CLEARANCE
+    if lines is not None and len(lines) and np.any((lines[:, 0] > box[0] - pad) & (lines[:, 0] < box[2] + pad)
+                                                   & (lines[:, 1] > box[1] - pad) & (lines[:, 1] < box[3] + pad)):
         return False
     return (left <= box[0] and box[2] <= COLUMN_X - 0.1 and bottom <= box[1] and box[3] <= top
             and not any(overlaps(box, o, pad=0.02) for o in others))
@@ -409,11 +413,14 @@ def _cross(a: np.ndarray, b: np.ndarray, p: np.ndarray, q: np.ndarray) -> bool:
     return side(a, b, p) * side(a, b, q) < 0 and side(p, q, a) * side(p, q, b) < 0
 
 
-def _samples(segments: np.ndarray, k: int = 40) -> np.ndarray:
-    """Points along each screen segment of ``segments`` (m, 2, 2), one a row."""
+def _samples(segments: np.ndarray, step: float = 0.03) -> np.ndarray:
+    """Points along each screen segment of ``segments`` (m, 2, 2), one a row,
+    at most ``step`` apart (closer than a letter is wide: a long ray sampled
+    by a fixed count once stepped over a wall number)."""
     if not len(segments):
         return np.zeros((0, 2))
-    t = np.linspace(0, 1, k)[None, :, None]
+    longest = float(np.max(np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1)))
+    t = np.linspace(0, 1, max(2, int(np.ceil(longest / step)) + 1))[None, :, None]
     return (segments[:, None, 0] + t * (segments[:, None, 1] - segments[:, None, 0])).reshape(-1, 2)
 
 
@@ -690,22 +697,37 @@ class ShadowProjection(LessonScene, ThreeDScene):
         strike = VGroup(Line(old.get_corner(UL), old.get_corner(DR), color=palette.ALERT, stroke_width=6),
                         Line(old.get_corner(DL), old.get_corner(UR), color=palette.ALERT, stroke_width=6))
         lamp_panel = VGroup(wrapped_text(self.tr("lamp_note"), self.lang, size=NOTE_SIZE, width=COLUMN_W - 0.1),
-                            MathTex(r"[x,\ 1]\,H \propto [s,\ 1]", font_size=MATH_SIZE)
+                            MathTex(r"[x,\ 1]\,H \propto [x',\ 1]", font_size=MATH_SIZE)
                             ).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
+        # x stays by its corner; its lamp shadow is named x', the letters the formula uses
+        x_label = shown[2]
+        top = w.top
+        x_shadow = MathTex("x'", font_size=LABEL_SIZE, color=palette.ALERT)
+        x_shadow.add_updater(lambda m: self._settle(
+            m.next_to(s.screen(s.pic.marks[top].get_center() - off), DOWN + LEFT, buff=0.12),
+            s.screen(s.pic.marks[top].get_center() - off)))
+        s.letters.append(x_shadow)
+        fix_in_frame(self, x_shadow)
+        outline(x_shadow)
         lamp_panel.move_to(s.formula.get_corner(UL), aligned_edge=UL)
         fix_in_frame(self, strike, lamp_panel)
         with self.beat("lamp_say", focus=lamp) as said:
             later = self.cue_at(said, 0.5)[0]              # as "not a linear map" is said
-            self.play(*[FadeOut(m) for m in (*shown, s.pic.d_arrow, s.d_label)], Create(strike), run_time=0.8)
+            self.play(*[FadeOut(m) for m in (*shown, s.pic.d_arrow, s.d_label) if m is not x_label], Create(strike),
+                      run_time=0.8)
             zoom, pan = self._view_for(LAMP_PHI, LAMP_THETA, w.extent(lamp=True))   # round to the side: depth
             self.move_camera(phi=LAMP_PHI, theta=LAMP_THETA, zoom=zoom, run_time=2.4,
                              added_anims=[s.pan[0].animate.set_value(pan[0]), s.pan[1].animate.set_value(pan[1])])
             self.play(FadeIn(lamp, scale=3), run_time=0.6)
             self.play(w.lampness.animate.set_value(1.0), run_time=2.4, rate_func=smooth)
+            self.play(FadeIn(x_shadow), run_time=0.6)
             self.reveal([(later, [FadeOut(old), FadeOut(strike), FadeIn(lamp_panel)])], lamp)
         self.key_moment("lamp", lamp=lamp.get_center() - off, lamp_screen=s.screen(lamp.get_center() - off),
                         lamp_radius=lamp.radius, **self._probes(with_d=False),
-                        starts=np.array([r.get_start() - off for r in s.pic.rays]))
+                        starts=np.array([r.get_start() - off for r in s.pic.rays]),
+                        named={"x": s.screen(w.V[top]), "x'": s.screen(s.pic.marks[top].get_center() - off),
+                               "x_label": x_label.get_center(), "x'_label": x_shadow.get_center()},
+                        **self._clearance(x_label, x_shadow))
 
     # --- helpers -----------------------------------------------------------------
 

@@ -277,3 +277,55 @@ def test_bad_picture_settings(tmp_path, content, part):
     lesson.write_text(f"[photo_filter]\n{content}\n", encoding="utf-8")
     with pytest.raises(LessonError, match=part.replace("[", r"\[").replace("]", r"\]")):
         load_lesson(lesson)
+
+
+@pytest.mark.parametrize("moment", ["blur", "down"])
+def test_one_output_pixel_is_the_long_vector_times_a_column(scene, moment):
+    """Blur and down-sampling as x A: the lit cells of the drawn window are
+    where A (built here by hand) is not 0, the framed column makes the output
+    pixel, and the value shown is x times that column (numpy, not qkv_math)."""
+    p = lesson_params()
+    img = qm.generated_picture(*p.size)
+    h, w, _ = img.shape
+    pr = scene.moments[moment].probes
+    r, c = pr["pixel"]
+    assert 1 <= r < h - 1 and 1 <= c < w - 1
+    if moment == "blur":
+        want = img[r - 1:r + 2, c - 1:c + 2, 0].mean()                  # the 3x3 box average of red
+        colour = img[r - 1:r + 2, c - 1:c + 2].reshape(-1, 3).mean(axis=0)
+        k = pr["window"].shape[0]
+        kc = k // 3
+        c0 = min(max(c - kc // 2, 0), w - kc)
+        cells = [(rr, cc) for rr in range(r - 1, r + 2) for cc in range(c0, c0 + kc)]
+        by_hand = np.array([[1 / 9 if abs(a[0] - b[0]) <= 1 and abs(a[1] - b[1]) <= 1 else 0 for b in cells]
+                            for a in cells])
+        x = np.array([img[rr, cc, 0] for rr, cc in cells])
+        assert [float(t) for t in pr["x_shown"]] == pytest.approx(x, abs=0.0051)   # 2 digits, half away from 0
+    else:
+        f = p.downsample
+        R, C = pr["block"]
+        want = img[R * f:R * f + f, C * f:C * f + f, 0].mean()
+        colour = img[R * f:R * f + f, C * f:C * f + f].reshape(-1, 3).mean(axis=0)
+        k, m = pr["window"].shape
+        first = C if pr["j"] == 0 else C - 1
+        cells = [(rr, cc) for rr in range(R * f, R * f + f) for cc in range(first * f, first * f + k // f)]
+        by_hand = np.array([[1 / f ** 2 if cc // f == first + j else 0 for j in range(m)] for _, cc in cells])
+        x = np.array([img[rr, cc, 0] for rr, cc in cells])
+    assert np.allclose(pr["window"], by_hand)
+    assert pr["lit_cells"] == {tuple(ij) for ij in np.argwhere(by_hand != 0)}      # what is drawn lit
+    assert x @ by_hand[:, pr["j"]] == pytest.approx(want)                            # the column makes y
+    assert float(pr["y_shown"]) == pytest.approx(want, abs=0.0051)
+    assert np.allclose(pr["y_colour"], colour) and np.allclose(pr["big_colour"], colour)
+    if moment == "blur":
+        assert np.count_nonzero(by_hand) < by_hand.size / 2                          # mostly zeros: a band
+    else:
+        assert (np.count_nonzero(by_hand, axis=1) == 1).all() and m < k              # one weight a row; fewer out
+        for jj, drawn in pr["rest"].items():                                         # the other block's output
+            block = img[R * f:R * f + f, (first + jj) * f:(first + jj + 1) * f].reshape(-1, 3).mean(axis=0)
+            assert jj != pr["j"] and np.allclose(drawn, block)
+        assert len(pr["rest"]) == m - 1
+
+
+def test_the_outro_names_the_photo_x_and_its_three_rules(scene):
+    end = scene.moments["end"].probes
+    assert end["x_tag"] == "x" and end["rules"] == [r"x\,W_Q", r"x\,W_K", r"x\,W_V"]

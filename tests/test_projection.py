@@ -130,6 +130,42 @@ def test_blur_keeps_flat_images_and_downsample_averages():
         qm.downsample_matrix(5, 4, 2)
 
 
+def test_patch_indices_are_the_flattened_patch():
+    h, w = 5, 7
+    grid = np.arange(h * w).reshape(h, w)          # each pixel holds its own flat index
+    assert qm.patch_indices(w, 1, 2, 3, 4).tolist() == grid[1:4, 2:6].ravel().tolist()
+    assert qm.patch_indices(w, 1, 2, 3, 4).tolist() == [np.ravel_multi_index((r, c), (h, w))
+                                                       for r in range(1, 4) for c in range(2, 6)]
+
+
+def test_blur_column_is_the_box_average_by_convolution():
+    """Column j of the blur matrix makes output pixel j: x @ B[:, j] is the 3x3
+    mean, as a separable np.convolve computes it on the inside pixels."""
+    rng = np.random.default_rng(3)
+    h, w = 6, 7
+    chan = rng.random((h, w))
+    B = qm.blur_matrix(h, w)
+    rows = np.array([np.convolve(row, np.ones(3), mode="valid") for row in chan])     # (h, w-2)
+    box = np.array([np.convolve(col, np.ones(3), mode="valid") for col in rows.T]).T / 9   # (h-2, w-2)
+    for r in range(1, h - 1):
+        for c in range(1, w - 1):
+            j = r * w + c
+            assert chan.ravel() @ B[:, j] == pytest.approx(box[r - 1, c - 1])
+            assert np.count_nonzero(B[:, j]) == 9
+    # the window of the patch around (2, 3) holds the whole column of its middle pixel
+    idx = qm.patch_indices(w, 1, 1, 3, 5)
+    window = B[np.ix_(idx, idx)]
+    assert np.count_nonzero(window[:, 7]) == 9 and window[:, 7].sum() == pytest.approx(1)
+
+
+def test_sharpest_blur_is_where_the_blur_changes_red_most():
+    img = np.zeros((6, 8, 3))
+    img[:, 5:, 0] = 1.0                     # a red edge between columns 4 and 5
+    r, c = qm.sharpest_blur(img, (2, 1))
+    assert c in (4, 5) and 1 <= r <= 4
+    assert qm.sharpest_blur(np.zeros((4, 4, 3)), (0, 0)) == (1, 1)   # nothing changes: the nearest inside pixel
+
+
 def test_generated_picture():
     img = qm.generated_picture(24, 32)
     assert img.shape == (24, 32, 3) and img.min() >= 0 and img.max() <= 1

@@ -140,14 +140,33 @@ def _crosses(box, a, b, k=400):
     return bool(np.any((p[:, 0] > box[0]) & (p[:, 0] < box[2]) & (p[:, 1] > box[1]) & (p[:, 1] < box[3])))
 
 
-@pytest.mark.parametrize("moment", ["pair", "basis"])
+@pytest.mark.parametrize("moment", ["pair", "basis", "lamp"])
 def test_the_point_letters_sit_clear_of_every_drawn_line(scene, moment):
-    """x and x P: no cube edge, light ray or x's ray runs through them."""
+    """x and x P, the wall numbers (such as 1.50) and the lamp's x and x':
+    no cube edge, light ray or x's ray runs through them, nor touches them
+    (a margin round each letter's box)."""
     pr = scene.moments[moment].probes
     assert len(pr["lines"]) >= 12 + 8
+    names = set(pr["letter_boxes"])
+    assert {"lamp": {"x", "x'"}, "basis": {"x", "x P"}, "pair": {"x", "x P"}}[moment] <= names
+    if moment == "basis":
+        assert len(names) == 4                     # the two wall numbers too
     for name, box in pr["letter_boxes"].items():
+        padded = (box[0] - 0.08, box[1] - 0.08, box[2] + 0.08, box[3] + 0.08)   # not even touching
         for a, b in pr["lines"]:
-            assert not _crosses(box, a, b), name
+            assert not _crosses(padded, a, b, k=2000), name
+
+
+def test_the_lamp_formula_uses_only_letters_on_screen(scene):
+    """[x, 1] H ∝ [x', 1]: x names the corner and x' its lamp shadow, each letter beside its own point."""
+    m = scene.moments["lamp"]
+    shown = " ".join(lab.content for lab in m.labels)
+    assert r"[x,\ 1]\,H \propto [x',\ 1]" in shown and "[s," not in shown
+    named = m.probes["named"]
+    for point, label in (("x", "x_label"), ("x'", "x'_label")):
+        mine = np.linalg.norm(named[label][:2] - named[point][:2])
+        other = np.linalg.norm(named[label][:2] - named["x'" if point == "x" else "x"][:2])
+        assert mine < 0.8 and mine < other, point
 
 
 def test_things_on_the_wall_are_drawn_over_it(scene):
@@ -172,7 +191,7 @@ def test_the_picture_keeps_clear_of_the_text(scene, moment):
     m = scene.moments[moment]
     ws = m.probes["wall_screen"]
     wall_box = (ws[:, 0].min(), ws[:, 1].min(), ws[:, 0].max(), ws[:, 1].max())
-    on_wall = {"s", "b_1", "b_2", "n", "d", "x", "x P", *m.probes.get("on_wall", ())}
+    on_wall = {"s", "b_1", "b_2", "n", "d", "x", "x P", "x'", *m.probes.get("on_wall", ())}
     captions = [lab for lab in m.labels if lab.content not in on_wall]
     assert captions
     for lab in captions:
