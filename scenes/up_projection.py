@@ -546,8 +546,13 @@ class UpProjection(LessonScene, ThreeDScene):
         steps = VGroup(*[number_tex(tex_number(v), font_size=40, color=col) for v, col in zip(p.point, ROW_COLORS)])
         radius = 0.75 * s.unit
         ring = Circle(radius=radius, color=palette.INK, stroke_width=5).set_fill(palette.INK, opacity=0.08)
-        handle = Line(radius * np.array([0.71, -0.71, 0]), 2.3 * radius * np.array([0.71, -0.71, 0]),
-                      color=palette.INK, stroke_width=10)
+        # the handle points away from both legs' lines (it never lies along the walk)
+        dirs = [r[:2] / np.linalg.norm(r[:2]) for r in rows]
+        angles = np.deg2rad(np.arange(0, 360, 15))
+        out = max(angles, key=lambda a: (round(min(1 - abs(np.cos(a) * d[0] + np.sin(a) * d[1]) for d in dirs), 3),
+                                         -abs(a - np.deg2rad(315))))     # (down and right, as a hand holds it)
+        way = np.array([np.cos(out), np.sin(out), 0.0])
+        handle = Line(radius * way, 2.3 * radius * way, color=palette.INK, stroke_width=10)
         glass = VGroup(ring, handle).shift(o)
         read = MathTex(rf"[{tex_number(p.point[0])},\ {tex_number(p.point[1])}]", font_size=44, color=POINT)
         total = MathTex(r"x\,M =", tex_number(p.point[0]), r"\,(i\,M) +", tex_number(p.point[1]), r"\,(j\,M)",
@@ -565,8 +570,9 @@ class UpProjection(LessonScene, ThreeDScene):
             for a, b in lines:
                 n = max(8, int(np.linalg.norm(project(b) - project(a)) / 0.1))
                 taken += [box_of(None, project(a + (b - a) * k / n), 0.05) for k in range(n + 1)]
-            for q in (o, at_corner, at_end):      # where the glass stands
+            for q in (o, at_corner, at_end):      # where the glass stands, and its handle
                 taken.append(box_of(None, project(q), radius * cam.get_zoom() + 0.05))
+                taken += [box_of(None, project(q + k * radius * way), 0.08) for k in np.linspace(1, 2.3, 6)]
             for label, anchor in ((read, at_end), *zip(steps, ((o + at_corner) / 2, (at_corner + at_end) / 2)),
                                   *zip(names, (axes.c2p(*row) for row in rows))):
                 taken.append(self.place_beside(label, anchor, project, taken))
