@@ -208,7 +208,7 @@ def test_i_and_j_read_clearly(scene):
     probes = scene.moments["flat"].probes
     for x0, y0, x1, y1 in probes["arrow_boxes"]:
         assert min(x1 - x0, y1 - y0) * 1080 / 8 >= 19
-    for x0, y0, x1, y1 in probes["name_boxes"]:
+    for _, y0, _, y1 in probes["name_boxes"]:
         assert (y1 - y0) * 1080 / 8 >= 40
 
 
