@@ -35,6 +35,7 @@ from manim import (
     Transform,
     TransformFromCopy,
     VGroup,
+    Wait,
     Write,
     interpolate_color,
 )
@@ -67,6 +68,10 @@ LENS_COLOURS = (palette.COLUMNS[2], palette.COLUMNS[3], palette.COLUMNS[0])
 FRAME_LEFT, FRAME_RIGHT = -6.95, 6.95   # what the scene uses of the frame's width
 TOP = 3.1                # top of the table and of the work, under the title
 UPPER_BOTTOM = 0.45      # the table and the work stay above this line ...
+WORK_TABLE_LOW = -0.7    # ... or the table alone down to this one, while the product beside it still reads:
+WORK_PRODUCT_PX = 25     # its digits this tall at 1080p at least
+WORK_TABLE_WIDTH = 7.4   # (the table never wider than this during the work)
+BIG_PANEL_WIDTH = 7.75  # and each lens's large panel beside it at least this wide (its axes over half the frame)
 PANELS_TOP = 0.3         # ... and the three panels below this one
 PANELS_BOTTOM = -2.95    # the subtitle band starts at -3.04
 PANEL_GAP = 0.45
@@ -188,6 +193,10 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
     placement that labels the most words so is searched for; a word left
     over (a crowd on one line) gets its label in the nearest free spot with
     a clear leader line from its dot, and is hidden only if nothing is free."""
+    every = points
+    points = [pt for pt in every if getattr(pt, "holder", None) is None]     # one label a point
+    for pt in every:
+        pt.leader = None
     taken = [_grow(bounds(m), 0.06) for m in avoid] + list(lines)     # a gap from names and coordinates
     centres = [pt.dot.get_center() for pt in points]
     dots = [(c[0] - 0.09, c[1] - 0.09, c[0] + 0.09, c[1] + 0.09) for c in centres]
@@ -262,6 +271,37 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
             pt.leader = Line(line[0], line[1], color=palette.INK, stroke_width=3, buff=0.1)
             pt.leader_ends = (tuple(pt.leader.get_start()[:2]), tuple(pt.leader.get_end()[:2]))
             pt.add(pt.leader)
+    hide_shared(every)
+
+
+def share_labels(points: list[WordPoint], names: list[str], lang: str, sep: str, size: float) -> None:
+    """Words (``names``) that land on one point get one label naming them all (``sep``
+    between the names), held by the first of them; the others' labels are
+    hidden and they record which word holds theirs (``holder``)."""
+    for pt in points:
+        pt.holder = None
+    for i, pt in enumerate(points):
+        if pt.holder is not None:
+            continue
+        same = [j for j in range(i + 1, len(points)) if points[j].holder is None
+                and np.allclose(points[j].coords, pt.coords, atol=1e-9)]
+        if not same:
+            continue
+        shared = legible(text(sep.join([names[i], *(names[j] for j in same)]), lang, size=size,
+                              color=pt.label.get_color()))
+        pt.remove(pt.label)
+        pt.label = shared
+        pt.add(shared)
+        for j in same:
+            points[j].holder = i
+            points[j].label.set_opacity(0)
+
+
+def hide_shared(points: list[WordPoint]) -> None:
+    """A hidden label (its word's name is in another's) sits where the shared one does."""
+    for pt in points:
+        if getattr(pt, "holder", None) is not None:
+            pt.label.move_to(points[pt.holder].label)
 
 
 def axis_lines(axes) -> list[tuple[float, float, float, float]]:
@@ -273,6 +313,7 @@ def _drawn(pt: WordPoint) -> dict:
     """Where a word point is drawn: its dot's centre, its label's box (None if hidden), its leader's ends."""
     lead = getattr(pt, "leader", None)
     return {"name": pt.label.text if hasattr(pt.label, "text") else "", "dot": tuple(pt.dot.get_center()[:2]),
+            "holder": getattr(pt, "holder", None),
             "label": bounds(pt.label) if pt.label.get_fill_opacity() > 0 else None,
             "leader": None if lead is None else (pt.leader_ends, lead.get_stroke_width(), lead in pt.submobjects)}
 
@@ -347,6 +388,8 @@ class _Stage:
     w: int                     # the word whose product is worked out
     mats: VGroup               # the three lens matrices, shown as the intro names them
     table_big: VGroup | None = None   # where the table stands beside the matrices (it moves aside for the work)
+    table_work: VGroup | None = None  # where it stands during the work: top left, as large as leaves the product room
+    table_lens: VGroup | None = None  # beside a lens's panel (smaller if need be: the panel takes over half the frame)
     wide: bool = False         # the table and the work take the frame in turn
     work_left: float = 0.0     # the work's (and each lens's large panel's) left edge, right of the table
     big: list = field(default_factory=list)       # each lens's panel, large, right of the table
@@ -408,29 +451,48 @@ class ThreeLenses(LessonScene):
                         box=bounds(s.mats), table=bounds(table), digit=glyph_px(table.rows[0][0]))
 
     def _lay_out(self) -> None:
-        """The table's place from the intro on: top left, the work to its right;
+        """The table's place from the intro on: top left, as large as leaves the
+        product its room to the right (the lines of arithmetic run under both);
         when either would be too small to read there, each takes the frame in
         turn (wide).  The lens matrices, each lens's work and its large panel."""
         s, p = self.s, self.params
         table = s.table
-        table.generate_target()
+        w = s.w
         table_floor = least_scale(table) * table.height
-        fit(table.target, 6.0, TOP - UPPER_BOTTOM)
+        # the product with the word's name above its row (the table's marked row names it too): narrower
+        works = [self._block(s.traits[w], s.names[w], lens, colour, name_above=True)
+                 for lens, colour in zip(p.lenses, LENS_COLOURS)]
+        products = [VGroup(*[m for m in b.block if m is not b.lines]) for b in works]
+        product_px = glyph_px(works[0].vec.get_entries()[0])
+        for low in np.arange(WORK_TABLE_LOW, UPPER_BOTTOM + 1e-9, 0.1):     # the largest table that leaves room
+            table.generate_target()
+            fit(table.target, WORK_TABLE_WIDTH, TOP - low)
+            room = FRAME_RIGHT - 0.25 - (FRAME_LEFT + table.target.width + 0.6)
+            grow = min(room / pr.width for pr in products)
+            if grow * product_px >= WORK_PRODUCT_PX:
+                break
         s.wide = table.target.height < table_floor - 1e-9
         if s.wide:     # as large as it reads, as wide as it needs
             table.target.scale(table_floor / table.target.height)
         table.target.align_to([FRAME_LEFT, TOP, 0], UP + LEFT)
         s.work_left = table.target.get_right()[0] + 0.6
 
-        w = s.w
-        s.row_box = SurroundingRectangle(VGroup(table.target[1][w], table.target[2 + w]), color=palette.AREA,
-                                         buff=0.08)
-        works = [self._block(s.traits[w], s.names[w], lens, colour) for lens, colour in zip(p.lenses, LENS_COLOURS)]
+        s.row_box = self._row_box(table.target)
+        # while a lens's panel is shown the table steps back to leave the panel over half the frame
+        s.table_lens = table.target.copy()
+        fit(s.table_lens, FRAME_RIGHT - BIG_PANEL_WIDTH - 0.35 - FRAME_LEFT, s.table_lens.height)
+        if s.table_lens.height < table_floor - 1e-9:
+            s.table_lens.scale(table_floor / s.table_lens.height)
+        s.table_lens.align_to([FRAME_LEFT, TOP, 0], UP + LEFT)
+        s.table_work = table.target.copy()
         if not s.wide:
-            s.wide = any(not self._fits(b.block, FRAME_RIGHT - 0.25 - s.work_left) for b in works)
+            s.wide = any(not self._fits(pr, FRAME_RIGHT - 0.25 - s.work_left) or
+                         not self._fits(b.lines, FRAME_RIGHT - FRAME_LEFT - 0.5) for pr, b in zip(products, works))
+        if s.wide:     # the work alone in the band: its name beside the row, as before
+            works = [self._block(s.traits[w], s.names[w], lens, colour) for lens, colour in zip(p.lenses, LENS_COLOURS)]
         left = FRAME_LEFT if s.wide else s.work_left
         # too wide even for the whole band: the name above the row, each line without its products
-        s.works = [b if self._fits(b.block, FRAME_RIGHT - 0.25 - left) else
+        s.works = [b if not s.wide or self._fits(b.block, FRAME_RIGHT - 0.25 - left) else
                    self._block(s.traits[w], s.names[w], lens, colour, compact=True)
                    for b, lens, colour in zip(works, p.lenses, LENS_COLOURS)]
         middle = [(left + FRAME_RIGHT) / 2, (TOP + PANELS_BOTTOM) / 2, 0]
@@ -442,8 +504,20 @@ class ThreeLenses(LessonScene):
                 self._spread(b, left)
         self._lay_out_lenses()
         # each lens's panel, as large as the room right of the table
-        s.big = [self._panels([k], left - 0.25 if not s.wide else left, FRAME_RIGHT, TOP, size=26)[0]
-                 for k in range(len(p.lenses))]
+        left = FRAME_LEFT if s.wide else bounds(s.table_lens)[2] + 0.35
+        s.big = [self._panels([k], left, FRAME_RIGHT, TOP, size=26)[0] for k in range(len(p.lenses))]
+
+    def _row_box(self, table) -> SurroundingRectangle:
+        """The box round the worked word's row of ``table``."""
+        w = self.s.w
+        return SurroundingRectangle(VGroup(table[1][w], table[2 + w]), color=palette.AREA, buff=0.08)
+
+    def _table_to(self, size) -> list:
+        """The table (and the box on its worked row) growing or shrinking to ``size`` (a copy of it), if it differs."""
+        s = self.s
+        if s.wide or abs(s.table.height - size.height) < 1e-6:
+            return []
+        return [Transform(s.table, size.copy()), Transform(s.row_box, self._row_box(size))]
 
     def _spread(self, b: _Work, left: float) -> None:
         """The work across the frame while the table waits at the top left: the
@@ -453,9 +527,9 @@ class ThreeLenses(LessonScene):
         table = self.s.table.target
         product = VGroup(*[m for m in b.block if m is not b.lines])
         grow = min(1.25, (FRAME_RIGHT - 0.25 - left) / product.width, (TOP - UPPER_BOTTOM) / product.height)
-        top = min(bounds(table)[1], table.get_center()[1] - grow * product.height / 2) - 0.4
+        top = min(bounds(table)[1], table.get_center()[1] - grow * product.height / 2) - 0.3
         lines = b.lines
-        lines_grow = min(1.3, (FRAME_RIGHT - FRAME_LEFT - 0.5) / lines.width,
+        lines_grow = min(1.45, (FRAME_RIGHT - FRAME_LEFT - 0.5) / lines.width,
                          (top - PANELS_BOTTOM - 0.2) / lines.height)
         if grow < least_scale(product) or lines_grow < max(1.0, least_scale(lines)):
             return
@@ -499,7 +573,10 @@ class ThreeLenses(LessonScene):
             if s.wide:    # the table steps aside for the work
                 self.play(FadeOut(s.table), FadeOut(s.row_box), run_time=0.6)
                 self.play(FadeIn(b.vec), FadeIn(b.word_name), run_time=1.0)
-            else:
+            else:     # (the table grows back from its size beside the last lens's panel)
+                grow = self._table_to(s.table_work)
+                if grow:
+                    self.play(*grow, run_time=0.6)
                 self.play(TransformFromCopy(s.table.rows[s.w], b.vec.get_entries()), FadeIn(b.vec.get_brackets()),
                           FadeIn(b.word_name), run_time=1.0)
             # the first lens's matrix moves from where the intro showed it into the product
@@ -519,6 +596,7 @@ class ThreeLenses(LessonScene):
                         matrix=[[e.get_tex_string() for e in row] for row in b.M.get_rows()],
                         greyed=[[_greyed(term) for term in b.terms(j)] for j in range(len(b.lines))],
                         table=bounds(s.table), product=bounds(VGroup(b.vec, b.M, b.res)), lines_box=bounds(b.lines),
+                        table_digit=glyph_px(s.table.rows[0][0]),
                         digits=(glyph_px(b.vec.get_entries()[0]), glyph_px(b.lines)))
 
     # --- the whole cloud lands on lens k's plane, shown large
@@ -538,7 +616,7 @@ class ThreeLenses(LessonScene):
             big.M_shown = b.M if keep else VGroup()
             self.play(FadeOut(VGroup(b.word_name, b.vec, b.times, b.eq, b.lines,
                                      *([] if before is None else [b.res]), *([] if keep else [b.M]))),
-                      *([MoveToTarget(b.M)] if keep else []),
+                      *([MoveToTarget(b.M)] if keep else []), *self._table_to(s.table_lens),
                       *[FadeIn(m) for m in (big.axes, big.heading, big.x_name,
                                             big.y_name if before is None else before.y_name)], run_time=0.8)
             if before is not None:     # the words land on the plane before the lens drops a direction ...
@@ -557,9 +635,9 @@ class ThreeLenses(LessonScene):
             if before is None:
                 self._fly_names(big.words, [i for i in range(len(s.names)) if i != w])
             groups = qm.collisions(s.X, big.M, tol=1e-9)
-            if groups:
-                self.play(*[Indicate(big.words[i].label, color=palette.ALERT) for g in groups for i in g],
-                          run_time=0.8)
+            shown = {i for g in groups for i in g if big.words[i].label.get_fill_opacity() > 0}
+            if shown:     # (the one label of a shared point)
+                self.play(*[Indicate(big.words[i].label, color=palette.ALERT) for i in sorted(shown)], run_time=0.8)
         self.key_moment(f"lens{k + 1}", words=np.array([big.axes.p2c(pt.dot.get_center()) for pt in big.words]),
                         drawn=[_drawn(pt) for pt in big.words], axes=axis_lines(big.axes), panel=bounds(big.axes),
                         others=[bounds(m) for m in (big.x_name, big.y_name, *coords) if m.get_fill_opacity() > 0],
@@ -576,7 +654,7 @@ class ThreeLenses(LessonScene):
         s = self.s
         if s.wide:
             return False
-        table = bounds(s.table)
+        table = bounds(s.table_lens)
         width, height = table[2] - FRAME_LEFT, table[1] - 0.4 - PANELS_BOTTOM
         M.generate_target()
         fit(M.target, width, height)
@@ -594,9 +672,12 @@ class ThreeLenses(LessonScene):
         for i in which:
             pt = points[i]
             lead = getattr(pt, "leader", None)
-            anims.append(AnimationGroup(
-                TransformFromCopy(s.table.names[i], pt.label) if shown else FadeIn(pt.label, shift=0.2 * UP),
-                FadeIn(pt.dot, scale=0.5), *([Create(lead)] if lead is not None else [])))
+            if getattr(pt, "holder", None) is not None:     # its name is in another's label: it flies there
+                label = FadeOut(s.table.names[i].copy(), target_position=points[pt.holder].label.get_center()) \
+                    if shown else Wait(0)
+            else:
+                label = TransformFromCopy(s.table.names[i], pt.label) if shown else FadeIn(pt.label, shift=0.2 * UP)
+            anims.append(AnimationGroup(label, FadeIn(pt.dot, scale=0.5), *([] if lead is None else [Create(lead)])))
         if anims:
             self.play(LaggedStart(*anims, lag_ratio=0.4), run_time=min(2.4, 0.6 + 0.35 * len(anims)))
         for i in which:     # each point one group again, for what moves or fades it next
@@ -609,9 +690,17 @@ class ThreeLenses(LessonScene):
         fades to the lens's."""
         olds = [getattr(a, "leader", None) for a in before.words]
         self.play(*[FadeOut(ld) for ld in olds if ld is not None], FadeOut(before.y_name), run_time=0.3)
+        # words that land on one point: their names gather into the one label that names them all
+        shared = {i for i, z in enumerate(big.words) if getattr(z, "holder", None) is not None}
+        shared |= {big.words[i].holder for i in shared}
         self.play(*[ReplacementTransform(a.dot, z.dot) for a, z in zip(before.words, big.words)],
-                  *[ReplacementTransform(a.label, z.label) for a, z in zip(before.words, big.words)],
+                  *[ReplacementTransform(a.label, z.label) for i, (a, z) in enumerate(zip(before.words, big.words))
+                    if i not in shared],
+                  *[a.label.animate.move_to(big.words[i].label) for i, a in enumerate(before.words) if i in shared],
                   FadeIn(big.y_name), run_time=1.8)
+        if shared:
+            holders = [big.words[i].label for i in sorted(shared) if getattr(big.words[i], "holder", None) is None]
+            self.play(*[FadeOut(before.words[i].label) for i in shared], *[FadeIn(h) for h in holders], run_time=0.5)
         news = [ld for z in big.words if (ld := getattr(z, "leader", None)) is not None]
         if news:
             self.play(*[Create(ld) for ld in news], run_time=0.4)
@@ -633,6 +722,7 @@ class ThreeLenses(LessonScene):
         for pt in words:
             legible(pt.label)
             pt.dot.move_to(big.axes.c2p(*pt.coords))
+        share_labels(words, s.names, self.lang, self.tr("sep"), 26)
         y_name = legible(text(self.params.traits[t].name(self.lang), self.lang, size=24, color=LENS_COLOURS[k]))
         y_name.move_to(big.y_name)
         place_word_labels(words, avoid=[big.x_name, y_name], inside=self._room(big, 0.05), lines=axis_lines(big.axes))
@@ -671,7 +761,7 @@ class ThreeLenses(LessonScene):
                         axes=[axis_lines(p.axes) for p in ends],
                         others=[[bounds(p.x_name), bounds(p.y_name)] for p in ends])
 
-    def _block(self, x, name: str, lens, colour, compact: bool = False) -> _Work:
+    def _block(self, x, name: str, lens, colour, compact: bool = False, name_above: bool = False) -> _Work:
         """One word's product with a lens matrix, written out: its name, the
         row x times M = the result, and one line of arithmetic per output,
         a term per trait (``compact``: the name above the row x, each line
@@ -687,7 +777,7 @@ class ThreeLenses(LessonScene):
         word_name = legible(text(name, self.lang, size=26, color=palette.EMBED),
                                glyph_px(number_tex("0", font_size=MATH_SIZE)))     # as tall as the digits
         word_name.next_to(vec, LEFT, buff=0.2)
-        if compact:
+        if compact or name_above:
             word_name.next_to(vec, UP, aligned_edge=LEFT, buff=0.15)
         lines = VGroup(*[column_line(c, MATH_SIZE, colour, form="ends") if compact else
                          term_line(c, MATH_SIZE, colour) for c in work.columns])
@@ -780,6 +870,7 @@ class ThreeLenses(LessonScene):
             for pt in panel.words:
                 legible(pt.label)
                 pt.dot.move_to(axes.c2p(*pt.coords))
+            share_labels(panel.words, names, lang, self.tr("sep"), size)     # words on one point: one label
             # the axes' names never cover a point (nor, on a flattening lens, where one was before)
             panel.dots = [(x - 0.07, y - 0.07, x + 0.07, y + 0.07)
                           for x, y, _ in (axes.c2p(*q) for q in spread)]

@@ -30,6 +30,8 @@ from manim import (
     UL,
     UP,
     UR,
+    Animation,
+    Circle,
     Create,
     DashedLine,
     Dot,
@@ -45,8 +47,10 @@ from manim import (
     SurroundingRectangle,
     ThreeDAxes,
     ThreeDScene,
+    UpdateFromAlphaFunc,
     VGroup,
     Write,
+    linear,
     smooth,
 )
 
@@ -71,6 +75,7 @@ POINT = palette.INK                                    # the point x and where i
 LIFTED = dict(phi=50 * DEGREES, theta=-220 * DEGREES)   # reached turning the short way from above (-90)
 FLAT = dict(phi=0, theta=-90 * DEGREES)                 # the plane seen from above
 FACE_TURN = 20 * DEGREES     # where the walk-around ends: a little round from the lifted view
+BOLD = 2.2                   # i, j and W's rows: arrows this many times the kit's usual thickness (one square long)
 # the grid's lines (ends in plane coordinates): every whole u and v across [-SPAN, SPAN]
 SEGMENTS = [((u, -SPAN), (u, SPAN)) for u in range(-SPAN, SPAN + 1)] + \
            [((-SPAN, v), (SPAN, v)) for v in range(-SPAN, SPAN + 1)]
@@ -151,7 +156,7 @@ class _Stage:
         self.dot.move_to(self.axes.c2p(*(self.x @ m)))
         origin = self.axes.c2p(0, 0, 0)
         for arrow, row, colour in zip(self.arrows, m, ROW_COLORS):    # i and j go where the map sends them
-            arrow.become(solid_arrow(origin, self.axes.c2p(*row), colour))
+            arrow.become(solid_arrow(origin, self.axes.c2p(*row), colour, bold=BOLD))
 
     def sheet_corners(self) -> np.ndarray:
         """The corners of the lifted sheet (axes coordinates): the grid's
@@ -177,6 +182,7 @@ class _Contrast:
     M: np.ndarray
     formula: VGroup
     c_mat: Mobject
+    glass: VGroup | None = None    # the glass on the turned plane and x M = 3 (i M) + 4 (j M) (``_glass``)
 
     def stretched(self, t: float) -> np.ndarray:
         """The 2x3 map ``t`` of the way from the plane to S."""
@@ -236,7 +242,8 @@ class UpProjection(LessonScene, ThreeDScene):
                         for _ in SEGMENTS])
         dot = Dot(radius=0.1, color=POINT)
         self.face_camera(dot)          # a flat disc turned to the camera: round from every side
-        arrows = VGroup(*[solid_arrow(axes.c2p(0, 0, 0), axes.c2p(*e), c) for e, c in zip(np.eye(2, 3), ROW_COLORS)])
+        arrows = VGroup(*[solid_arrow(axes.c2p(0, 0, 0), axes.c2p(*e), c, bold=BOLD)
+                          for e, c in zip(np.eye(2, 3), ROW_COLORS)])
         heading = title(self.tr("title"), lang)
         # a fraction's digits are smaller: its matrix and coordinates are set larger to stay readable
         w_mat = matrix_mob(p.W, row_colors=ROW_COLORS, font_size=37 if _fraction(p.W) else 34)
@@ -262,7 +269,7 @@ class UpProjection(LessonScene, ThreeDScene):
         i and j, and the point x, read off by dashed lines to the axes."""
         s, axes = self.s, self.s.axes
         x, y = s.x
-        names = VGroup(*[MathTex(n, font_size=40, color=c) for n, c in zip("ij", ROW_COLORS)])
+        names = VGroup(*[MathTex(rf"\boldsymbol{{{n}}}", font_size=54, color=c) for n, c in zip("ij", ROW_COLORS)])
         x_name = MathTex("x", font_size=40, color=POINT)
         feet = [axes.c2p(x, 0, 0), axes.c2p(0, y, 0)]
         drops = VGroup(*[DashedLine(axes.c2p(x, y, 0), f, dash_length=0.08) for f, v in zip(feet, (y, x)) if v])
@@ -298,7 +305,8 @@ class UpProjection(LessonScene, ThreeDScene):
                     arrows=np.array([axes.p2c(a.tip.get_center()) for a in s.arrows]),
                     names=[(n.get_tex_string(), axes.p2c(n.get_center())) for n in names],
                     read=[(r.get_tex_string(), axes.p2c(r.get_center())) for r in read],
-                    x_name=axes.p2c(x_name.get_center()), drawn=self.drawn_box(s.grid))
+                    x_name=axes.p2c(x_name.get_center()), drawn=self.drawn_box(s.grid),
+                    arrow_boxes=[self.drawn_box(a) for a in s.arrows], name_boxes=[self.drawn_box(n) for n in names])
 
     def _lift(self) -> None:
         """W appears, the camera rises and the plane is carried by W into
@@ -329,14 +337,22 @@ class UpProjection(LessonScene, ThreeDScene):
         # blend of the two), then closes in on the lifted sheet; no view on the way leaves the frame
         s.flat_points = [axes.c2p(*c) for c in ((SPAN, SPAN, 0), (SPAN, -SPAN, 0), (-SPAN, SPAN, 0),
                                                 (-SPAN, -SPAN, 0), *ends)] + list(tips.values())
-        both = self.kept_in_frame(self.fitted(LIFTED, s.in_view + s.flat_points + s.sheets_between(),
-                                              self.free_box(), pad=0.35), s.flat_points)
+        # the camera rises to the lifted angle with the flat plane filling the frame, then closes in on the
+        # sheet as it lifts: at every instant as near as keeps that instant's sheet, axes and names in frame
+        box = self.free_box()
+        risen = self.fitted(LIFTED, s.flat_points, box, pad=0.35)
+
+        def lifting(t: float) -> list[np.ndarray]:
+            m = (1 - t) * EMBED + t * W
+            return [axes.c2p(*q) for q in clip_square(m, SPAN, s.clip) @ m] + \
+                [axes.c2p(*q) for q in ends] + list(tips.values())
+
         with self.beat("lift_say", n=2, m=3):
             self.play(FadeIn(s.w_mob), FadeOut(s.flat_marks), run_time=0.6)
-            self.move_camera(**both, added_anims=[FadeIn(axes.z_axis), FadeIn(s.axis_labels)], run_time=1.6)
-            s.live.play(self, lambda t: (1 - t) * EMBED + t * W, seconds=3.0, rate=smooth)
-            self.move_camera(**self.kept_in_frame(s.lifted_view, s.in_view),
-                             added_anims=[FadeIn(s.result), FadeIn(s.point_label)], run_time=0.8)
+            self.travel(risen, lambda t: s.flat_points, box, 1.6, FadeIn(axes.z_axis), FadeIn(s.axis_labels))
+            s.live.path = lambda t: (1 - t) * EMBED + t * W
+            lift_drawn = self.travel(s.lifted_view, lifting, box, 3.0, driven=s.live)
+            self.play(FadeIn(s.result), FadeIn(s.point_label), run_time=0.8)
         s.sheet = Polygon(*[axes.c2p(*c) for c in s.sheet_corners()],
                           stroke_width=0, fill_color=palette.EMBED, fill_opacity=0.16)
         self.moment("lifted", dot=axes.p2c(s.dot.get_center()),
@@ -345,7 +361,7 @@ class UpProjection(LessonScene, ThreeDScene):
                     axis_labels=[(lab.get_tex_string(), axes.p2c(lab.get_center())) for lab in s.axis_labels],
                     facing=all(m in self.renderer.camera.fixed_orientation_mobjects
                                for lab in s.axis_labels for m in lab.get_family()),
-                    drawn=self.drawn_box(s.grid, s.axes, s.axis_labels), free=self.free_box())
+                    drawn=self.drawn_box(s.grid, s.axes, s.axis_labels), free=self.free_box(), lift_drawn=lift_drawn)
 
     def _rows(self) -> None:
         """W's rows are where i and j landed: the arrows from the origin that
@@ -494,21 +510,85 @@ class UpProjection(LessonScene, ThreeDScene):
     def _rotate(self, c: _Contrast, box: Mobject) -> Mobject:
         """Then R(θ): the stretched plane turned, a true rotation at every
         instant; M = S R is where it ends.  The box stays on R while the turn
-        is named.  Returns the box round R's line."""
+        is named; then the glass (``_glass``).  Returns the box round R's line."""
         s = self.s
         box2 = SurroundingRectangle(c.formula[1], color=palette.AREA, buff=0.08)
         fix_in_frame(self, box2)
         with self.beat("rotate_say", focus=VGroup(c.formula[1], box2),
-                       deg=plain_number(self.params.contrast_rotation_degrees)):
+                       deg=plain_number(self.params.contrast_rotation_degrees)) as said:
+            glass_at = self.cue_at(said, 0.75)[0]      # "... like the same thing seen through a magnifying glass"
             self.play(FadeOut(box), FadeIn(box2), run_time=0.5)
             s.live.play(self, c.turned, seconds=2.5)
-        self.moment("contrast", dot=s.axes.p2c(s.dot.get_center()), matrix=c.M, shown=shown_entries(c.c_mat))
+            self.wait_until(glass_at - 0.6, c.formula[1])
+            c.glass = self._glass(c)
+        g = c.glass
+        self.moment("contrast", dot=s.axes.p2c(s.dot.get_center()), matrix=c.M, shown=shown_entries(c.c_mat),
+                    arrows=np.array([s.axes.p2c(a.tip.get_center()) for a in s.arrows]),
+                    legs=[(s.axes.p2c(leg.get_start()), s.axes.p2c(leg.get_end())) for leg in g.legs],
+                    glass=s.axes.p2c(g.ring.get_center()), read=g.read.get_tex_string(),
+                    steps=[m.get_tex_string() for m in g.steps], sum=g.sum.get_tex_string())
         return box2
+
+    def _glass(self, c: _Contrast) -> VGroup:
+        """The plane stays a plane, the same thing seen through a glass: i and
+        j land on M's rows (i M, j M), and the point, found by a glass that
+        walks the turned grid from the origin 3 steps along i M and then 4
+        along j M, is still [3, 4] in its own grid: x M = 3 (i M) + 4 (j M).
+        Nothing is lost (M is invertible: its grid still covers the plane)."""
+        s, axes, p = self.s, self.s.axes, self.params
+        rows = [np.array([*c.M[k], 0.0]) for k in range(2)]
+        corner = s.x[0] * rows[0]
+        end = corner + s.x[1] * rows[1]           # x M, where the dot is
+        o, at_corner, at_end = (axes.c2p(*q) for q in (np.zeros(3), corner, end))
+        legs = VGroup(*[Line(a, b, color=col, stroke_width=7) for (a, b), col in
+                        zip(((o, at_corner), (at_corner, at_end)), ROW_COLORS)])
+        names = VGroup(*[MathTex(rf"{n}\,M", font_size=40, color=col) for n, col in zip("ij", ROW_COLORS)])
+        steps = VGroup(*[number_tex(tex_number(v), font_size=40, color=col) for v, col in zip(p.point, ROW_COLORS)])
+        radius = 0.75 * s.unit
+        ring = Circle(radius=radius, color=palette.INK, stroke_width=5).set_fill(palette.INK, opacity=0.08)
+        # the handle points away from both legs' lines (it never lies along the walk)
+        dirs = [r[:2] / np.linalg.norm(r[:2]) for r in rows]
+        angles = np.deg2rad(np.arange(0, 360, 15))
+        out = max(angles, key=lambda a: (round(min(1 - abs(np.cos(a) * d[0] + np.sin(a) * d[1]) for d in dirs), 3),
+                                         -abs(a - np.deg2rad(315))))     # (down and right, as a hand holds it)
+        way = np.array([np.cos(out), np.sin(out), 0.0])
+        handle = Line(radius * way, 2.3 * radius * way, color=palette.INK, stroke_width=10)
+        glass = VGroup(ring, handle).shift(o)
+        read = MathTex(rf"[{tex_number(p.point[0])},\ {tex_number(p.point[1])}]", font_size=44, color=POINT)
+        total = MathTex(r"x\,M =", tex_number(p.point[0]), r"\,(i\,M) +", tex_number(p.point[1]), r"\,(j\,M)",
+                        font_size=32)
+        total[1].set_color(ROW_COLORS[0]), total[2].set_color(ROW_COLORS[0])
+        total[3].set_color(ROW_COLORS[1]), total[4].set_color(ROW_COLORS[1])
+        total.next_to(c.formula, DOWN, buff=0.35).align_to(c.formula, RIGHT)
+        fix_in_frame(self, total)
+        # each label beside its own place, clear of the text, the legs, the arrows, the glass and each other
+        cam = self.renderer.camera
+        here = dict(phi=cam.get_phi(), theta=cam.get_theta(), zoom=cam.get_zoom(), frame_center=cam.frame_center.copy())
+        with self.viewed_from(**here) as project:
+            taken = [box_of(m) for m in (s.heading, s.x_text, c.formula, total) if m is not None]
+            lines = [(o, at_corner), (at_corner, at_end)] + [(o, axes.c2p(*row)) for row in rows]
+            for a, b in lines:
+                n = max(8, int(np.linalg.norm(project(b) - project(a)) / 0.1))
+                taken += [box_of(None, project(a + (b - a) * k / n), 0.05) for k in range(n + 1)]
+            for q in (o, at_corner, at_end):      # where the glass stands, and its handle
+                taken.append(box_of(None, project(q), radius * cam.get_zoom() + 0.05))
+                taken += [box_of(None, project(q + k * radius * way), 0.08) for k in np.linspace(1, 2.3, 6)]
+            for label, anchor in ((read, at_end), *zip(steps, ((o + at_corner) / 2, (at_corner + at_end) / 2)),
+                                  *zip(names, (axes.c2p(*row) for row in rows))):
+                taken.append(self.place_beside(label, anchor, project, taken))
+        self.face_camera(*names, *steps, read)
+        self.play(FadeIn(s.arrows), FadeIn(names), FadeIn(glass, scale=0.6), run_time=0.6)
+        self.play(Create(legs[0]), glass.animate.shift(at_corner - o), FadeIn(steps[0]), run_time=1.0)
+        self.play(Create(legs[1]), glass.animate.shift(at_end - at_corner), FadeIn(steps[1]), run_time=1.2)
+        self.play(FadeIn(read, shift=0.1 * RIGHT), FadeIn(total), run_time=0.7)
+        g = VGroup(legs, names, steps, glass, read, total)
+        g.legs, g.ring, g.read, g.steps, g.sum = legs, ring, read, steps, total
+        return g
 
     def _outro(self, box: Mobject, c: _Contrast) -> None:
         """The three kinds of map the scene showed, as one line under M."""
         kinds = note(self.tr("kinds"), self.lang, color=palette.INK)
-        kinds.next_to(c.formula, DOWN, buff=0.45).align_to(c.formula, RIGHT)
+        kinds.next_to(c.glass.sum, DOWN, buff=0.45).align_to(c.formula, RIGHT)
         fix_in_frame(self, kinds)
         with self.beat("outro_say", focus=kinds):
             self.play(FadeOut(box), FadeIn(kinds, shift=0.2 * UP), run_time=0.8)
@@ -566,6 +646,58 @@ class UpProjection(LessonScene, ThreeDScene):
                 break
             view["zoom"] *= 0.97
         return view
+
+    def travel(self, end: dict, points_at: Callable[[float], list], box: tuple, seconds: float,
+               *also: Animation, driven: LiveMap | None = None) -> list[tuple]:
+        """Move the camera from where it stands to ``end`` (each of its values in
+        a straight line, smoothly, as ``move_camera`` moves them) with the
+        animations ``also`` and the live map ``driven`` (its time t with the
+        camera's: a map that moves as the camera does), as near at every
+        instant t as draws ``points_at(t)`` inside ``box`` ((left, bottom),
+        (right, top)): the zoom follows the straight line unless the points
+        need it lower.  Returns the box of ``points_at(t)`` as drawn at five
+        instants t of the way."""
+        cam = self.renderer.camera
+        start = dict(phi=cam.get_phi(), theta=cam.get_theta(), zoom=cam.get_zoom(),
+                     frame_center=cam.frame_center.copy())
+        (left, bottom), (right, top) = box
+        ts = np.linspace(0, 1, 25)
+
+        def view(t: float) -> dict:
+            return {k: (1 - t) * np.asarray(start[k]) + t * np.asarray(end[k]) for k in start}
+
+        zooms = []
+        for t in ts:
+            v, pts = view(t), points_at(t)
+            for _ in range(40):
+                with self.viewed_from(**v) as project:
+                    at = np.array([project(q)[:2] for q in pts])
+                if at[:, 0].min() >= left and at[:, 0].max() <= min(right, 6.8) - 0.2 and \
+                        at[:, 1].min() >= bottom and at[:, 1].max() <= min(top, 3.8) - 0.3:     # (room for names)
+                    break
+                v["zoom"] = float(v["zoom"]) * 0.97
+            zooms.append(float(v["zoom"]))
+        zooms[0], zooms[-1] = start["zoom"], min(zooms[-1], float(end["zoom"]))
+
+        def step(_: Mobject, alpha: float) -> None:
+            t = smooth(alpha)
+            v = view(t)
+            cam.set_phi(float(v["phi"])), cam.set_theta(float(v["theta"]))
+            cam.set_zoom(float(np.interp(t, ts, zooms)))
+            cam.frame_center = v["frame_center"]
+            if driven is not None:
+                driven.tracker.set_value(t)
+
+        self.play(UpdateFromAlphaFunc(cam.phi_tracker, step), *also, run_time=seconds, rate_func=linear)
+        step(cam.phi_tracker, 1.0)
+        drawn = []       # the box of points_at(t) as drawn at t, at a few instants
+        for t in np.linspace(0, 1, 5):
+            v = view(t)
+            v["zoom"] = float(np.interp(t, ts, zooms))
+            with self.viewed_from(**v) as project:
+                at = np.array([project(q)[:2] for q in points_at(t)])
+            drawn.append((*at.min(axis=0), *at.max(axis=0)))
+        return drawn
 
     def kept_in_frame(self, end: dict, points: list[np.ndarray], steps: int = 16) -> dict:
         """``end``, zoomed out as far as needed so that the camera, moving

@@ -134,14 +134,15 @@ def test_flat_plane_reads_the_point_and_draws_i_and_j(scene):
     flat = scene.moments["flat"].probes
     assert np.allclose(flat["arrows"], np.eye(2, 3), atol=1e-6)
     for k, (name, at) in enumerate(flat["names"]):
-        assert name == "ij"[k]
+        assert name in ("ij"[k], rf"\boldsymbol{{{'ij'[k]}}}")
         assert np.linalg.norm(at - np.eye(3)[k]) < 0.8, name
     feet = np.array([[x[0], 0, 0], [0, x[1], 0]])
     for k, (shown, at) in enumerate(flat["read"]):
         assert float(shown) == x[k]
         assert np.argmin(np.linalg.norm(feet - at, axis=1)) == k and np.linalg.norm(feet[k] - at) < 0.8
     assert np.linalg.norm(flat["x_name"] - [*x, 0]) < 1.2     # beside the dot, within a grid square
-    assert {"i", "j", "x", "3", "4"} <= {lab.content for lab in scene.moments["flat"].labels}
+    shown = {lab.content.replace("\\boldsymbol{", "").replace("}", "") for lab in scene.moments["flat"].labels}
+    assert {"i", "j", "x", "3", "4"} <= shown
 
 
 def test_i_and_j_are_carried_onto_w_rows(scene):
@@ -188,3 +189,42 @@ def test_a_half_is_rounded_away_from_zero_as_by_hand(scene):
     p, _, _, _ = lesson()
     assert float(p.contrast_rotation_degrees) == 30 and Fraction(p.contrast_stretch[1]) == Fraction(3, 4)
     assert scene.moments["formula"].probes["M"][1][0] in ("-0.38", "-0.380")
+
+
+def test_the_lift_fills_the_frame_as_it_plays(scene):
+    # the camera closes in as the sheet lifts: at every instant the sheet, the axes and their names, as drawn,
+    # fill the free frame right of the text in one direction (the lift once played about 3 units across)
+    probes = scene.moments["lifted"].probes
+    (left, bottom), (right, top) = probes["free"]
+    for x0, y0, x1, y1 in probes["lift_drawn"]:
+        wide, tall = (x1 - x0) / (right - left), (y1 - y0) / (top - bottom)
+        assert max(wide, tall) > 0.8 and min(wide, tall) > 0.5, (wide, tall)      # as large as its shape allows
+        assert x0 >= left - 1e-6 and x1 <= 6.9 and y1 <= 3.9 and y0 >= -2.95
+
+
+def test_i_and_j_read_clearly(scene):
+    # one square long, so drawn bold: each arrow at least 19 px thick at 1080p (its box across its length),
+    # its name at least 40 px tall
+    probes = scene.moments["flat"].probes
+    for x0, y0, x1, y1 in probes["arrow_boxes"]:
+        assert min(x1 - x0, y1 - y0) * 1080 / 8 >= 19
+    for _, y0, _, y1 in probes["name_boxes"]:
+        assert (y1 - y0) * 1080 / 8 >= 40
+
+
+def test_the_glass_finds_the_point_in_its_own_grid(scene):
+    # "the plane stays a plane, the same thing seen through a magnifying glass": i and j land on M's rows, and
+    # the glass walks the turned grid 3 steps along i M, then 4 along j M, onto x M: x is still [3, 4] there
+    p, x, _, _ = lesson()
+    th = np.deg2rad(float(p.contrast_rotation_degrees))
+    sx, sy = (float(v) for v in p.contrast_stretch)
+    M = np.diag([sx, sy]) @ np.array([[np.cos(th), np.sin(th)], [-np.sin(th), np.cos(th)]])
+    probes = scene.moments["contrast"].probes
+    assert np.allclose(probes["arrows"][:, :2], M, atol=1e-6) and np.allclose(probes["arrows"][:, 2], 0, atol=1e-6)
+    (a0, b0), (a1, b1) = probes["legs"]
+    assert np.allclose(a0, 0, atol=1e-6) and np.allclose(b0[:2], x[0] * M[0], atol=1e-6)
+    assert np.allclose(a1, b0, atol=1e-6) and np.allclose(b1[:2], x @ M, atol=1e-6)
+    assert np.allclose(probes["glass"], probes["dot"], atol=1e-6)
+    assert [float(v) for v in probes["steps"]] == list(x)
+    assert probes["read"].replace("\\ ", "") == f"[{x[0]:g},{x[1]:g}]"
+    assert probes["sum"].replace(" ", "") == f"x\\,M={x[0]:g}\\,(i\\,M)+{x[1]:g}\\,(j\\,M)"

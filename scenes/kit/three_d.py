@@ -65,13 +65,14 @@ class FlatArrow(VGroup):
         return self
 
 
-def solid_arrow(start: np.ndarray, end: np.ndarray, color: ParsableManimColor) -> VGroup:
-    """A 3-D arrow from ``start`` to ``end`` (few faces: quick to draw);
+def solid_arrow(start: np.ndarray, end: np.ndarray, color: ParsableManimColor, bold: float = 1.0) -> VGroup:
+    """A 3-D arrow from ``start`` to ``end`` (few faces: quick to draw),
+    ``bold`` times the usual thickness and head;
     ``.tail`` and ``.tip`` are points that move with it."""
     direction = (end - start) / np.linalg.norm(end - start)
-    head = min(0.14, 0.4 * float(np.linalg.norm(end - start)))
-    shaft = Line3D(start, end - head * direction, thickness=0.012, color=color, resolution=(1, 12))
-    cone = Cone(direction=direction, base_radius=0.045, height=head, resolution=(1, 12),
+    head = min(0.14 * bold, 0.4 * float(np.linalg.norm(end - start)))
+    shaft = Line3D(start, end - head * direction, thickness=0.012 * bold, color=color, resolution=(1, 12))
+    cone = Cone(direction=direction, base_radius=0.045 * bold, height=head, resolution=(1, 12),
                 fill_color=color, fill_opacity=1, stroke_width=0).shift(end)
     arrow = VGroup(shaft, cone)
     arrow.tail, arrow.tip = VectorizedPoint(start), VectorizedPoint(end)
