@@ -149,13 +149,26 @@ class SpaceDeformation(LessonScene):
             text(self.tr("row_j"), lang, size=28, color=palette.BASIS_J),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.14)
         column = VGroup(m_row, det_row, det_note).arrange(DOWN, aligned_edge=LEFT, buff=0.25)
-        column.next_to(heading, DOWN, aligned_edge=LEFT, buff=1.25)
         stage.next_to(heading, DOWN, aligned_edge=LEFT, buff=0.3)
-        # the convention under the readouts, lifted out of the subtitle band when
-        # a two-line title pushes the column down
-        convention.next_to(column, DOWN, aligned_edge=LEFT, buff=0.6)
-        if convention.get_bottom()[1] < FLOOR:
-            convention.shift(UP * (FLOOR - convention.get_bottom()[1]))
+        # the readouts under the step caption, the convention under them; when a
+        # long title leaves too little room above the subtitle band, the gaps
+        # close first (never onto the caption), then the two blocks shrink
+        top, bottom = 1.25, 0.6
+        room = heading.get_bottom()[1] - FLOOR
+        # a step's caption (up to two lines) and, under it, what the flattening loses
+        least_top = 0.3 + wrapped_text("Ág\nÁg", lang, size=26, width=TEXT_WIDTH).height + 0.12 \
+            + text("Ág", lang, size=26).height + 0.2
+        spare = room - (top + column.height + bottom + convention.height)
+        if spare < 0:
+            cut = min(-spare, (top - least_top) + (bottom - 0.25))
+            top -= cut * (top - least_top) / ((top - least_top) + (bottom - 0.25))
+            bottom -= cut - (1.25 - top)
+        fit = (room - top - bottom) / (column.height + convention.height)
+        if fit < 1:
+            column.scale(fit)
+            convention.scale(fit)
+        column.next_to(heading, DOWN, aligned_edge=LEFT, buff=top)
+        convention.next_to(column, DOWN, aligned_edge=LEFT, buff=bottom)
         panel = Rectangle(width=SIDEBAR_WIDTH, height=config.frame_height + 0.1, stroke_width=0,
                           fill_color=palette.PANEL, fill_opacity=0.93)
         panel.to_edge(LEFT, buff=0)

@@ -167,9 +167,9 @@ def test_a_scene_dry_runs_in_it(column, tmp_path):
     assert all(w.name(CODE).replace(" ", "") in drawn for w in words), sorted(drawn)[:20]
 
 
-@pytest.mark.xfail(strict=True, reason="finding: SpaceDeformation's side labels (the matrix's caption, 'area "
-                   "factor = |det M|', '(row vectors)') do not shrink to their room, so words half again as long "
-                   "as English overlap the matrix and the formula beside them (also without the RTL letter)")
+@pytest.mark.xfail(strict=True, reason="finding: the side column now closes its gaps and shrinks to its room "
+                   "(Spanish fits), but SpaceDeformation's SVD row (turn · stretch · turn, a name under each "
+                   "factor) does not: names half again as long as English overlap their neighbours")
 def test_space_deformation_fits_long_words(column, tmp_path):
     scene = dry_run("SpaceDeformation", tmp_path, lesson=column["lesson"], lang=CODE)
     assert_readable_beats(scene)
