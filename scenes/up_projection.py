@@ -639,12 +639,16 @@ class UpProjection(LessonScene, ThreeDScene):
             extent = at.max(axis=0) - at.min(axis=0)
             zoom = min(most, zoom * min((right - left) / extent[0], (top - bottom) / extent[1]))
         view = dict(**angles, zoom=zoom, frame_center=centre)
-        for _ in range(40):      # and never past the box
-            at, _ = drawn(view)
+        for _ in range(60):      # and never past the box: aimed again, then a little further back
+            at, rot = drawn(view)
             if at[:, 0].min() >= left and at[:, 0].max() <= right and at[:, 1].min() >= bottom and \
                     at[:, 1].max() <= top:
                 break
-            view["zoom"] *= 0.97
+            middle = (at.max(axis=0) + at.min(axis=0)) / 2
+            view["frame_center"] = view["frame_center"] + rot.T @ np.array([*(middle - aim) / view["zoom"], 0.0])
+            at, _ = drawn(view)
+            if at[:, 0].min() < left or at[:, 0].max() > right or at[:, 1].min() < bottom or at[:, 1].max() > top:
+                view["zoom"] *= 0.97
         return view
 
     def travel(self, end: dict, points_at: Callable[[float], list], box: tuple, seconds: float,
@@ -654,8 +658,9 @@ class UpProjection(LessonScene, ThreeDScene):
         animations ``also`` and the live map ``driven`` (its time t with the
         camera's: a map that moves as the camera does), as near at every
         instant t as draws ``points_at(t)`` inside ``box`` ((left, bottom),
-        (right, top)): the zoom follows the straight line unless the points
-        need it lower.  Returns the box of ``points_at(t)`` as drawn at five
+        (right, top)): the zoom and aim follow the straight line unless the
+        points need it, then the aim moves them to the box's middle and the
+        zoom comes down only as far as they need.  Returns the box of ``points_at(t)`` as drawn at five
         instants t of the way."""
         cam = self.renderer.camera
         start = dict(phi=cam.get_phi(), theta=cam.get_theta(), zoom=cam.get_zoom(),
@@ -666,25 +671,40 @@ class UpProjection(LessonScene, ThreeDScene):
         def view(t: float) -> dict:
             return {k: (1 - t) * np.asarray(start[k]) + t * np.asarray(end[k]) for k in start}
 
-        zooms = []
+        aim = np.array([(left + min(right, 6.8) - 0.2) / 2, (bottom + min(top, 3.8) - 0.3) / 2])
+        zooms, centres = [], []
         for t in ts:
             v, pts = view(t), points_at(t)
             for _ in range(40):
                 with self.viewed_from(**v) as project:
                     at = np.array([project(q)[:2] for q in pts])
+                    rot = cam.get_rotation_matrix()
                 if at[:, 0].min() >= left and at[:, 0].max() <= min(right, 6.8) - 0.2 and \
                         at[:, 1].min() >= bottom and at[:, 1].max() <= min(top, 3.8) - 0.3:     # (room for names)
                     break
-                v["zoom"] = float(v["zoom"]) * 0.97
+                # aim the points at the box's middle, then come no nearer than lets them in
+                middle = (at.max(axis=0) + at.min(axis=0)) / 2
+                v["frame_center"] = np.asarray(v["frame_center"]) + rot.T @ np.array(
+                    [*(middle - aim) / float(v["zoom"]), 0.0])
+                extent = np.maximum(at.max(axis=0) - at.min(axis=0), 1e-6)
+                room = np.array([min(right, 6.8) - 0.2 - left, min(top, 3.8) - 0.3 - bottom])
+                v["zoom"] = float(v["zoom"]) * min(0.97, float((room / extent).min()))
             zooms.append(float(v["zoom"]))
+            centres.append(np.asarray(v["frame_center"], dtype=float))
         zooms[0], zooms[-1] = start["zoom"], min(zooms[-1], float(end["zoom"]))
+        centres[0], centres[-1] = np.asarray(start["frame_center"], dtype=float), np.asarray(end["frame_center"],
+                                                                                               dtype=float)
+        path = np.array(centres)
+
+        def centre_at(t: float) -> np.ndarray:
+            return np.array([np.interp(t, ts, path[:, k]) for k in range(path.shape[1])])
 
         def step(_: Mobject, alpha: float) -> None:
             t = smooth(alpha)
             v = view(t)
             cam.set_phi(float(v["phi"])), cam.set_theta(float(v["theta"]))
             cam.set_zoom(float(np.interp(t, ts, zooms)))
-            cam.frame_center = v["frame_center"]
+            cam.frame_center = centre_at(t)
             if driven is not None:
                 driven.tracker.set_value(t)
 
@@ -693,7 +713,7 @@ class UpProjection(LessonScene, ThreeDScene):
         drawn = []       # the box of points_at(t) as drawn at t, at a few instants
         for t in np.linspace(0, 1, 5):
             v = view(t)
-            v["zoom"] = float(np.interp(t, ts, zooms))
+            v["zoom"], v["frame_center"] = float(np.interp(t, ts, zooms)), centre_at(t)
             with self.viewed_from(**v) as project:
                 at = np.array([project(q)[:2] for q in points_at(t)])
             drawn.append((*at.min(axis=0), *at.max(axis=0)))
