@@ -258,6 +258,8 @@ class PhotoFilter(LessonScene):
     params: PhotoFilterParams
     chapter = 1
     number = 3
+    sparse_moments = {"zoom": "the photo and its one pixel, taken apart, keep the left; the filtered photo fills "
+                              "the right in the next beat (about half the frame in every language)"}
     def construct(self):
         p, lang = self.params, self.lang
         img = np.asarray(p.picture, dtype=float)
