@@ -285,7 +285,7 @@ def render_lesson(args, quiet: bool = False) -> int:
     failed = [r for r in results if not r.ok]
     page_error = ""
     try:        # always: the lesson's chapters may have changed with nothing to render
-        page.build(out, base_lesson(lessons).chapters, lesson_path.parent)
+        page.build(out, base_lesson(lessons).chapters, lesson_path.parent, live=getattr(args, "live_page", False))
     except page.PageError as err:
         page_error = str(err)
     elapsed = time.monotonic() - t0
@@ -336,8 +336,8 @@ def cmd_lesson(args) -> int:
 
 def cmd_export(args) -> int:
     """The lesson as lesson.mp4 (chapters), .srt/.vtt, lesson.pptx (and
-    --pdf) per language; a missing render is one error line, exit status 1,
-    and nothing is written."""
+    --pdf) per language, then the page again, with links to them; a missing
+    render is one error line, exit status 1, and nothing is written."""
     try:
         lesson = open_lesson(lesson_file(args))
         scenes = pick_scenes(args.scenes, lesson)
@@ -357,6 +357,10 @@ def cmd_export(args) -> int:
         return _error(str(err), 1)
     for path in written:
         print(shown(path))
+    try:        # the page links the exports
+        print(shown(page.build(out, lesson.chapters, lesson.path.parent)))
+    except page.PageError as err:
+        print(f"qkv-lens: warning: the lesson page was not rebuilt: {err}", file=sys.stderr)
     return 0
 
 
@@ -393,6 +397,7 @@ def cmd_watch(args) -> int:
     resolve(args)  # a bad lesson, missing LaTeX or a bad --out is refused before watching
     check_tools()
     check_out(Path(args.out))
+    args.live_page = True       # an open lesson page reloads when a render changes it
     return watch(args, render_lesson)
 
 
