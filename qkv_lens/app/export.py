@@ -35,7 +35,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from fractions import Fraction
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -657,7 +656,6 @@ def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chap
 NOT_A_CHAR = "\U0010fffd"   # drawn as the font's "missing glyph" box
 
 
-@cache
 class Pen:
     """Draws text in the lesson's font for ``lang``, falling back to DejaVu
     Sans for the characters it lacks (Noto Sans CJK has no ᵀ)."""
