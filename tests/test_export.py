@@ -637,3 +637,40 @@ def test_the_page_links_the_exports_after_an_export(exported):
     index = (exported.parents[1] / "index.html").read_text(encoding="utf-8")
     for name in ("lesson.mp4", "lesson.pptx", "lesson.pdf", "lesson.srt"):
         assert f'<a href="en/480p15/{name}" download>' in index, name
+
+
+def test_a_deck_of_beats_plays_each_beat_on_its_own_slide(tmp_path):
+    """--deck beats, as manim-slides does it: after the cover, one slide per
+    beat, each embedding the beat's part of its clip (its frames, its sound)
+    and carrying the beat's sentence as its notes."""
+    from pptx import Presentation
+    make_renders(tmp_path)
+    assert run(tmp_path, "--lang", "en", "--deck", "beats") == 0
+    folder = tmp_path / "en" / "480p15"
+    slides = list(Presentation(str(folder / "lesson.pptx")).slides)[1:]
+    assert len(slides) == sum(len(c[2]) for c in CLIPS)
+    with zipfile.ZipFile(folder / "lesson.pptx") as z:
+        media = {n: z.read(n) for n in z.namelist() if n.startswith("ppt/media/") and n.endswith(".mp4")}
+        rels = [z.read(f"ppt/slides/_rels/slide{i}.xml.rels").decode() for i in range(2, 2 + len(slides))]
+    k = 0
+    for i, (seconds, tone, sentences) in enumerate(CLIPS):
+        whole = frames(clip_path(folder, i))
+        beat = seconds / len(sentences)
+        for j, sentence in enumerate(sentences):
+            slide = slides[k]
+            assert slide.shapes.title.text.endswith(f"· {j + 1}/{len(sentences)}")
+            assert slide.notes_slide.notes_text_frame.text == sentence
+            [name] = [n for n in media if n.rsplit("/", 1)[1] in rels[k]]
+            part = tmp_path / f"part{k}.mp4"
+            part.write_bytes(media[name])
+            got = frames(part)
+            shown = [f for f in range(len(whole)) if j * beat - 1e-6 <= f / FPS < (j + 1) * beat - 1e-6]
+            first = shown[0]
+            assert len(got) == len(shown)                                # the beat's frames, no more
+            assert np.abs(got[0].astype(int) - whole[first].astype(int)).mean() < 6      # its first frame
+            with av.open(str(part)) as c:
+                assert bool(c.streams.audio) == (tone is not None)       # the clip's sound comes along
+                if tone:
+                    sound = c.streams.audio[0]
+                    assert float(sound.duration * sound.time_base) == pytest.approx(beat, abs=0.05)
+            k += 1

@@ -352,7 +352,7 @@ def cmd_export(args) -> int:
                       f"(qkv-lens render --out {shown(out)})", 1)
     try:
         written = export.export(out, langs, args.quality, lesson.chapters, scenes, pdf=args.pdf,
-                                out_arg=args.out, burn_captions=args.burn_captions)
+                                out_arg=args.out, burn_captions=args.burn_captions, deck=args.deck)
     except export.ExportError as err:
         return _error(str(err), 1)
     for path in written:
@@ -594,6 +594,10 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("-q", "--quality", choices=list(QUALITIES), default="l",
                     help="the renders to join: l=480p15, m=720p30, h=1080p60, k=2160p60 (default l)")
     ex.add_argument("--pdf", action="store_true", help="also a PDF handout: poster, summary, key formula")
+    ex.add_argument("--deck", choices=["scenes", "beats"], default="scenes",
+                    help="lesson.pptx: one slide per scene (default), or one per beat, each playing its beat's "
+                         "part of the clip with its sentence in the notes, as manim-slides does (slower: the "
+                         "clips are cut and encoded again)")
     ex.add_argument("--burn-captions", action="store_true",
                     help="draw the subtitles into lesson.mp4's picture, for players that ignore its text "
                          "tracks (the video is encoded again: slower)")
