@@ -13,6 +13,7 @@ import srt
 from PIL import Image
 
 from qkv_lens.app import cli, export, handout, manifest
+from qkv_lens.languages import offered
 from qkv_lens.lesson import load_lesson
 from qkv_lens.registry import SCENES
 from qkv_lens.texts import FORMULAS, tr
@@ -469,8 +470,8 @@ def test_missing_render_is_one_line_and_writes_nothing(tmp_path, capsys):
 
 
 def test_every_missing_render_is_named_with_one_command_for_all(tmp_path, capsys):
-    make_renders(tmp_path, "en")
-    make_renders(tmp_path, "zh")
+    for lang in offered():                      # every language rendered, then three renders taken away
+        make_renders(tmp_path, lang)
     entries = manifest.load(tmp_path)
     for name, lang in ((PICKED[2].name, "en"), (PICKED[0].name, "en"), (PICKED[1].name, "zh")):
         del entries[manifest.entry_id(name, lang, "480p15", "mp4")]
@@ -503,7 +504,9 @@ def test_missing_listed_file_is_named(tmp_path, capsys):
 
 
 def test_a_missing_language_stops_the_other_too(tmp_path, capsys):
-    make_renders(tmp_path, "en")
+    for lang in offered():
+        if lang != "zh":                        # every language but zh rendered
+            make_renders(tmp_path, lang)
     assert run(tmp_path, "--lang", "all") == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"no 480p15 mp4 render of {_and(NAMES)} in zh (" in err
@@ -628,3 +631,46 @@ def test_burned_captions_are_drawn_in_the_bottom_band_only(tmp_path):
     cue_a, cue_b = burned[2][band].astype(int), burned[7][band].astype(int)   # "First beat" / "of one, ..."
     assert np.abs(cue_a - cue_b).max(axis=2).__gt__(60).sum() > 100
     assert text_tracks(folder / "lesson.mp4")["eng"]            # the text track stays too
+
+
+def test_the_page_links_the_exports_after_an_export(exported):
+    index = (exported.parents[1] / "index.html").read_text(encoding="utf-8")
+    for name in ("lesson.mp4", "lesson.pptx", "lesson.pdf", "lesson.srt"):
+        assert f'<a href="en/480p15/{name}" download>' in index, name
+
+
+def test_a_deck_of_beats_plays_each_beat_on_its_own_slide(tmp_path):
+    """--deck beats, as manim-slides does it: after the cover, one slide per
+    beat, each embedding the beat's part of its clip (its frames, its sound)
+    and carrying the beat's sentence as its notes."""
+    from pptx import Presentation
+    make_renders(tmp_path)
+    assert run(tmp_path, "--lang", "en", "--deck", "beats") == 0
+    folder = tmp_path / "en" / "480p15"
+    slides = list(Presentation(str(folder / "lesson.pptx")).slides)[1:]
+    assert len(slides) == sum(len(c[2]) for c in CLIPS)
+    with zipfile.ZipFile(folder / "lesson.pptx") as z:
+        media = {n: z.read(n) for n in z.namelist() if n.startswith("ppt/media/") and n.endswith(".mp4")}
+        rels = [z.read(f"ppt/slides/_rels/slide{i}.xml.rels").decode() for i in range(2, 2 + len(slides))]
+    k = 0
+    for i, (seconds, tone, sentences) in enumerate(CLIPS):
+        whole = frames(clip_path(folder, i))
+        beat = seconds / len(sentences)
+        for j, sentence in enumerate(sentences):
+            slide = slides[k]
+            assert slide.shapes.title.text.endswith(f"· {j + 1}/{len(sentences)}")
+            assert slide.notes_slide.notes_text_frame.text == sentence
+            [name] = [n for n in media if n.rsplit("/", 1)[1] in rels[k]]
+            part = tmp_path / f"part{k}.mp4"
+            part.write_bytes(media[name])
+            got = frames(part)
+            shown = [f for f in range(len(whole)) if j * beat - 1e-6 <= f / FPS < (j + 1) * beat - 1e-6]
+            first = shown[0]
+            assert len(got) == len(shown)                                # the beat's frames, no more
+            assert np.abs(got[0].astype(int) - whole[first].astype(int)).mean() < 6      # its first frame
+            with av.open(str(part)) as c:
+                assert bool(c.streams.audio) == (tone is not None)       # the clip's sound comes along
+                if tone:
+                    sound = c.streams.audio[0]
+                    assert float(sound.duration * sound.time_base) == pytest.approx(beat, abs=0.05)
+            k += 1

@@ -613,3 +613,56 @@ def test_no_raw_math_in_visible_text(open_page):
             assert "_" not in t and "\\sqrt" not in t, t
         sub = pg.locator(f"#{lang}-DotProductSoftmax figcaption sub")
         assert sub.evaluate_all("s => s.map(x => x.innerText)") == ["k"]
+
+
+# -- the exports' links, and the page that follows `watch` -------------------------------------
+
+def copy_site(site: Path, dest: Path) -> Path:
+    import shutil
+    shutil.copytree(site, dest)
+    return dest
+
+
+def test_the_page_links_the_exports_that_are_there(site, tmp_path):
+    out = copy_site(site, tmp_path / "renders")
+    (out / "en" / "480p15" / "lesson.mp4").write_bytes(b"mp4")
+    (out / "en" / "480p15" / "lesson.pdf").write_bytes(b"%PDF")
+    (out / "zh" / "480p15" / "lesson.pdf").symlink_to(tmp_path / "elsewhere.pdf")   # leads out: never linked
+    (tmp_path / "elsewhere.pdf").write_bytes(b"%PDF")
+    html_text = page.build(out, CHAPTERS).read_text(encoding="utf-8")
+    en = html_text.split('<section class="lesson" lang="en"')[1].split("</section>")[0]
+    zh = html_text.split('<section class="lesson" lang="zh"')[1].split("</section>")[0]
+    assert re.findall(r'<a href="([^"]+)" download>', en) == ["en/480p15/lesson.mp4", "en/480p15/lesson.pdf"]
+    assert tr("en", "page.dl_video") in en and tr("en", "page.downloads") in en
+    assert "download>" not in zh                                    # nothing of zh's is there (the link led out)
+
+
+def test_a_watched_page_reloads_at_its_place_when_it_is_built_again(site, tmp_path, browser):
+    out = copy_site(site, tmp_path / "renders")
+    page.build(out, CHAPTERS, live=True)
+    assert (out / page.LIVE_FILE).is_file()
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    try:
+        pg = context.new_page()
+        scene = next(iter(CLIPS))
+        pg.goto((out / "index.html").as_uri() + f"#en-{scene}")
+        pg.evaluate("window.marker = 1")
+        pg.wait_for_timeout(2500)                                   # polled, nothing changed: no reload
+        assert pg.evaluate("window.marker") == 1
+        entries = manifest.load(out)                                # a scene rendered again: a new key
+        first = next(iter(entries))
+        entries[first] = dict(entries[first], key="another")
+        manifest.save(out, entries)
+        page.build(out, CHAPTERS, live=True)
+        pg.wait_for_function("window.marker === undefined", timeout=10000)
+        assert pg.evaluate("location.hash") == f"#en-{scene}"      # back at its place
+    finally:
+        context.close()
+
+
+def test_a_page_not_watched_polls_nothing(open_page):
+    pg = open_page()
+    asked = []
+    pg.on("request", lambda r: asked.append(r.url) if "build.js" in r.url else None)
+    pg.wait_for_timeout(2500)
+    assert asked == [] and pg.evaluate("JSON.parse(document.getElementById('lesson-data').textContent).live") is False

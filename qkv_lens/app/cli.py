@@ -285,7 +285,7 @@ def render_lesson(args, quiet: bool = False) -> int:
     failed = [r for r in results if not r.ok]
     page_error = ""
     try:        # always: the lesson's chapters may have changed with nothing to render
-        page.build(out, base_lesson(lessons).chapters, lesson_path.parent)
+        page.build(out, base_lesson(lessons).chapters, lesson_path.parent, live=getattr(args, "live_page", False))
     except page.PageError as err:
         page_error = str(err)
     elapsed = time.monotonic() - t0
@@ -336,8 +336,8 @@ def cmd_lesson(args) -> int:
 
 def cmd_export(args) -> int:
     """The lesson as lesson.mp4 (chapters), .srt/.vtt, lesson.pptx (and
-    --pdf) per language; a missing render is one error line, exit status 1,
-    and nothing is written."""
+    --pdf) per language, then the page again, with links to them; a missing
+    render is one error line, exit status 1, and nothing is written."""
     try:
         lesson = open_lesson(lesson_file(args))
         scenes = pick_scenes(args.scenes, lesson)
@@ -352,11 +352,15 @@ def cmd_export(args) -> int:
                       f"(qkv-lens render --out {shown(out)})", 1)
     try:
         written = export.export(out, langs, args.quality, lesson.chapters, scenes, pdf=args.pdf,
-                                out_arg=args.out, burn_captions=args.burn_captions)
+                                out_arg=args.out, burn_captions=args.burn_captions, deck=args.deck)
     except export.ExportError as err:
         return _error(str(err), 1)
     for path in written:
         print(shown(path))
+    try:        # the page links the exports
+        print(shown(page.build(out, lesson.chapters, lesson.path.parent)))
+    except page.PageError as err:
+        print(f"qkv-lens: warning: the lesson page was not rebuilt: {err}", file=sys.stderr)
     return 0
 
 
@@ -393,6 +397,7 @@ def cmd_watch(args) -> int:
     resolve(args)  # a bad lesson, missing LaTeX or a bad --out is refused before watching
     check_tools()
     check_out(Path(args.out))
+    args.live_page = True       # an open lesson page reloads when a render changes it
     return watch(args, render_lesson)
 
 
@@ -589,6 +594,10 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("-q", "--quality", choices=list(QUALITIES), default="l",
                     help="the renders to join: l=480p15, m=720p30, h=1080p60, k=2160p60 (default l)")
     ex.add_argument("--pdf", action="store_true", help="also a PDF handout: poster, summary, key formula")
+    ex.add_argument("--deck", choices=["scenes", "beats"], default="scenes",
+                    help="lesson.pptx: one slide per scene (default), or one per beat, each playing its beat's "
+                         "part of the clip with its sentence in the notes, as manim-slides does (slower: the "
+                         "clips are cut and encoded again)")
     ex.add_argument("--burn-captions", action="store_true",
                     help="draw the subtitles into lesson.mp4's picture, for players that ignore its text "
                          "tracks (the video is encoded again: slower)")

@@ -31,11 +31,11 @@ interrupt leaves nothing behind and the previous exports as they were.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from fractions import Fraction
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -608,11 +608,16 @@ def _place(shape: Any, box: tuple[int, int, int, int]) -> None:
 W_DECK, H_DECK = 12192000, 6858000   # 16:9, in EMU
 
 
-def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chapter] = ()) -> None:
+def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chapter] = (),
+               beat_clips: dict[str, list[tuple[beats_file.Beat, Path]]] | None = None) -> None:
     """A 16:9 deck: the lesson's title and chapters, then per scene its
     title, its question (as on the lesson page), its clip (poster as preview,
     playing from the start when the slide appears) and its narration as
-    speaker notes.  The file's title, subject, author and language are set."""
+    speaker notes.  With ``beat_clips`` (scene -> each beat and its part of
+    the clip, ``cut_beats``), one slide per beat instead, as manim-slides
+    makes them: the scene's title with the beat's number, the beat's part
+    playing when the slide appears, its sentence as the notes.  The file's
+    title, subject, author and language are set."""
     from pptx import Presentation
     from pptx.util import Emu, Pt
 
@@ -631,10 +636,11 @@ def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chap
     _place(cover.placeholders[1], (margin, H * 54 // 100, W - 2 * margin, H * 36 // 100))
     title_top, title_h = H // 40, H // 8
     ask_top, ask_h = title_top + title_h, H // 8
-    for clip in clips:
+
+    def slide_for(clip: Clip, heading: str, video: Path, poster: str | None, seconds: float, notes: str) -> None:
         slide = prs.slides.add_slide(prs.slide_layouts[5])   # title only
         title = slide.shapes.title
-        title.text = tr(lang, f"{clip.scene.section}.title")
+        title.text = heading
         _place(title, (margin, title_top, W - 2 * margin, title_h))
         for paragraph in title.text_frame.paragraphs:
             paragraph.font.size = Pt(32)
@@ -646,18 +652,75 @@ def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chap
         w = min(box_w, int(box_h * aspect))
         h = int(w / aspect)
         left = (W - w) // 2
-        poster = str(clip.poster) if clip.poster else None
-        movie = slide.shapes.add_movie(str(clip.video), Emu(left), Emu(top + (box_h - h) // 2), Emu(w), Emu(h),
+        movie = slide.shapes.add_movie(str(video), Emu(left), Emu(top + (box_h - h) // 2), Emu(w), Emu(h),
                                        poster_frame_image=poster, mime_type="video/mp4")
-        _autoplay(slide, movie, clip.duration)
-        slide.notes_slide.notes_text_frame.text = "\n".join(narration(clip, lang))
+        _autoplay(slide, movie, seconds)
+        slide.notes_slide.notes_text_frame.text = notes
+
+    for clip in clips:
+        name = tr(lang, f"{clip.scene.section}.title")
+        poster = str(clip.poster) if clip.poster else None
+        if beat_clips is None:
+            slide_for(clip, name, clip.video, poster, clip.duration, "\n".join(narration(clip, lang)))
+            continue
+        parts = beat_clips[clip.scene.name]
+        for n, (beat, video) in enumerate(parts, start=1):
+            slide_for(clip, f"{name} · {n}/{len(parts)}", video, poster if n == 1 else None,
+                      beat.end - beat.start, beat.say)
     prs.save(str(dest))
+
+
+def cut_beats(clip: Clip, folder: Path) -> list[tuple[beats_file.Beat, Path]]:
+    """The clip cut at its beats: one mp4 per beat in ``folder`` (h264 and,
+    when the clip has sound, AAC; frames and samples from the beat's start
+    to its end, encoded again, since a beat rarely starts on a key frame)."""
+    import av
+    import numpy as np
+
+    found = list(_beats(clip).values())
+    if not found:
+        raise ExportError(f"{clip.scene.name}: its render has no beats file; render it again to cut it at its beats")
+    out = []
+    for n, beat in enumerate(found, start=1):
+        dest = folder / f"{clip.scene.name}-{n:02d}.mp4"
+        with av.open(str(clip.video)) as src, av.open(str(dest), "w", format="mp4") as dst:
+            vin = src.streams.video[0]
+            rate = vin.average_rate or Fraction(15)
+            vout = dst.add_stream("libx264", rate=rate, options={"crf": "18", "preset": "veryfast"})
+            vout.width, vout.height, vout.pix_fmt = vin.codec_context.width, vin.codec_context.height, "yuv420p"
+            ain = src.streams.audio[0] if src.streams.audio else None
+            aout = dst.add_stream("aac", rate=ain.codec_context.sample_rate, layout="mono") if ain else None
+            k = 0
+            for frame in src.decode(vin):
+                if frame.time is None or frame.time < beat.start - 1e-6:
+                    continue
+                if frame.time >= beat.end - 1e-6:
+                    break
+                frame = frame.reformat(format="yuv420p")
+                frame.pts, frame.time_base = k, Fraction(1) / rate
+                k += 1
+                dst.mux(vout.encode(frame))
+            dst.mux(vout.encode(None))
+            if ain is not None and aout is not None:
+                sr = ain.codec_context.sample_rate
+                src.seek(0)
+                resample = av.AudioResampler(format="fltp", layout="mono", rate=sr)
+                chunks = [f.to_ndarray() for raw in src.decode(ain) for f in resample.resample(raw)]
+                sound = np.concatenate(chunks, axis=1) if chunks else np.zeros((1, 0), np.float32)
+                part = sound[:, round(beat.start * sr):round(beat.end * sr)].astype(np.float32)
+                for at in range(0, part.shape[1], AUDIO_FRAME):
+                    piece = av.AudioFrame.from_ndarray(np.ascontiguousarray(part[:, at:at + AUDIO_FRAME]),
+                                                       format="fltp", layout="mono")
+                    piece.sample_rate, piece.pts = sr, at
+                    dst.mux(aout.encode(piece))
+                dst.mux(aout.encode(None))
+        out.append((beat, dest))
+    return out
 
 
 NOT_A_CHAR = "\U0010fffd"   # drawn as the font's "missing glyph" box
 
 
-@cache
 class Pen:
     """Draws text in the lesson's font for ``lang``, falling back to DejaVu
     Sans for the characters it lacks (Noto Sans CJK has no ᵀ)."""
@@ -757,7 +820,7 @@ class Staging:
 
 def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Chapter],
            scenes: Sequence[SceneInfo], pdf: bool = False, out_arg: str = "renders",
-           burn_captions: bool = False) -> list[Path]:
+           burn_captions: bool = False, deck: str = "scenes") -> list[Path]:
     """Export ``scenes`` (in their order; the deck's cover lists the
     ``chapters`` they are in) in each of ``langs`` at ``quality`` (a -q
     letter); return the files written.  ExportError (nothing written) on any
@@ -786,7 +849,12 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
             staging.text(folder / f"{STEM}.srt", subs)
             staging.text(folder / f"{STEM}.vtt", srt_to_vtt(subs))
             staging.text(folder / f"{STEM}.chapters.vtt", chapters_vtt(titles, starts))
-            build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters)
+            if deck == "beats":     # one slide per beat: the parts are cut in a temporary folder, then embedded
+                with tempfile.TemporaryDirectory(prefix="qkv-beats-") as tmp:
+                    parts = {c.scene.name: cut_beats(c, Path(tmp)) for c in clips}
+                    build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters, parts)
+            else:
+                build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters)
             if pdf:
                 build_handout(clips, probes, lang, staging.path(folder / f"{STEM}.pdf"))
         return staging.commit()

@@ -365,7 +365,24 @@
     window.setInterval(hello, 2000);   /* finds the presenting window again after it reloads */
   }
 
+  /* while `qkv-lens watch` runs: poll build.js (a script, so it works from file://) and reload,
+     at the same place (the hash), when the page was built again */
+  function follow() {
+    if (!DATA.live) return;
+    window.setInterval(function () {
+      var s = document.createElement('script');
+      s.src = 'build.js?' + Date.now();
+      s.onload = function () {
+        s.remove();
+        if (window.qkvBuild && window.qkvBuild !== DATA.build) location.reload();
+      };
+      s.onerror = function () { s.remove(); };
+      document.head.appendChild(s);
+    }, 1500);
+  }
+
   function start() {
+    follow();
     if (VIEW) { speakerView(); return; }
     var asked = PARAMS.get('lang'), hash = fromHash();
     if (valid(asked)) { showLang(asked, true); }

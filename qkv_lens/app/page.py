@@ -18,6 +18,7 @@ a PageError and the previous page stays as it was.
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import json
 import re
@@ -30,7 +31,7 @@ from qkv_lens.app import manifest
 from qkv_lens.languages import language, offered
 from qkv_lens.lesson import Chapter
 from qkv_lens.registry import QUALITIES, by_class
-from qkv_lens.store import Unsafe, read_inside, shown, write_atomic
+from qkv_lens.store import Unsafe, inside, read_inside, regular_file, shown, write_atomic
 from qkv_lens.texts import tr
 
 QUALITY_RANK = {folder: i for i, folder in enumerate(QUALITIES.values())}
@@ -176,6 +177,31 @@ def _intro(lang: str, on_page: list[dict]) -> str:
             f'<p class="total">{total}</p><ol>{items}</ol></nav>')
 
 
+# what `qkv-lens export` writes beside the clips, each with its link's text key (page.dl_*)
+EXPORTS = (("lesson.mp4", "dl_video"), ("lesson.pptx", "dl_deck"), ("lesson.pdf", "dl_handout"),
+           ("lesson.srt", "dl_subtitles"))
+LIVE_FILE = "build.js"     # `watch`: the page's build id, polled by the open page, which reloads when it changes
+
+
+def _downloads(out_root: Path, lang: str) -> str:
+    """Links to the exports of ``lang`` that are there (``qkv-lens export``),
+    at each quality; each a regular file inside ``out_root``."""
+    links = []
+    for quality in QUALITIES.values():
+        for name, key in EXPORTS:
+            rel = f"{lang}/{quality}/{name}"
+            try:
+                regular_file(inside(out_root, rel, "export"), 1 << 50, "export")
+            except (OSError, Unsafe):
+                continue
+            links.append(f'<a href="{html.escape(rel)}" download>{html.escape(tr(lang, f"page.{key}"))}</a>'
+                         f' <span class="dur">{quality}</span>')
+    if not links:
+        return ""
+    return (f'<p class="downloads"><b>{html.escape(tr(lang, "page.downloads"))}</b> '
+            + " · ".join(links) + "</p>")
+
+
 def _json_script(data: object) -> str:
     """``data`` as JSON that is safe inside a <script> element."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
@@ -198,11 +224,14 @@ def font_css(langs: Sequence[str]) -> str:
     return "\n" + "\n".join(rules) if rules else ""
 
 
-def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None = None) -> Path:
+def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None = None,
+          live: bool = False) -> Path:
     """Write ``out_root/index.html`` from the manifest, in the order of the
     lesson's ``chapters`` (a scene rendered but not listed is left off;
-    ``lesson_dir``: the lesson's folder, whose own scenes it may list);
-    return its path.
+    ``lesson_dir``: the lesson's folder, whose own scenes it may list), with
+    links to the exports that are there; return its path.  ``live`` (while
+    ``watch`` runs): the page also writes ``build.js`` with its build id, and
+    an open page that polls it reloads, at the same place, when it changes.
     Raises PageError (and writes nothing) when the manifest is damaged or a
     file it lists for a clip on the page is missing or damaged."""
     try:
@@ -247,9 +276,14 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
         hidden = "" if lang == first else " hidden"
         sections.append(f'<section class="lesson" lang="{lang}"{hidden}>'
                         f'<h1>{html.escape(tr(lang, "lesson.title"))}</h1>{_intro(lang, listed_here)}'
+                        f'{_downloads(out_root, lang)}'
                         f'{"".join(parts)}</section>')
     ui = {l: {k: tr(l, "lesson.title" if k == "title" else f"page.{k}") for k in UI_KEYS} for l in langs or [first]}
-    data = {"first": first, "langs": langs, "ui": ui, "clips": clips}
+    data = {"first": first, "langs": langs, "ui": ui, "clips": clips, "live": live}
+    if live:     # the build id: what the page shows and the renders' keys (a render, a text, the chapters)
+        keys = sorted(str(e.get("key")) for by_scene in best.values() for e in by_scene.values())
+        data["build"] = hashlib.sha256("\n".join([_json_script(data), *sections, *keys]).encode("utf-8")
+                                       ).hexdigest()[:16]
     nav = ""
     if len(langs) > 1:
         nav = '<nav class="langs">' + "".join(
@@ -284,6 +318,8 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
     path = out_root / "index.html"
     try:
         write_atomic(path, page.encode("utf-8"))
+        if live:          # after the page: a poll never sees a new id before the page it names
+            write_atomic(out_root / LIVE_FILE, f'window.qkvBuild = "{data["build"]}";\n'.encode())
     except OSError as err:
         raise PageError(f"{shown(path)}: cannot write it ({err.strerror or err})") from None
     return path
