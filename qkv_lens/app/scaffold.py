@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from qkv_lens.languages import offered
+from qkv_lens.languages import language, offered
 from qkv_lens.lesson import LessonError, default_lesson, defaults, parse_lesson, read_toml
 from qkv_lens.lesson.declared import discover_lesson, teacher_folder
 from qkv_lens.store import shown, write_atomic
@@ -37,8 +37,9 @@ FORMULA = r"y = x\,W"        # the scaffold's key formula, the same in every lan
 
 
 def edit_mark(lang: str) -> str:
-    """What starts every placeholder sentence in ``lang`` ("(edit me) ")."""
-    return TEXT_TABLES[lang]["scaffold.edit_mark"]
+    """What starts every placeholder sentence in ``lang``: "(edit me) ", and
+    no space after it in a script that writes none between words."""
+    return TEXT_TABLES[lang]["scaffold.edit_mark"] + (" " if language(lang).spaced else "")
 
 
 class ScaffoldError(Exception):
