@@ -288,3 +288,33 @@ def mp4_boxes(path: Path) -> list[str]:
 
 def edit(path: Path):
     path.write_text(path.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+
+
+@contextmanager
+def watching(lesson: Path, code):
+    """``qkv-lens watch`` of ``lesson`` (and the folders ``code``) in a thread,
+    each round recorded instead of rendered; yields ``wait_for(n)``: the
+    number of rounds once there are ``n`` (or 10 s have passed).  The
+    thread is stopped on the way out and must end."""
+    from types import SimpleNamespace
+
+    from qkv_lens.app.watch import watch
+
+    calls: list[float] = []
+    stop = threading.Event()
+    t = threading.Thread(target=watch, args=(SimpleNamespace(lesson=str(lesson)),
+                                             lambda a: calls.append(time.monotonic()), stop, code))
+
+    def wait_for(n: int) -> int:
+        deadline = time.monotonic() + 10
+        while len(calls) < n and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return len(calls)
+
+    t.start()
+    try:
+        yield wait_for
+    finally:
+        stop.set()
+        t.join(timeout=10)
+    assert not t.is_alive()

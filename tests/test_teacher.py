@@ -6,10 +6,8 @@ import json
 import re
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import tomllib
@@ -32,6 +30,7 @@ from tests.helpers import (
     cue_problems,
     dry_run_file,
     one_error_line,
+    watching,
 )
 
 NAME, SNAKE = "ShearDemo", "shear_demo"
@@ -227,31 +226,14 @@ def test_a_failing_teacher_scene_is_isolated_and_never_imported_by_the_app(folde
 
 
 def test_watch_renders_on_an_edit_of_the_teacher_scene(folder, tmp_path):
-    from qkv_lens.app.watch import watch
-
-    calls, stop = [], threading.Event()
     code = tmp_path / "code"          # no shipped code watched: only the lesson's folder and its my_scenes/
     code.mkdir()
-    t = threading.Thread(target=watch, args=(SimpleNamespace(lesson=str(folder / "lesson.toml")),
-                                             lambda a: calls.append(1), stop, (code,)))
-
-    def wait_for(n):
-        deadline = time.monotonic() + 10
-        while len(calls) < n and time.monotonic() < deadline:
-            time.sleep(0.1)
-        return len(calls)
-
-    t.start()
-    try:
+    with watching(folder / "lesson.toml", (code,)) as wait_for:
         assert wait_for(1) == 1        # the first round at start
         time.sleep(1.0)
         module = folder / "my_scenes" / f"{SNAKE}.py"
         module.write_text(module.read_text() + "\n")
         assert wait_for(2) == 2
-    finally:
-        stop.set()
-        t.join(timeout=10)
-    assert not t.is_alive()
 
 
 def test_the_teacher_scene_travels_with_a_dask_task(folder, monkeypatch):
