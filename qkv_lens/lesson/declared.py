@@ -153,6 +153,16 @@ def package_dir(name: str) -> Path:
 SHARED_SECTIONS = Path("kit") / "sections.py"   # sections several scenes read, in the scenes folder
 
 
+def params_of(scene, path: Path, own: list, shared: list, shared_name: str):
+    """The section declaration ``scene.params`` names: one of its module's
+    (``own``) or of the shared ``kit/sections.py``; DeclarationError otherwise."""
+    decl = next((s for s in (*own, *shared) if s.cls == scene.params), None)
+    if decl is None:
+        raise DeclarationError(f"{path}: {scene.name}.params names {scene.params}, which neither "
+                               f"{path.name} nor {shared_name} declares")
+    return decl
+
+
 @functools.cache
 def discover(folder: Path | None = None) -> Declared:
     """The scenes and sections declared by the modules of the scenes folder
@@ -164,10 +174,7 @@ def discover(folder: Path | None = None) -> Declared:
     for path in sorted(folder.glob("*.py")):
         found, own = read_module(path)
         for scene in found:
-            decl = next((s for s in (*own, *shared) if s.cls == scene.params), None)
-            if decl is None:
-                raise DeclarationError(f"{path}: {scene.name}.params names {scene.params}, which neither "
-                                       f"{path.name} nor {SHARED_SECTIONS} declares")
+            decl = params_of(scene, path, own, shared, str(SHARED_SECTIONS))
             other = sections.get(decl.section)
             if other is not None and other.cls != decl.cls:
                 raise DeclarationError(f"{path}: section [{decl.section}] is declared twice ({other.path}, "
@@ -230,10 +237,7 @@ def _teacher(folder: Path, stamp: tuple) -> Declared:
             if scene.name in section_of:
                 where = "a shipped scene" if scene.name in shipped.section_of else "another of your scenes"
                 raise DeclarationError(f"{path}:{scene.name}: {where} has that name; rename the class")
-            decl = next((s for s in (*own, *shared) if s.cls == scene.params), None)
-            if decl is None:
-                raise DeclarationError(f"{path}: {scene.name}.params names {scene.params}, which neither "
-                                       f"{path.name} nor the kit's sections.py declares")
+            decl = params_of(scene, path, own, shared, "the kit's sections.py")
             other = sections.get(decl.section)
             if other is not None and other.cls != decl.cls:
                 raise DeclarationError(f"{path}: section [{decl.section}] is already declared ({other.path}); "
