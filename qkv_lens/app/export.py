@@ -680,6 +680,14 @@ def cut_beats(clip: Clip, folder: Path) -> list[tuple[beats_file.Beat, Path]]:
     found = list(_beats(clip).values())
     if not found:
         raise ExportError(f"{clip.scene.name}: its render has no beats file; render it again to cut it at its beats")
+    sound, sr = None, 0          # the clip's sound, decoded once (mono, float), cut for each beat below
+    with av.open(str(clip.video)) as src:
+        if src.streams.audio:
+            ain = src.streams.audio[0]
+            sr = ain.codec_context.sample_rate
+            resample = av.AudioResampler(format="fltp", layout="mono", rate=sr)
+            chunks = [f.to_ndarray() for raw in src.decode(ain) for f in resample.resample(raw)]
+            sound = np.concatenate(chunks, axis=1) if chunks else np.zeros((1, 0), np.float32)
     out = []
     for n, beat in enumerate(found, start=1):
         dest = folder / f"{clip.scene.name}-{n:02d}.mp4"
@@ -688,8 +696,7 @@ def cut_beats(clip: Clip, folder: Path) -> list[tuple[beats_file.Beat, Path]]:
             rate = vin.average_rate or Fraction(15)
             vout = dst.add_stream("libx264", rate=rate, options={"crf": "18", "preset": "veryfast"})
             vout.width, vout.height, vout.pix_fmt = vin.codec_context.width, vin.codec_context.height, "yuv420p"
-            ain = src.streams.audio[0] if src.streams.audio else None
-            aout = dst.add_stream("aac", rate=ain.codec_context.sample_rate, layout="mono") if ain else None
+            aout = dst.add_stream("aac", rate=sr, layout="mono") if sound is not None else None
             k = 0
             for frame in src.decode(vin):
                 if frame.time is None or frame.time < beat.start - 1e-6:
@@ -701,12 +708,7 @@ def cut_beats(clip: Clip, folder: Path) -> list[tuple[beats_file.Beat, Path]]:
                 k += 1
                 dst.mux(vout.encode(frame))
             dst.mux(vout.encode(None))
-            if ain is not None and aout is not None:
-                sr = ain.codec_context.sample_rate
-                src.seek(0)
-                resample = av.AudioResampler(format="fltp", layout="mono", rate=sr)
-                chunks = [f.to_ndarray() for raw in src.decode(ain) for f in resample.resample(raw)]
-                sound = np.concatenate(chunks, axis=1) if chunks else np.zeros((1, 0), np.float32)
+            if sound is not None and aout is not None:
                 part = sound[:, round(beat.start * sr):round(beat.end * sr)].astype(np.float32)
                 for at in range(0, part.shape[1], AUDIO_FRAME):
                     piece = av.AudioFrame.from_ndarray(np.ascontiguousarray(part[:, at:at + AUDIO_FRAME]),

@@ -142,9 +142,10 @@ class Writer:
 
 # -- formulas ----------------------------------------------------------------
 
-def typeset(latex: str) -> Path:
-    """The SVG of ``latex`` in display math, typeset as manim's MathTex does
-    (its template, latex and dvisvgm), through the shared typesetting cache."""
+def typeset(latex: str) -> Outline:
+    """``latex`` in display math, typeset as manim's MathTex does (its
+    template, latex and dvisvgm, through the shared typesetting cache), as
+    outlines; nothing is left on disk but the cache's SVG."""
     from manim import config, logger
     from manim.utils.tex_file_writing import tex_to_svg_file
 
@@ -155,12 +156,9 @@ def typeset(latex: str) -> Path:
     with tempfile.TemporaryDirectory(prefix="qkv-handout-") as tmp:
         texcache.seed(Path(tmp))
         config.media_dir = tmp
-        svg = Path(tex_to_svg_file(latex, environment="align*"))
-        data = svg.read_bytes()
+        formula = outline(Path(tex_to_svg_file(latex, environment="align*")))
         texcache.publish(Path(tmp))
-    out = Path(tempfile.mkdtemp(prefix="qkv-formula-")) / "formula.svg"
-    out.write_bytes(data)
-    return out
+    return formula
 
 
 @dataclass(frozen=True)
@@ -362,7 +360,7 @@ def key_frame(video: Path, at: float) -> bytes:
 def formula_for(section: str) -> Outline | None:
     """The typeset key formula of a scene, if the text table has one."""
     latex = FORMULAS.get(section)
-    return outline(typeset(latex)) if latex else None
+    return typeset(latex) if latex else None
 
 
 def key_time(duration: float, beat_ends: Sequence[float], fps: Fraction) -> float:
