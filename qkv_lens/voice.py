@@ -24,6 +24,7 @@ module level.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import subprocess
 import sys
@@ -31,6 +32,8 @@ import wave
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+import numpy as np
 
 from qkv_lens.languages import language
 from qkv_lens.lesson import VOICES
@@ -302,6 +305,52 @@ def _to_pcm_wav(src: Path, dest: Path) -> None:
     except Exception as err:  # noqa: BLE001 - PyAV raises many kinds for a non-audio file
         reason = getattr(err, "strerror", None) or type(err).__name__
         raise VoiceError(f"{shown(src)}: not an audio file ({reason})") from None
+
+
+# -- the voice track ------------------------------------------------------------
+
+MIX_RATE = 48000     # samples a second of the mixed track (Opus needs 48 kHz)
+
+
+def mix(sounds: list[dict], rate: int = MIX_RATE) -> np.ndarray:
+    """One mono 16-bit track of the clips ``sounds`` (``{"file", "time"}``
+    as a scene recorded them: PCM WAVs qkv-lens wrote, checked with
+    ``wav_seconds``), each starting at sample ``round(time * rate)``;
+    overlaps add, clipped to 16 bits."""
+    import av
+
+    placed: list[tuple[int, np.ndarray]] = []
+    for sound in sounds:
+        path, at = Path(sound["file"]), float(sound["time"])
+        if not (math.isfinite(at) and at >= 0):
+            raise VoiceError(f"a sound at {at!r} s: expected a time of 0 or more")
+        wav_seconds(path)
+        resampler = av.AudioResampler(format="s16", layout="mono", rate=rate)
+        with av.open(str(path)) as inp:
+            parts = [f.to_ndarray()[0] for frame in inp.decode(audio=0) for f in resampler.resample(frame)]
+        parts += [f.to_ndarray()[0] for f in resampler.resample(None)]
+        placed.append((round(at * rate), np.concatenate(parts) if parts else np.zeros(0, np.int16)))
+    track = np.zeros(max((a + len(p) for a, p in placed), default=0), np.int32)
+    for a, p in placed:
+        track[a:a + len(p)] += p
+    return np.clip(track, -32768, 32767).astype(np.int16)
+
+
+def write_wav(path: Path, samples: np.ndarray, rate: int) -> None:
+    """``samples`` (mono int16) as a 16-bit PCM WAV."""
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(np.ascontiguousarray(samples, dtype="<i2").tobytes())
+
+
+def read_wav(path: Path) -> tuple[np.ndarray, int]:
+    """(samples, rate) of a mono 16-bit PCM WAV that ``write_wav`` wrote."""
+    with wave.open(str(path), "rb") as w:
+        if w.getnchannels() != 1 or w.getsampwidth() != 2:
+            raise VoiceError(f"{shown(path)}: not a mono 16-bit voice track")
+        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2"), w.getframerate()
 
 
 # -- what the cache key of a render needs -------------------------------------

@@ -313,12 +313,37 @@ def test_fit_audio_pads_the_track_to_the_video(tmp_path, ext, vcodec, acodec, wa
     src, dest = tmp_path / f"src{ext}", tmp_path / f"fit{ext}"
     synthetic_video(src, 3.0, 1.2, vcodec, acodec)
     before = stream_seconds(src)
-    assert before["video"] - before["audio"] > 1.5
-    fit_audio(src, dest)
+    tone(tmp_path / "clip.wav", 1.2)
+    track = tmp_path / "voice.wav"
+    voice.write_wav(track, voice.mix([{"file": str(tmp_path / "clip.wav"), "time": 0.0}]), voice.MIX_RATE)
+    fit_audio(src, dest, track)
     after = stream_seconds(dest)
     assert after["audio_codec"] == want and after["video_codec"] == before["video_codec"]
     assert abs(after["audio"] - after["video"]) <= after["frame"], after
     assert abs(after["video"] - before["video"]) < 1e-6
+
+
+def test_mix_lays_each_clip_at_its_time(tmp_path):
+    """Each clip starts at round(time * rate) of the 48 kHz track, resampled
+    from its own rate; silence between; overlapping clips add."""
+    import numpy as np
+    tone(tmp_path / "a.wav", 0.5, rate=22050)
+    tone(tmp_path / "b.wav", 0.25, rate=48000)
+    rate = voice.MIX_RATE
+    a = voice.mix([{"file": str(tmp_path / "a.wav"), "time": 0.0}])
+    b = voice.mix([{"file": str(tmp_path / "b.wav"), "time": 0.0}])
+    assert abs(len(a) - 0.5 * rate) <= 2 and len(b) == round(0.25 * rate)
+    both = voice.mix([{"file": str(tmp_path / "a.wav"), "time": 0.0},
+                      {"file": str(tmp_path / "b.wav"), "time": 1.1}])
+    at = round(1.1 * rate)
+    assert len(both) == at + len(b)
+    assert np.array_equal(both[:len(a)], a) and not both[len(a):at].any()
+    assert np.array_equal(both[at:], b)
+    over = voice.mix([{"file": str(tmp_path / "b.wav"), "time": 0.0}, {"file": str(tmp_path / "b.wav"), "time": 0.0}])
+    assert np.array_equal(over, 2 * b.astype(np.int32))
+    voice.write_wav(tmp_path / "t.wav", both, rate)
+    back, r = voice.read_wav(tmp_path / "t.wav")
+    assert r == rate and np.array_equal(back, both)
 
 
 def test_recorded_voice_with_the_shipped_lesson_asks_for_init_first(tmp_path, cache):

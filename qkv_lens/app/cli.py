@@ -25,10 +25,11 @@ import sys
 import tempfile
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 from qkv_lens import voice
-from qkv_lens.app import cluster, doctor, export, manifest, page
+from qkv_lens.app import cluster, doctor, export, manifest, page, segments
 from qkv_lens.app import render as render_mod
 from qkv_lens.app.cache import cache_key, code_digests, manim_version
 from qkv_lens.app.manifest import listed
@@ -279,9 +280,11 @@ def render_lesson(args, quiet: bool = False) -> int:
         except cluster.ClusterError as err:
             return _error(str(err), err.status)
     elif jobs:
+        # fewer scenes than --jobs: each scene in pieces at once (qkv_lens.app.segments)
+        pieces = segments.pieces_for(len(jobs), args.jobs, opts)
+        render = render_mod.render_job if pieces == 1 else partial(segments.render_split, pieces=pieces)
         with display:
-            results = run_jobs(jobs, opts, args.jobs, render=render_mod.render_job,
-                               on_start=display.started, on_done=record)
+            results = run_jobs(jobs, opts, args.jobs, render=render, on_start=display.started, on_done=record)
     failed = [r for r in results if not r.ok]
     page_error = ""
     try:        # always: the lesson's chapters may have changed with nothing to render

@@ -11,11 +11,13 @@ that owns them, so a later run can remove those a killed run left behind.
 An mp4 is remuxed (not re-encoded) with its index (``moov``) first, so a
 browser starts playing before the whole file is downloaded.
 
-A video with a voice (``--voice``): manim mixes the beats' audio into one
-track that ends where the last voice ends, often seconds before the picture.
-``fit_audio`` re-encodes that track padded with silence to the video's
-length (within one frame): AAC in mp4, Opus in webm, PCM in a transparent
-.mov; the video packets are copied.  A gif has no sound.
+A video with a voice (``--voice``): the scene records where each beat's
+clip starts (``<Scene>.sounds.json``); ``qkv_lens.voice.mix`` lays the
+clips on one 48 kHz track and ``fit_audio`` encodes it padded with silence
+to the video's length (within one frame): AAC in mp4, Opus in webm, PCM in
+a transparent .mov; the video packets are copied.  manim's own mix is not
+used: a scene split into segments (``qkv_lens.app.segments``) gets the very
+same track.  A gif has no sound.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from qkv_lens import voice as voice_mod
 from qkv_lens.app import gif, texcache
 from qkv_lens.app.subtitles import srt_to_vtt
 from qkv_lens.app.video import probe
@@ -219,28 +222,65 @@ def render_staged(job: Job, opts: Options, media: Path,
     the formulas it typeset, into the shared typesetting cache
     (``qkv_lens.app.texcache``).  ``children``: who runs (and can stop) the manim process (default CHILDREN)."""
     start = time.monotonic()
-    env = dict(os.environ, QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path), QKV_VOICE=opts.voice)
+    status, output, warnings = run_manim(job, opts, media, children)
+    video = find_video(media, job.scene.name)
+    if status != 0 or video is None:
+        return failed_run(job, start, status, output, warnings), {}
+    voice = mixed_voice(media, job.scene.name)
+    return finish(job, opts, media, video, start, warnings, voice)
+
+
+def run_manim(job: Job, opts: Options, media: Path, children: Children | None = None,
+              env: Mapping[str, str] | None = None) -> tuple[int, str, list[str]]:
+    """Run manim for ``job`` inside ``media`` (``env`` added to the child's
+    environment): its exit status, its output and its warnings."""
+    env = dict(os.environ, QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path), QKV_VOICE=opts.voice,
+               **(env or {}))
     env.pop("QKV_BEATS_OUT", None)   # the beats file goes beside the video
     texcache.seed(media)
     status, output = (children or CHILDREN).run(manim_command(job.scene, opts, media), env)
     if status == 0:
         texcache.publish(media)
-    warnings = child_warnings(output)
-    video = find_video(media, job.scene.name)
-    if status != 0 or video is None:
-        tail = "\n".join(output.strip().splitlines()[-12:])
-        found = "" if status != 0 else " but wrote no video"
-        return Result(job, False, time.monotonic() - start,
-                      error=f"manim exited with status {status}{found}\n{tail}", warnings=warnings), {}
+    return status, output, child_warnings(output)
+
+
+def failed_run(job: Job, start: float, status: int, output: str, warnings: list[str]) -> Result:
+    tail = "\n".join(output.strip().splitlines()[-12:])
+    found = "" if status != 0 else " but wrote no video"
+    return Result(job, False, time.monotonic() - start,
+                  error=f"manim exited with status {status}{found}\n{tail}", warnings=warnings)
+
+
+def mixed_voice(media: Path, scene: str) -> Path | None:
+    """The voice track (``voice.mix``) of the sounds the scene recorded
+    beside its video, written as ``media/<Scene>.voice.wav``; None without
+    a voice."""
+    found = sorted(media.glob(f"videos/**/{scene}.sounds.json"))
+    if not found:
+        return None
+    sounds = json.loads(found[0].read_text(encoding="utf-8"))
+    wav = media / f"{scene}.voice.wav"
+    voice_mod.write_wav(wav, voice_mod.mix(sounds), voice_mod.MIX_RATE)
+    return wav
+
+
+def finish(job: Job, opts: Options, media: Path, video: Path, start: float, warnings: list[str],
+           voice: Path | None) -> tuple[Result, dict[str, Path]]:
+    """From manim's ``video`` (and the .srt and beats file beside it) to the
+    outputs: the voice track ``voice`` fitted to the picture (an mp4 with
+    its index first), the gif's exact delays, the .vtt and the poster."""
     stage = media / "stage"
-    stage.mkdir()
-    srt = video.with_suffix(".srt")  # manim writes it beside the video
-    name = f"{job.scene.name}{video.suffix}"  # without manim's _ManimCE_v... (gif)
-    audio = video.suffix != ".gif" and has_audio(video)
-    if audio or video.suffix == ".mp4":
+    stage.mkdir(exist_ok=True)
+    scene = job.scene.name
+    srt = video.with_name(f"{scene}.srt")  # manim writes it beside the video
+    name = f"{scene}{video.suffix}"  # without manim's _ManimCE_v... (gif)
+    if video.suffix != ".gif" and (voice is not None or video.suffix == ".mp4"):
         try:
             # fit_audio: the track covers the whole clip (mp4: faststart too)
-            (fit_audio if audio else faststart)(video, stage / name)
+            if voice is not None:
+                fit_audio(video, stage / name, voice)
+            else:
+                faststart(video, stage / name)
         except Exception as err:  # noqa: BLE001 - a broken video is a failed render
             return Result(job, False, time.monotonic() - start, error=f"cannot remux the video: {err}"), {}
         video = stage / name
@@ -253,16 +293,16 @@ def render_staged(job: Job, opts: Options, media: Path,
         video = stage / name
     staged = {name: video}
     if srt.exists():
-        staged[f"{job.scene.name}.srt"] = srt
-        vtt = stage / f"{job.scene.name}.vtt"
+        staged[f"{scene}.srt"] = srt
+        vtt = stage / f"{scene}.vtt"
         vtt.write_text(srt_to_vtt(srt.read_text(encoding="utf-8")), encoding="utf-8")
         staged[vtt.name] = vtt
-    beats = videos_dir_beats(media, job.scene.name)
-    if beats is not None:      # the beats as played: ids, times, cues (for the page and presenting)
-        staged[f"{job.scene.name}.beats.json"] = beats
-    png = stage / f"{job.scene.name}.png"
+    beats = srt.with_name(f"{scene}.beats.json")
+    if beats.exists():      # the beats as played: ids, times, cues (for the page and presenting)
+        staged[beats.name] = beats
+    png = stage / f"{scene}.png"
     try:
-        info = probe(video, poster=png, poster_at=poster_time(beats))
+        info = probe(video, poster=png, poster_at=poster_time(beats if beats.exists() else None))
     except Exception as err:  # noqa: BLE001 - a broken video is a failed render
         return Result(job, False, time.monotonic() - start, error=f"cannot read the video: {err}"), {}
     staged[png.name] = png
@@ -310,12 +350,6 @@ def child_warnings(output: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def has_audio(video: Path) -> bool:
-    import av
-    with av.open(str(video)) as c:
-        return bool(c.streams.audio)
-
-
 def stream_end(path: Path, kind: str) -> float:
     """Seconds to the end of the first ``kind`` ("video", "audio") stream of
     ``path``: the latest packet's time plus its duration."""
@@ -338,39 +372,35 @@ def stream_end(path: Path, kind: str) -> float:
 AUDIO_CODECS = {".mp4": "aac", ".webm": "libopus", ".mov": "pcm_s16le"}
 
 
-def fit_audio(src: Path, dest: Path) -> None:
-    """Write ``src`` to ``dest`` with its video packets copied and its audio
-    re-encoded, padded with silence (or cut) to the video's length.  For AAC
-    the length is rounded to whole 1024-sample frames, which is how an mp4
-    reports it: the track then ends within half a frame of audio (about
-    11 ms) of the picture."""
+def fit_audio(src: Path, dest: Path, voice: Path) -> None:
+    """Write ``src``'s video packets (copied) to ``dest`` with the voice
+    track ``voice`` (a 16-bit mono WAV, ``voice.mix``) encoded beside them,
+    padded with silence (or cut) to the video's length.  For AAC the length
+    is rounded to whole 1024-sample frames, which is how an mp4 reports it:
+    the track then ends within half a frame of audio (about 11 ms) of the
+    picture.  The same samples give the same bytes: a split render's track
+    is its whole render's."""
     import av
     import numpy as np
 
     seconds = stream_end(src, "video")
     codec = AUDIO_CODECS.get(dest.suffix, "aac")
-    with av.open(str(src)) as inp:
-        ain = inp.streams.audio[0]
-        layout = "mono" if ain.channels == 1 else "stereo"
-        rate = 48000 if codec == "libopus" else (ain.rate or 48000)
-        resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate)
-        chunks = [f.to_ndarray() for frame in inp.decode(ain) for f in resampler.resample(frame)]
-        chunks += [f.to_ndarray() for f in resampler.resample(None)]
-    channels = 1 if layout == "mono" else 2
-    samples = np.concatenate(chunks, axis=1) if chunks else np.zeros((channels, 0), np.float32)
+    pcm, rate = voice_mod.read_wav(voice)
+    if codec == "libopus" and rate != 48000:
+        raise ValueError(f"an Opus track needs 48000 samples a second, not {rate}")
     n = round(seconds * rate)
     if codec == "aac":       # whole AAC frames (1024 samples): the mp4 then reports exactly n samples
         n = round(seconds * rate / 1024) * 1024
-    if samples.shape[1] < n:
-        samples = np.pad(samples, ((0, 0), (0, n - samples.shape[1])))
-    samples = np.ascontiguousarray(samples[:, :n], dtype=np.float32)
+    samples = np.zeros((1, n), np.float32)
+    k = min(n, len(pcm))
+    samples[0, :k] = pcm[:k].astype(np.float32) / 32768
 
     options = {"movflags": "+faststart"} if dest.suffix == ".mp4" else {}
     with av.open(str(src)) as inp, av.open(str(dest), "w", format=dest.suffix[1:], options=options) as out:
         out.metadata.update(inp.metadata)
         vin = inp.streams.video[0]
         vout = out.add_stream_from_template(vin)
-        aout = out.add_stream(codec, rate=rate, layout=layout)
+        aout = out.add_stream(codec, rate=rate, layout="mono")
         for packet in inp.demux(vin):
             if packet.dts is None:
                 continue
@@ -378,7 +408,8 @@ def fit_audio(src: Path, dest: Path) -> None:
             out.mux(packet)
         step = 4800
         for i in range(0, n, step):
-            frame = av.AudioFrame.from_ndarray(samples[:, i:i + step], format="fltp", layout=layout)
+            frame = av.AudioFrame.from_ndarray(np.ascontiguousarray(samples[:, i:i + step]), format="fltp",
+                                               layout="mono")
             frame.sample_rate, frame.pts = rate, i
             out.mux(aout.encode(frame))
         out.mux(aout.encode(None))
@@ -395,12 +426,6 @@ def poster_time(beats: Path | None) -> float | None:
         return float(index["beats"][0]["end"])
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         return None
-
-
-def videos_dir_beats(media: Path, scene: str) -> Path | None:
-    """The beats file the scene wrote beside its video, if any."""
-    found = sorted(media.glob(f"videos/**/{scene}.beats.json"))
-    return found[0] if found else None
 
 
 def run_jobs(jobs: list[Job], opts: Options, workers: int,

@@ -1,6 +1,7 @@
 """LessonScene: the base of every scene (lesson, language, narration, key moments)."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 from contextlib import contextmanager
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 from manim import Animation, Group, Mobject, Scene, ValueTracker, Wait, config
+from manim.utils.exceptions import EndSceneEarlyException
 
 from qkv_lens.beats import Beat, Beats, Cue
 from qkv_lens.cues import cue_seconds, split_cues
@@ -22,6 +24,7 @@ from .glyphs import share_number_glyphs
 from .live import forget_svg_sources
 from .moments import Moment, collect_labels, drawn_box
 from .motion import Emphasize
+from .segments import Segment, advance_like_frames
 from .text import outline_labels
 
 # A highlight eases in and out, so its first and last fifths look still on a
@@ -95,6 +98,8 @@ class LessonScene(Scene):
         self.lesson = lesson_or_exit()
         self.info = by_class(type(self).__name__, self.lesson.path.parent)   # shipped, or the teacher's
         media_dirs_by_language(self.lesson.language)
+        if config.dry_run:      # nothing is drawn, so nothing is rendered: each play jumps to its end
+            kwargs["skip_animations"] = True
         super().__init__(*args, **kwargs)
 
     def setup(self):
@@ -108,6 +113,9 @@ class LessonScene(Scene):
         self._last_animated: list[Mobject] = []   # a beat's default focus (see play)
         self._beat_animated: list[Mobject] = []   # all the current beat has animated
         self._focus: list[Mobject] = []           # set by focus_on
+        self.sounds: list[dict] = []              # every add_sound: {"file", "time"}, skipped plays too
+        self.segment = Segment.from_env()         # QKV_SEGMENT: render one stretch (kit/segments.py)
+        self._beat_opens = False                  # the next play is a beat's first
         share_number_glyphs()   # every number's glyphs from one LaTeX run, manim's axis numbers too
 
     @classmethod
@@ -143,6 +151,7 @@ class LessonScene(Scene):
         beat_id = self._beat_id(key)
         self.said.append((key, sentence))
         self.next_section(name=beat_id)
+        self._beat_opens = True
         self._beat_animated = []
         start = self.renderer.time
         try:
@@ -185,12 +194,21 @@ class LessonScene(Scene):
         return super().add(*mobjects)
 
     def play(self, *animations, **kwargs):
+        if self._beat_opens:          # a beat's first play: where a segment starts or ends
+            self._beat_opens = False
+            if self.segment is not None and not self.segment.at_beat(self):
+                raise EndSceneEarlyException()
+        if self.segment is not None:  # manim skips a play whose number is below from_animation_number
+            config.from_animation_number = 0 if self.segment.rendering else self.renderer.num_plays + 1
         # animations copy what they move (and their targets): glyphs without
         # their SVG sources copy seven times faster
         forget_svg_sources(*self.mobjects, *[m for a in animations for m in
                                              (getattr(a, "mobject", None), getattr(a, "target_mobject", None))
                                              if isinstance(m, Mobject)])
+        start = self.renderer.time
         super().play(*animations, **kwargs)
+        if self.renderer.skip_animations:   # the clock as if its frames were written (kit/segments.py)
+            self.renderer.time = advance_like_frames(start, self.duration, self.is_current_animation_frozen_frame())
         # what was animated last and is still on screen (not a pause, not a
         # flash that removed itself, not the camera): a beat's default focus
         moved = [a.mobject for a in self.animations or []
@@ -199,6 +217,13 @@ class LessonScene(Scene):
             self._last_animated = moved
             self._beat_animated += moved
         self._focus = []
+
+    def add_sound(self, sound_file, time_offset=0, gain=None, **kwargs):
+        """Scene.add_sound, and the sound is recorded (also in a skipped
+        play, where manim drops it): the pipeline mixes the voice track from
+        these records, the same way for a whole render and a split one."""
+        self.sounds.append({"file": str(sound_file), "time": self.renderer.time + time_offset})
+        super().add_sound(sound_file, time_offset, gain, **kwargs)
 
     def focus_on(self, *mobjects: Mobject) -> None:
         """What the rest of the current beat highlights while its text is
@@ -291,6 +316,11 @@ class LessonScene(Scene):
         path = beats_path(self)
         if path is not None:
             write_atomic(path, self.beats_record().to_json().encode("utf-8"))
+            if self.sounds and not os.environ.get("QKV_BEATS_OUT"):    # beside the video
+                write_atomic(path.with_name(f"{type(self).__name__}.sounds.json"),
+                             json.dumps(self.sounds).encode("utf-8"))
+        if self.segment is not None:
+            self.segment.save()
 
     def beats_record(self) -> Beats:
         """The beats as played: what ``<Scene>.beats.json`` holds (``qkv_lens.beats``)."""

@@ -1,0 +1,238 @@
+"""One scene rendered in pieces at once, joined into the clip a whole
+render gives (``qkv-lens render SCENE --jobs 2``).
+
+A scene is cut at beat boundaries (``scenes/kit/segments.py``): piece k
+renders the beats that start in ``[cut_k, cut_k+1)``, skipping through the
+beats before them.  The cuts split the scene's length evenly; the length
+comes from the beats file of an earlier render of the scene (any quality)
+or, the first time, from a dry run.
+
+The join:
+- the pieces' videos are concatenated packet by packet (x264 output is
+  copied, never re-encoded), so every frame is the one a whole render
+  draws;
+- the subtitles and beats are the last piece's: it ran every beat, the
+  skipped ones on the same clock, so they are the whole render's; every
+  other piece's beats must be the start of that list;
+- the voice track is mixed from the sounds the last piece recorded (every
+  beat's clip and start), as for a whole render (``render.finish``).
+
+A piece starts from the state its scene reaches by skipping, which need
+not be the state the piece before it ended in.  Each piece records a digest
+of the scene's state at its boundaries; when two neighbours' digests (or
+clocks) differ, or the beats disagree, the pieces are thrown away and the
+scene is rendered whole, with a warning that says where.  Only mp4 is
+split (a gif's palette and a transparent .mov are per file).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from qkv_lens import beats as beats_file
+from qkv_lens.app.render import (
+    CHILDREN,
+    Job,
+    Options,
+    Result,
+    failed_run,
+    find_video,
+    finish,
+    install,
+    manim_command,
+    media_folder,
+    mixed_voice,
+    out_folder,
+    render_job,
+    run_manim,
+    video_format,
+)
+from qkv_lens.registry import QUALITIES
+
+RECORD = "segment.json"
+
+
+def splittable(opts: Options) -> bool:
+    """Whether renders of ``opts`` can be split: mp4 only."""
+    return video_format(opts.fmt, opts.transparent) == "mp4"
+
+
+def pieces_for(jobs: int, workers: int, opts: Options) -> int:
+    """Pieces each job is cut into when ``jobs`` jobs share ``workers``:
+    1 (whole) unless there are fewer jobs than workers."""
+    if not splittable(opts) or jobs == 0 or jobs >= workers:
+        return 1
+    return workers // jobs
+
+
+def cuts(seconds: float, pieces: int) -> list[float]:
+    """Where ``pieces`` pieces of a scene of ``seconds`` begin: evenly
+    (each piece starts at the first beat at or after its cut)."""
+    return [seconds * k / pieces for k in range(pieces)]
+
+
+def earlier_length(job: Job, opts: Options) -> float | None:
+    """The length of an earlier render of ``job``'s scene in its language
+    (any quality), from its beats file; None if there is none usable."""
+    for quality in QUALITIES.values():
+        folder = opts.out / job.lang / quality
+        try:
+            found = beats_file.read(folder, f"{job.scene.name}{beats_file.SUFFIX}")
+        except beats_file.BeatsError:
+            continue
+        return found.beats[-1].end
+    return None
+
+
+def dry_length(job: Job, opts: Options, media: Path) -> float:
+    """The scene's length from a dry run (nothing drawn; the beats file)."""
+    out = media / f"plan{beats_file.SUFFIX}"
+    cmd = manim_command(job.scene, opts, media)
+    cmd.insert(cmd.index("--progress_bar"), "--dry_run")
+    env = {"QKV_LANG": job.lang, "QKV_LESSON": str(opts.lesson_path), "QKV_VOICE": opts.voice,
+           "QKV_BEATS_OUT": str(out)}
+    status, output = CHILDREN.run(cmd, dict(os.environ, **env))
+    if status != 0:
+        raise RuntimeError(f"the dry run exited with status {status}: {output.strip().splitlines()[-1:]}")
+    return beats_file.read(media, out.name).beats[-1].end
+
+
+@dataclass
+class Piece:
+    start: float
+    end: float
+    media: Path
+    result: Result | None = None
+    video: Path | None = None
+    record: dict = field(default_factory=dict)
+    voice: Path | None = None
+
+
+def render_piece(job: Job, opts: Options, piece: Piece, last: bool) -> Piece:
+    """Render the beats of ``job`` that start in ``[piece.start, piece.end)``;
+    the ``last`` piece also mixes the voice of every beat."""
+    began = time.monotonic()
+    piece.media.mkdir(parents=True, exist_ok=True)
+    spec = f"{piece.start!r},{piece.end!r}"
+    status, output, warnings = run_manim(job, opts, piece.media,
+                                         env={"QKV_SEGMENT": spec, "QKV_SEGMENT_OUT": str(piece.media / RECORD)})
+    record = piece.media / RECORD
+    if status != 0 or not record.is_file():
+        piece.result = failed_run(job, began, status, output, warnings)
+        return piece
+    piece.record = json.loads(record.read_text(encoding="utf-8"))
+    piece.video = find_video(piece.media, job.scene.name)
+    if last:
+        piece.voice = mixed_voice(piece.media, job.scene.name)
+    piece.result = Result(job, True, time.monotonic() - began, warnings=warnings)
+    return piece
+
+
+def _beats(piece: Piece, scene: str) -> list[dict]:
+    found = sorted(piece.media.glob(f"videos/**/{scene}{beats_file.SUFFIX}"))
+    return json.loads(found[0].read_text(encoding="utf-8"))["beats"] if found else []
+
+
+def inexact(pieces: list[Piece], scene: str) -> str | None:
+    """Why ``pieces`` cannot be joined into the whole render, or None."""
+    for a, b in zip(pieces, pieces[1:]):
+        if "start" not in b.record:
+            continue          # b renders nothing (no beat starts in it)
+        end, start = a.record.get("end"), b.record["start"]
+        if end is None or end["time"] != start["time"]:
+            return f"the pieces meet at different times ({end and end['time']} and {start['time']} s)"
+        if end["digest"] != start["digest"]:
+            return (f"the scene's state at {start['time']:.2f} s differs between a render and a skip "
+                    "to that beat (an updater that depends on the frame rate?)")
+    whole = _beats(pieces[-1], scene)
+    for p in pieces[:-1]:
+        own = _beats(p, scene)
+        if own != whole[:len(own)]:
+            return "the beats of the pieces differ"
+    return None
+
+
+def concat(videos: list[Path], dest: Path) -> None:
+    """The video streams of ``videos`` one after the other in ``dest``:
+    packets copied, each file's times shifted by the length of those
+    before it."""
+    import av
+    with av.open(str(videos[0])) as first:
+        template = first.streams.video[0]
+        base = template.time_base
+        out = av.open(str(dest), "w", format="mp4")
+        stream = out.add_stream_from_template(template)
+    try:
+        offset = 0
+        for video in videos:
+            with av.open(str(video)) as inp:
+                vin = inp.streams.video[0]
+                if vin.time_base != base:
+                    raise ValueError(f"{video.name}: another time base ({vin.time_base}, not {base})")
+                end = 0
+                for packet in inp.demux(vin):
+                    if packet.dts is None:
+                        continue
+                    end = max(end, packet.pts + (packet.duration or 0))
+                    packet.pts += offset
+                    packet.dts += offset
+                    packet.stream = stream
+                    out.mux(packet)
+                offset += end
+    finally:
+        out.close()
+
+
+def render_split(job: Job, opts: Options, pieces: int) -> Result:
+    """Render ``job`` in ``pieces`` pieces at once and join them (or, when
+    they cannot be joined exactly, whole); install the outputs."""
+    began = time.monotonic()
+    with media_folder() as media:
+        try:
+            seconds = earlier_length(job, opts) or dry_length(job, opts, media)
+        except (RuntimeError, beats_file.BeatsError) as err:
+            return replace(render_job(job, opts), warnings=[f"{job.scene.name}: not split ({err})"])
+        result, staged, why = split_staged(job, opts, media, cuts(seconds, pieces))
+        if why is not None:
+            whole = render_job(job, opts)
+            return replace(whole, seconds=time.monotonic() - began,
+                           warnings=[*whole.warnings, f"{job.scene.name} ({job.lang}): rendered whole, "
+                                                      f"not split: {why}"])
+        result = replace(result, seconds=time.monotonic() - began)
+        return install(result, staged, opts.out, out_folder(opts, job.lang)) if result.ok else result
+
+
+def split_staged(job: Job, opts: Options, media: Path, starts: list[float],
+                 end: float = math.inf) -> tuple[Result, dict[str, Path], str | None]:
+    """Render the pieces beginning at ``starts`` (the first at 0; the scene
+    stops at the first beat at or after ``end``) at once, inside ``media``,
+    and join them: the result, the staged outputs (as ``render.render_staged``
+    gives them) and None; or, when they cannot be joined exactly, why."""
+    began = time.monotonic()
+    parts = [Piece(a, b, media / f"piece-{k}") for k, (a, b) in enumerate(zip(starts, [*starts[1:], end]))]
+    with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+        parts = list(pool.map(lambda p: render_piece(job, opts, p, last=p is parts[-1]), parts))
+    warnings = list(dict.fromkeys(w for p in parts for w in p.result.warnings))
+    for p in parts:
+        if not p.result.ok:
+            return replace(p.result, seconds=time.monotonic() - began, warnings=warnings), {}, None
+    why = inexact(parts, job.scene.name)
+    if why is not None:
+        return Result(job, False, time.monotonic() - began, error=why), {}, why
+    joined = media / "joined"
+    joined.mkdir()
+    last = parts[-1]
+    for ext in (".srt", beats_file.SUFFIX):      # the last piece's: every beat, on the whole clock
+        found = sorted(last.media.glob(f"videos/**/{job.scene.name}{ext}"))
+        if found:
+            shutil.copyfile(found[0], joined / found[0].name)
+    video = joined / f"{job.scene.name}.mp4"
+    concat([p.video for p in parts if p.video is not None and (p is parts[0] or "start" in p.record)], video)
+    result, staged = finish(job, opts, media, video, began, warnings, last.voice)
+    return result, staged, None

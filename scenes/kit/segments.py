@@ -1,0 +1,132 @@
+"""Rendering one stretch of a scene (a segment), so a long scene can be
+split across cores and machines and joined again exactly.
+
+The render pipeline (``qkv_lens.app.segments``) sets QKV_SEGMENT to
+``"start,end"`` in scene seconds and QKV_SEGMENT_OUT to a JSON file.  The
+scene then renders only the beats that start in ``[start, end)``: the
+plays before them run in manim's skip mode (their state is computed, no
+frame is drawn), and the scene ends at the first play of the first beat
+that starts at or after ``end``.
+
+A skipped play advances the scene clock by exactly the frames a rendered
+play writes (``frames_of``), so cues, beats and the beat boundaries fall on
+the same times in every segment and in a whole render.
+
+Whether a segment starts in the state the previous one ended in cannot be
+assumed (an updater that integrates ``dt`` does not give the same result
+in one skipped step as in one step a frame).  So each segment records a
+digest of the scene's state (``state_digest``) at its two boundaries; the
+pipeline joins two segments only when the first one's end digest equals
+the second one's start digest, and renders the scene whole otherwise.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from manim import Scene, ThreeDScene, VMobject, config
+
+from qkv_lens.store import write_atomic
+
+DIGITS = 6     # points and colours are compared to a millionth of a unit
+
+
+def frames_of(duration: float, frozen: bool) -> tuple[int, float]:
+    """(frames, seconds a frame) a rendered play of ``duration`` seconds
+    writes: a still wait writes ``int(duration / dt)`` copies of one frame,
+    an animation one frame per step of ``np.arange(0, duration, dt)`` (what
+    manim's Cairo renderer does)."""
+    dt = 1 / config.frame_rate
+    if frozen:
+        return int(duration / dt), dt
+    return len(np.arange(0, duration, 1 / config["frame_rate"])), dt
+
+
+def advance_like_frames(start: float, duration: float, frozen: bool) -> float:
+    """The scene clock after a rendered play that began at ``start``: the
+    same float additions manim makes frame by frame (so a skipped play
+    ends on the very same time, to the last bit)."""
+    frames, dt = frames_of(duration, frozen)
+    t = start
+    if frozen:
+        return t + frames * dt if frames else t
+    for _ in range(frames):
+        t += dt
+    return t
+
+
+def _array(digest, values) -> None:
+    a = np.round(np.asarray(values, dtype=float), DIGITS) + 0.0     # + 0.0: -0.0 hashes as 0.0
+    digest.update(str(a.shape).encode())
+    digest.update(a.tobytes())
+
+
+def state_digest(scene: Scene) -> str:
+    """A digest of everything the next frames are drawn from: every mobject
+    on screen (in drawing order) with its points, colours, stroke widths and
+    depth, the camera (its angles and frame for a 3-D scene) and the scene
+    clock.  Not covered: state an updater keeps in a Python closure, and
+    Python's and numpy's global random generators (manim seeds them from
+    the clock unless ``--seed`` is given; the scenes draw only from seeded
+    ``numpy.random.Generator`` objects)."""
+    d = hashlib.sha256()
+    _array(d, [scene.renderer.time])
+    for mob in [*scene.mobjects, *scene.foreground_mobjects]:
+        for m in mob.get_family():
+            d.update(type(m).__name__.encode())
+            _array(d, m.points)
+            _array(d, [m.z_index])
+            if isinstance(m, VMobject):
+                _array(d, m.fill_rgbas)
+                _array(d, m.stroke_rgbas)
+                _array(d, m.background_stroke_rgbas)
+                _array(d, [m.stroke_width, m.background_stroke_width])
+            else:
+                _array(d, m.get_color().to_rgba())
+    camera = scene.renderer.camera
+    if isinstance(scene, ThreeDScene):
+        _array(d, [camera.get_phi(), camera.get_theta(), camera.get_gamma(), camera.get_zoom(),
+                   camera.get_focal_distance()])
+        _array(d, camera.frame_center)
+    _array(d, [camera.frame_width, camera.frame_height])
+    return d.hexdigest()
+
+
+@dataclass
+class Segment:
+    """The stretch of the scene this process renders, and what it records."""
+    start: float
+    end: float
+    out: Path
+    rendering: bool = False
+    record: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls) -> Segment | None:
+        spec, out = os.environ.get("QKV_SEGMENT"), os.environ.get("QKV_SEGMENT_OUT")
+        if not spec or not out:
+            return None
+        start, end = (float(x) for x in spec.split(","))
+        if not (0 <= start < end):
+            raise ValueError(f"QKV_SEGMENT={spec!r}: expected 'start,end' with 0 <= start < end")
+        return cls(start, end, Path(out), rendering=start == 0)
+
+    def at_beat(self, scene: Scene) -> bool:
+        """Called at the first play of every beat: start rendering when the
+        beat starts in this segment; False when it starts at or after its
+        end (the scene stops there)."""
+        t = scene.renderer.time
+        if t >= self.end:
+            self.record["end"] = {"time": t, "digest": state_digest(scene)}
+            return False
+        if not self.rendering and t >= self.start:
+            self.rendering = True
+            self.record["start"] = {"time": t, "digest": state_digest(scene)}
+        return True
+
+    def save(self) -> None:
+        write_atomic(self.out, json.dumps(self.record, indent=1).encode("utf-8"))

@@ -1,0 +1,173 @@
+"""Segment rendering (``qkv_lens.app.segments``): a scene rendered in pieces
+at once is its whole render, frame for frame, with the same subtitles,
+beats and voice; a state that a skip cannot reach exactly is caught."""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from manim import RIGHT, Dot, Scene, Square, tempconfig
+
+from qkv_lens.app import segments
+from qkv_lens.app.render import Job, Options, render_staged
+from qkv_lens.registry import find
+from scenes.kit.segments import advance_like_frames, state_digest
+from tests.helpers import LESSON, ROOT
+
+needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
+                                  reason="espeak-ng is not installed (tools/bootstrap.sh installs it)")
+
+
+def decoded(video: Path) -> tuple[list[np.ndarray], np.ndarray | None]:
+    """Every frame (RGB) and the audio samples of ``video``."""
+    import av
+    with av.open(str(video)) as c:
+        frames = [f.to_ndarray(format="rgb24") for f in c.decode(video=0)]
+    with av.open(str(video)) as c:
+        audio = [f.to_ndarray() for f in c.decode(audio=0)] if c.streams.audio else []
+    return frames, (np.concatenate(audio, axis=1) if audio else None)
+
+
+def assert_same_clip(whole: dict[str, Path], split: dict[str, Path], scene: str, voiced: bool) -> None:
+    assert sorted(whole) == sorted(split)
+    a_frames, a_audio = decoded(whole[f"{scene}.mp4"])
+    b_frames, b_audio = decoded(split[f"{scene}.mp4"])
+    assert len(a_frames) == len(b_frames) > 0
+    different = [i for i, (x, y) in enumerate(zip(a_frames, b_frames)) if not np.array_equal(x, y)]
+    assert not different, f"{len(different)} frames differ, the first at frame {different[0]}"
+    assert (a_audio is not None) == voiced == (b_audio is not None)
+    if voiced:
+        assert a_audio.shape == b_audio.shape and np.array_equal(a_audio, b_audio)
+        assert np.abs(a_audio).max() > 0.01          # a voice, not silence
+    for ext in (".srt", ".vtt", ".beats.json"):
+        assert whole[scene + ext].read_bytes() == split[scene + ext].read_bytes(), ext
+    assert whole[f"{scene}.png"].is_file() and split[f"{scene}.png"].is_file()
+
+
+def job_of(scene: str, lang: str) -> Job:
+    return Job(find(scene), lang, "test")
+
+
+@needs_espeak
+def test_a_whole_scene_in_two_pieces_is_its_whole_render(tmp_path):
+    """WorkedExample with the espeak voice: the whole render (no segment at
+    all) against two pieces cut mid-scene."""
+    job, opts = job_of("WorkedExample", "en"), Options(out=tmp_path / "out", voice="espeak", lesson_path=LESSON)
+    (tmp_path / "a").mkdir()
+    whole, staged_whole = render_staged(job, opts, tmp_path / "a")
+    assert whole.ok, whole.error
+    result, staged_split, why = segments.split_staged(job, opts, tmp_path / "b", segments.cuts(whole.duration, 2))
+    assert why is None and result.ok, (why, result.error)
+    assert_same_clip(staged_whole, staged_split, "WorkedExample", voiced=True)
+    beats = json.loads(staged_split["WorkedExample.beats.json"].read_text())["beats"]
+    first = json.loads(sorted((tmp_path / "b" / "piece-0").glob("videos/**/*.beats.json"))[0].read_text())
+    assert 0 < len(first["beats"]) < len(beats)      # the cut fell inside the scene: both pieces drew
+
+
+@pytest.mark.parametrize("scene, lang, voice, cut, end", [
+    ("UpProjection", "zh", "none", 9.0, 20.0),             # 3-D: the camera and the faces
+    ("UpProjection", "en", "espeak", 9.0, 20.0),
+    ("AttentionMatching", "zh", "espeak", 12.0, 26.0),
+    ("DotProductSoftmax", "en", "none", 10.0, 24.0),
+])
+def test_the_first_beats_in_two_pieces_are_their_whole_render(tmp_path, scene, lang, voice, cut, end):
+    """The scene's first beats (up to the first beat at or after ``end``),
+    as one piece and as two cut at ``cut``: the same clip."""
+    if voice == "espeak" and shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is not installed (tools/bootstrap.sh installs it)")
+    job, opts = job_of(scene, lang), Options(out=tmp_path / "out", voice=voice, lesson_path=LESSON)
+    one, staged_one, why = segments.split_staged(job, opts, tmp_path / "a", [0.0], end)
+    assert why is None and one.ok, (why, one.error)
+    two, staged_two, why = segments.split_staged(job, opts, tmp_path / "b", [0.0, cut], end)
+    assert why is None and two.ok, (why, two.error)
+    assert cut < one.duration
+    assert_same_clip(staged_one, staged_two, scene, voiced=voice != "none")
+    second = json.loads((tmp_path / "b" / "piece-1" / segments.RECORD).read_text())
+    assert second["start"]["time"] >= cut and "end" in second
+
+
+def piece(record: dict, media: Path) -> segments.Piece:
+    return segments.Piece(0.0, 1.0, media, record=record)
+
+
+def test_pieces_that_do_not_meet_in_one_state_are_not_joined(tmp_path):
+    a = piece({"end": {"time": 4.0, "digest": "x"}}, tmp_path)
+    assert segments.inexact([a, piece({"start": {"time": 4.0, "digest": "x"}}, tmp_path)], "S") is None
+    assert "state" in segments.inexact([a, piece({"start": {"time": 4.0, "digest": "y"}}, tmp_path)], "S")
+    assert "times" in segments.inexact([a, piece({"start": {"time": 4.1, "digest": "x"}}, tmp_path)], "S")
+    # a piece in which no beat starts draws nothing and joins anything
+    assert segments.inexact([a, piece({}, tmp_path)], "S") is None
+
+
+class Boundary(Scene):
+    """A square moved for 1.3 s (not a whole number of frames at 15 fps),
+    then a still wait; with ``drift``, a dot moved by an updater that
+    integrates dt (one step of the whole run time when skipped, a step a
+    frame when rendered).  The clock is set as the kit sets it after a
+    skipped play."""
+    drift = False
+
+    def construct(self):
+        dot = Dot()
+        if self.drift:
+            dot.add_updater(lambda m, dt: m.shift(dt * dt * RIGHT))
+        self.add(dot)
+        self.play(Square().animate.shift(RIGHT), run_time=1.3)
+        self.wait(0.75)
+
+    def play(self, *animations, **kwargs):
+        start = self.renderer.time
+        super().play(*animations, **kwargs)
+        if self.renderer.skip_animations:
+            self.renderer.time = advance_like_frames(start, self.duration, self.is_current_animation_frozen_frame())
+
+
+def digest_of(drift: bool, skip: bool, tmp: Path) -> str:
+    with tempconfig({"write_to_movie": False, "quality": "low_quality", "disable_caching": True,
+                     "verbosity": "ERROR", "progress_bar": "none", "media_dir": str(tmp)}):
+        scene = type("S", (Boundary,), {"drift": drift})(skip_animations=skip)
+        scene.render()
+        return state_digest(scene)
+
+
+def test_the_state_digest_tells_a_skip_that_lands_elsewhere(tmp_path):
+    """What the join trusts: after the same plays, skipped or drawn, the
+    digest agrees (the clock too, to the bit) unless an updater integrating
+    dt left the dot elsewhere."""
+    assert digest_of(False, True, tmp_path) == digest_of(False, False, tmp_path)
+    assert digest_of(True, True, tmp_path) != digest_of(True, False, tmp_path)
+
+
+def test_pieces_for_splits_only_when_cores_would_idle():
+    opts = Options()
+    assert segments.pieces_for(1, 2, opts) == 2
+    assert segments.pieces_for(1, 4, opts) == 4
+    assert segments.pieces_for(2, 4, opts) == 2
+    assert segments.pieces_for(3, 2, opts) == 1
+    assert segments.pieces_for(1, 2, Options(fmt="gif")) == 1
+    assert segments.pieces_for(1, 2, Options(transparent=True)) == 1
+    assert segments.cuts(90.0, 3) == [0.0, 30.0, 60.0]
+
+
+def test_render_one_scene_with_two_jobs_splits_it(tmp_path):
+    """``render SCENE --jobs 2`` cuts the scene in two and lands one clip,
+    equal to the ``--jobs 1`` render (decoded frames and subtitles)."""
+    outs = {}
+    for jobs in (1, 2):
+        outs[jobs] = tmp_path / f"out{jobs}"
+        proc = subprocess.run([sys.executable, "-m", "qkv_lens", "render", "QKVProjection", "--lang", "zh",
+                               "--jobs", str(jobs), "--out", str(outs[jobs])], cwd=ROOT, capture_output=True,
+                              text=True)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "rendered whole" not in proc.stderr
+    folder = "zh/480p15"
+    a = {p.name: p for p in (outs[1] / folder).iterdir()}
+    b = {p.name: p for p in (outs[2] / folder).iterdir()}
+    assert_same_clip(a, b, "QKVProjection", voiced=False)
+    assert math.isfinite(json.loads((outs[2] / "manifest.json").read_text())["renders"][0]["duration"])
