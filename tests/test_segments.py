@@ -4,7 +4,6 @@ beats and voice; a state that a skip cannot reach exactly is caught."""
 from __future__ import annotations
 
 import json
-import math
 import shutil
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import pytest
 from manim import RIGHT, Dot, Scene, Square, tempconfig
 
 from qkv_lens.app import segments
-from qkv_lens.app.render import Job, Options, render_staged
+from qkv_lens.app.render import Job, Options
 from qkv_lens.registry import find
 from scenes.kit.segments import advance_like_frames, state_digest
 from tests.helpers import LESSON, ROOT
@@ -54,42 +53,27 @@ def job_of(scene: str, lang: str) -> Job:
     return Job(find(scene), lang, "test")
 
 
-@needs_espeak
-def test_a_whole_scene_in_two_pieces_is_its_whole_render(tmp_path):
-    """WorkedExample with the espeak voice: the whole render (no segment at
-    all) against two pieces cut mid-scene."""
-    job, opts = job_of("WorkedExample", "en"), Options(out=tmp_path / "out", voice="espeak", lesson_path=LESSON)
-    (tmp_path / "a").mkdir()
-    whole, staged_whole = render_staged(job, opts, tmp_path / "a")
-    assert whole.ok, whole.error
-    result, staged_split, why = segments.split_staged(job, opts, tmp_path / "b", segments.cuts(whole.duration, 2))
-    assert why is None and result.ok, (why, result.error)
-    assert_same_clip(staged_whole, staged_split, "WorkedExample", voiced=True)
-    beats = json.loads(staged_split["WorkedExample.beats.json"].read_text())["beats"]
-    first = json.loads(sorted((tmp_path / "b" / "piece-0").glob("videos/**/*.beats.json"))[0].read_text())
-    assert 0 < len(first["beats"]) < len(beats)      # the cut fell inside the scene: both pieces drew
-
-
-@pytest.mark.parametrize("scene, lang, voice, cut, end", [
-    ("UpProjection", "zh", "none", 9.0, 20.0),             # 3-D: the camera and the faces
-    ("UpProjection", "en", "espeak", 9.0, 20.0),
-    ("AttentionMatching", "zh", "espeak", 12.0, 26.0),
-    ("DotProductSoftmax", "en", "none", 10.0, 24.0),
+@pytest.mark.parametrize("scene, lang, voice, first", [
+    ("UpProjection", "en", "espeak", 1),   # 3-D: lift into 3-D | the rows (the camera has moved)
+    ("AttentionMatching", "zh", "espeak", 0),
 ])
-def test_the_first_beats_in_two_pieces_are_their_whole_render(tmp_path, scene, lang, voice, cut, end):
-    """The scene's first beats (up to the first beat at or after ``end``),
-    as one piece and as two cut at ``cut``: the same clip."""
-    if voice == "espeak" and shutil.which("espeak-ng") is None:
-        pytest.skip("espeak-ng is not installed (tools/bootstrap.sh installs it)")
+def test_beats_in_two_pieces_are_their_render_in_one(tmp_path, scene, lang, voice, first):
+    """Beats ``first`` and ``first + 1`` of the scene as one piece and as
+    two: the same clip, frame for frame, subtitles, beats and voice."""
+    if shutil.which("espeak-ng") is None:
+        pytest.fail("espeak-ng is not installed (tools/bootstrap.sh installs it)")
     job, opts = job_of(scene, lang), Options(out=tmp_path / "out", voice=voice, lesson_path=LESSON)
-    one, staged_one, why = segments.split_staged(job, opts, tmp_path / "a", [0.0], end)
+    (tmp_path / "plan").mkdir()
+    beats = segments.dry_beats(job, opts, tmp_path / "plan").beats
+    starts, end = [beats[first].start, beats[first + 1].start], beats[first + 2].start
+    one, staged_one, why = segments.split_staged(job, opts, tmp_path / "a", starts[:1], end)
     assert why is None and one.ok, (why, one.error)
-    two, staged_two, why = segments.split_staged(job, opts, tmp_path / "b", [0.0, cut], end)
+    two, staged_two, why = segments.split_staged(job, opts, tmp_path / "b", starts, end)
     assert why is None and two.ok, (why, two.error)
-    assert cut < one.duration
     assert_same_clip(staged_one, staged_two, scene, voiced=voice != "none")
     second = json.loads((tmp_path / "b" / "piece-1" / segments.RECORD).read_text())
-    assert second["start"]["time"] >= cut and "end" in second
+    assert second["start"]["time"] == pytest.approx(starts[1], abs=1e-3)
+    assert second["end"]["time"] == pytest.approx(end, abs=1e-3)
 
 
 def piece(record: dict, media: Path) -> segments.Piece:
@@ -155,19 +139,21 @@ def test_pieces_for_splits_only_when_cores_would_idle():
     assert segments.cuts(90.0, 3) == [0.0, 30.0, 60.0]
 
 
-def test_render_one_scene_with_two_jobs_splits_it(tmp_path):
-    """``render SCENE --jobs 2`` cuts the scene in two and lands one clip,
-    equal to the ``--jobs 1`` render (decoded frames and subtitles)."""
-    outs = {}
+def test_render_one_scene_with_two_jobs_is_its_one_job_render(tmp_path):
+    """``render SCENE --jobs 2`` (fewer scenes than jobs) renders the scene
+    in two pieces and lands the clip ``--jobs 1`` renders whole: the same
+    frames, voice (espeak), subtitles and beats."""
+    if shutil.which("espeak-ng") is None:
+        pytest.fail("espeak-ng is not installed (tools/bootstrap.sh installs it)")
+    out = {jobs: tmp_path / f"out{jobs}" for jobs in (1, 2)}
     for jobs in (1, 2):
-        outs[jobs] = tmp_path / f"out{jobs}"
-        proc = subprocess.run([sys.executable, "-m", "qkv_lens", "render", "QKVProjection", "--lang", "zh",
-                               "--jobs", str(jobs), "--out", str(outs[jobs])], cwd=ROOT, capture_output=True,
-                              text=True)
+        proc = subprocess.run([sys.executable, "-m", "qkv_lens", "render", "WorkedExample", "--lang", "zh",
+                               "--voice", "espeak", "--jobs", str(jobs), "--out", str(out[jobs])],
+                              cwd=ROOT, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert "rendered whole" not in proc.stderr
-    folder = "zh/480p15"
-    a = {p.name: p for p in (outs[1] / folder).iterdir()}
-    b = {p.name: p for p in (outs[2] / folder).iterdir()}
-    assert_same_clip(a, b, "QKVProjection", voiced=False)
-    assert math.isfinite(json.loads((outs[2] / "manifest.json").read_text())["renders"][0]["duration"])
+    whole = {p.name: p for p in (out[1] / "zh/480p15").iterdir()}
+    split = {p.name: p for p in (out[2] / "zh/480p15").iterdir()}
+    assert_same_clip(whole, split, "WorkedExample", voiced=True)
+    pieces = [json.loads((out[jobs] / "manifest.json").read_text())["renders"][0]["pieces"] for jobs in (1, 2)]
+    assert pieces == [1, 2]

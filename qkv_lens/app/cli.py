@@ -268,7 +268,7 @@ def render_lesson(args, quiet: bool = False) -> int:
             "duration": round(result.duration, 3), "width": result.width, "height": result.height,
             "files": [str(f.relative_to(out)) for f in result.files],
             "bytes": sum(f.stat().st_size for f in result.files),
-            "render_seconds": round(result.seconds, 2),
+            "render_seconds": round(result.seconds, 2), "pieces": result.pieces,
         })
 
     results = []

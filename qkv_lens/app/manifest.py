@@ -66,7 +66,8 @@ def entry_fault(e: object) -> str:
         if not ok:
             return f"{key}: expected {want}"
     for key, lo, hi in (("width", 1, MAX_PIXELS_SIDE), ("height", 1, MAX_PIXELS_SIDE), ("order", 0, 10**6),
-                        ("bytes", 0, 1 << 50), ("render_seconds", 0, 10**7)):
+                        ("bytes", 0, 1 << 50), ("render_seconds", 0, 10**7),
+                        ("pieces", 1, 1024)):
         if key in e and not finite(e[key], lo, hi):
             return f"{key}: expected a finite number from {lo} to {hi}"
     for key in ("key", "voice"):

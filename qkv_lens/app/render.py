@@ -79,6 +79,7 @@ class Result:
     height: int = 0
     error: str = ""
     warnings: list[str] = field(default_factory=list)   # the child's "qkv-lens: warning:" lines
+    pieces: int = 1       # rendered in this many pieces at once (qkv_lens.app.segments)
 
 
 def out_folder(opts: Options, lang: str) -> str:

@@ -91,7 +91,13 @@ def earlier_length(job: Job, opts: Options) -> float | None:
 
 
 def dry_length(job: Job, opts: Options, media: Path) -> float:
-    """The scene's length from a dry run (nothing drawn; the beats file)."""
+    """The scene's length from a dry run (``dry_beats``)."""
+    return dry_beats(job, opts, media).beats[-1].end
+
+
+def dry_beats(job: Job, opts: Options, media: Path) -> beats_file.Beats:
+    """The scene's beats from a dry run (every play skipped, nothing drawn:
+    the times of a render, to the bit)."""
     out = media / f"plan{beats_file.SUFFIX}"
     cmd = manim_command(job.scene, opts, media)
     cmd.insert(cmd.index("--progress_bar"), "--dry_run")
@@ -100,7 +106,7 @@ def dry_length(job: Job, opts: Options, media: Path) -> float:
     status, output = CHILDREN.run(cmd, dict(os.environ, **env))
     if status != 0:
         raise RuntimeError(f"the dry run exited with status {status}: {output.strip().splitlines()[-1:]}")
-    return beats_file.read(media, out.name).beats[-1].end
+    return beats_file.read(media, out.name)
 
 
 @dataclass
@@ -204,7 +210,7 @@ def render_split(job: Job, opts: Options, pieces: int) -> Result:
             return replace(whole, seconds=time.monotonic() - began,
                            warnings=[*whole.warnings, f"{job.scene.name} ({job.lang}): rendered whole, "
                                                       f"not split: {why}"])
-        result = replace(result, seconds=time.monotonic() - began)
+        result = replace(result, seconds=time.monotonic() - began, pieces=pieces)
         return install(result, staged, opts.out, out_folder(opts, job.lang)) if result.ok else result
 
 

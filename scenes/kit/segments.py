@@ -33,6 +33,7 @@ from manim import Scene, ThreeDScene, VMobject, config
 from qkv_lens.store import write_atomic
 
 DIGITS = 6     # points and colours are compared to a millionth of a unit
+SLACK = 5e-4   # seconds: a cut given as a beats file's time (rounded to 1 ms) still falls on its beat
 
 
 def frames_of(duration: float, frozen: bool) -> tuple[int, float]:
@@ -120,10 +121,10 @@ class Segment:
         beat starts in this segment; False when it starts at or after its
         end (the scene stops there)."""
         t = scene.renderer.time
-        if t >= self.end:
+        if t >= self.end - SLACK:
             self.record["end"] = {"time": t, "digest": state_digest(scene)}
             return False
-        if not self.rendering and t >= self.start:
+        if not self.rendering and t >= self.start - SLACK:
             self.rendering = True
             self.record["start"] = {"time": t, "digest": state_digest(scene)}
         return True
