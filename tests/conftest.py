@@ -13,6 +13,7 @@ import shutil
 import pytest
 
 from qkv_lens.app import render as render_mod
+from qkv_lens.app import segments
 from qkv_lens.registry import SCENES
 from tests.helpers import ROOT, FakeRenderer, dry_run
 
@@ -70,4 +71,5 @@ def tree(tmp_path):
 def fake(monkeypatch):
     f = FakeRenderer()
     monkeypatch.setattr(render_mod, "render_job", f)
+    monkeypatch.setattr(segments, "render_split", lambda job, opts, pieces: f(job, opts))   # one scene, --jobs 2
     return f

@@ -16,10 +16,13 @@ training runs and typeset formulas start empty, as on a fresh machine):
    job's time, with the other job's encoder on the same cores), and -qh
    (serial, one language);
 5. the same -ql render on a loopback Dask cluster (a scheduler and two
-   single-threaded workers on this machine) against --jobs 2.
+   single-threaded workers on this machine) against --jobs 2;
+6. the longest scene alone, whole (--jobs 1) against split in two pieces
+   at once (--jobs 2, qkv_lens.app.segments), at -ql and -qm, paired.
 
 --no-high skips -qh, --no-dask skips 5, --quick does only 1, 2 and the -ql
-ratios.  Compare ratios within one run: machines are noisy.
+ratios; --split SCENE does only 6, for SCENE.  Compare ratios within one
+run: machines are noisy.
 """
 from __future__ import annotations
 
@@ -72,12 +75,35 @@ def dask_render(common: list[str], out: Path, tmp: Path) -> float:
     return took
 
 
+def split_figures(scene: str, lang: str, lesson: Path, tmp: Path, qualities=("l", "m"), rounds: int = 2) -> None:
+    """``render SCENE --jobs 1`` against ``--jobs 2`` (two pieces at once),
+    ``rounds`` times each, alternating; the first render of each quality
+    (untimed) warms the cache and leaves the beats file the cuts are
+    planned from."""
+    for q in qualities:
+        out = tmp / f"split-{q}"
+        args = [scene, "--lang", lang, "--lesson", str(lesson), "--out", str(out), "-q", q, "--force"]
+        step(f"{scene} -q{q}: whole against two pieces")
+        qkv("render", *args, "--jobs", "1")
+        times: dict[int, list[float]] = {1: [], 2: []}
+        for _ in range(rounds):
+            for jobs in (1, 2):
+                took, said = qkv("render", *args, "--jobs", str(jobs))
+                if "rendered whole" in said:
+                    sys.exit(f"bench: {scene} was not split: {said.strip().splitlines()[-1]}")
+                times[jobs].append(took)
+        one, two = min(times[1]), min(times[2])
+        print(f"{scene} -q{q} {lang}: --jobs 1 (whole) {one:6.1f} s, --jobs 2 (two pieces) {two:6.1f} s: "
+              f"{two / one:.2f}x  (best of {rounds}; all: {times[1]} / {times[2]})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-high", action="store_true", help="skip the -qh figures")
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask figures")
     ap.add_argument("--quick", action="store_true", help="only the -ql figures (1, 2 and -ql ratios)")
     ap.add_argument("--lang", default="zh")
+    ap.add_argument("--split", metavar="SCENE", help="only the whole-against-split figures, for SCENE")
     ap.add_argument("--scenes", nargs="+", default=[], metavar="SCENE",
                     help="only these scenes (WorkedExample among them): a quick check of this tool")
     args = ap.parse_args()
@@ -88,6 +114,12 @@ def main() -> None:
     common = [*args.scenes, "--lang", args.lang, "--lesson", str(lesson)]
     both = [*args.scenes, "--lang", "all", "--lesson", str(lesson)]
     cols: dict[str, dict[str, float]] = {}
+    if args.split:
+        try:
+            split_figures(args.split, args.lang, lesson, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     try:
         step("cold -ql, serial")
         serial, _ = qkv("render", *common, "--out", str(tmp / "serial"), "--jobs", "1")
@@ -150,6 +182,10 @@ def main() -> None:
                 print(f"Dask, loopback scheduler + 2 single-threaded workers, cold -ql {args.lang}: "
                       f"{on_dask:.1f} s ({on_dask / parallel:.2f}x local --jobs 2); with a worker per scene "
                       f"the lesson is bounded by its longest scene ({longest:.1f} s cold)")
+
+        if not args.quick:
+            longest = max(solo, key=lambda scene: solo[scene])
+            split_figures(longest, args.lang, lesson, tmp, rounds=1)
 
         durations = {e["scene"]: e["duration"] for e in manifest(tmp / "serial")}
         print("render seconds per video second, by scene:")
