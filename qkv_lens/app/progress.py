@@ -60,7 +60,8 @@ class Display:
         self._update()
         if not self.live and not self.quiet:
             state = "done" if result.ok else "FAILED"
-            print(f"  {state} {name} in {result.seconds:.1f}s [{self._describe()}]",
+            pieces = f" in {result.pieces} pieces at once" if getattr(result, "pieces", 1) > 1 else ""
+            print(f"  {state} {name} in {result.seconds:.1f}s{pieces} [{self._describe()}]",
                   file=sys.stderr, flush=True)
 
     def say(self, message: str, error: bool = False) -> None:
