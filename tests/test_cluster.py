@@ -118,6 +118,25 @@ def test_cluster_render_equals_local_render(frozen, local, dask_cluster, tmp_pat
 
 
 @pytest.mark.render
+def test_one_scene_on_two_workers_is_rendered_in_pieces_equal_to_a_local_render(frozen, local, dask_cluster,
+                                                                                tmp_path):
+    """One scene and two worker threads: the scene is cut in two pieces, one
+    a worker, joined on the client; the clip is the local whole render's,
+    frame for frame, with the same subtitles and beats."""
+    from tests.test_segments import assert_same_clip
+    out = tmp_path / "out"
+    scene = SCENES[1]
+    p = frozen.run(*render_args(out, scene, lesson=frozen.lesson), "--dask", dask_cluster.scheduler_address)
+    assert p.returncode == 0, p.stderr
+    assert f"done {scene}/{LANG} in " in p.stderr and "in 2 pieces at once" in p.stderr, p.stderr
+    folder = Path(LANG) / "480p15"
+    mine = {f.name: f for f in (out / folder).iterdir() if f.name.startswith(scene)}
+    theirs = {f.name: f for f in (local / folder).iterdir() if f.name.startswith(scene)}
+    assert_same_clip(theirs, mine, scene, voiced=False)
+    assert manifest(out)[scene]["pieces"] == 2
+
+
+@pytest.mark.render
 def test_killed_worker_job_is_rendered_elsewhere(frozen, local, dask_cluster, tmp_path):
     """SIGKILL the worker (and its manim child: the machine dies) mid-render:
     the job runs again on a worker and lands whole; nothing partial stays."""

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from qkv_lens import voice as voice_mod
-from qkv_lens.app import manifest
+from qkv_lens.app import manifest, segments
 from qkv_lens.app.cache import _tree_digest, cache_key, code_digests, manim_version
 from qkv_lens.app.render import (
     Children,
@@ -52,6 +52,7 @@ from qkv_lens.app.render import (
     install,
     media_folder,
     out_folder,
+    render_job,
     render_staged,
 )
 from qkv_lens.lesson import Lesson, load_lesson, named_files
@@ -90,6 +91,8 @@ class Task:
     lesson: bytes                 # its bytes
     files: dict[str, bytes]       # the files it reads, by path relative to the lesson's folder
     expected: dict[str, str]      # the client's fingerprint
+    segment: tuple[float, float] | None = None   # a piece of the scene (qkv_lens.app.segments), or whole
+    last: bool = True             # the scene's last piece (it also mixes the voice)
 
 
 def fingerprint() -> dict[str, str]:
@@ -207,6 +210,12 @@ def render_task(task: Task) -> tuple[Result, dict[str, bytes]]:
             if task.name in _CANCELLED:
                 children.stop_all(grace=0)   # cancelled before it started: manim does not start
         try:
+            if task.segment is not None:
+                piece = segments.render_piece(task.job, opts, segments.Piece(*task.segment, media), task.last,
+                                              children)
+                assert piece.result is not None
+                files = segments.piece_files(piece, task.job.scene.name) if piece.result.ok else {}
+                return piece.result, files
             result, staged = render_staged(task.job, opts, media, children)
             return result, {name: path.read_bytes() for name, path in staged.items()}
         finally:
@@ -315,24 +324,35 @@ def run_tasks(client: Any, tasks: list[Task],
 
     order = priorities(tasks, manifest.load(tasks[0].opts.out) if tasks else {})
     futures = {}
+    jobs: dict[str, int] = {}                  # a job's first task's name -> its place in the results
+    pieces: dict[int, dict[int, tuple]] = {}   # a split job's pieces as they land: piece -> (result, files)
     for i, task in enumerate(tasks):
-        on_start(task.job)
-        futures[client.submit(render_task, task, key=task.name, retries=RETRIES, priority=order[i])] = i
+        j = jobs.setdefault(task.job.key + task.job.lang + task.job.scene.name, len(jobs))
+        if task.segment is None or task.segment[0] == 0:
+            on_start(task.job)
+        futures[client.submit(render_task, task, key=task.name, retries=RETRIES, priority=order[i])] = (i, j)
     results: dict[int, Result] = {}
     try:
         for fut in as_completed(list(futures), loop=client.loop):
-            i = futures[fut]
+            i, j = futures[fut]
             job = tasks[i].job
             try:
                 result, files = fut.result()
+                fut.release()
                 start = time.monotonic()
-                if result.ok:
+                if tasks[i].segment is not None:
+                    pieces.setdefault(j, {})[i] = (result, files)
+                    group = [k for k, job_of in futures.values() if job_of == j]
+                    if len(pieces[j]) < len(group):
+                        continue
+                    result = join_pieces([tasks[k] for k in group], [pieces[j][k] for k in group])
+                elif result.ok:
                     result = install(result, files, tasks[i].opts.out, out_folder(tasks[i].opts, job.lang))
                     result.seconds += time.monotonic() - start
             except Exception as err:  # noqa: BLE001 - reported as this job's failure
                 result = _failure(job, err)
             fut.release()
-            results[i] = result
+            results[j] = result
             on_done(result)
     except BaseException:
         client.cancel(list(futures))
@@ -341,7 +361,51 @@ def run_tasks(client: Any, tasks: list[Task],
         except Exception:  # noqa: BLE001 - best effort while interrupted
             pass
         raise
-    return [results[i] for i in range(len(tasks))]
+    return [results[j] for j in range(len(jobs))]
+
+
+def split_tasks(tasks: list[Task], slots: int) -> list[Task]:
+    """With fewer tasks than the cluster's ``slots``, each task cut into
+    pieces (``segments.pieces_for``), planned on the client; else ``tasks``."""
+    if not tasks:
+        return tasks
+    count = segments.pieces_for(len(tasks), slots, tasks[0].opts)
+    if count == 1:
+        return tasks
+    out = []
+    for task in tasks:
+        with media_folder() as media:
+            try:
+                seconds = segments.earlier_length(task.job, task.opts) or \
+                    segments.dry_length(task.job, task.opts, media)
+            except (RuntimeError, ValueError):
+                out.append(task)
+                continue
+        starts = segments.cuts(seconds, count)
+        for k, (a, b) in enumerate(zip(starts, [*starts[1:], float("inf")])):
+            out.append(dataclasses.replace(task, name=f"{task.name}-piece{k}", segment=(a, b), last=k == count - 1))
+    return out
+
+
+def join_pieces(tasks: list[Task], landed: list[tuple[Result, dict[str, bytes]]]) -> Result:
+    """A split job's pieces (as the workers sent them) joined on the client
+    and installed; rendered whole here when they cannot be joined exactly."""
+    began = time.monotonic()
+    job, opts = tasks[0].job, tasks[0].opts
+    for result, _ in landed:
+        if not result.ok:
+            return result
+    with media_folder() as media:
+        parts = [segments.piece_from_files(segments.Piece(*t.segment, media / f"piece-{k}", result=r), files)
+                 for k, (t, (r, files)) in enumerate(zip(tasks, landed)) if t.segment is not None]
+        result, staged, why = segments.join(job, opts, media, parts, began)
+        if why is not None:
+            whole = render_job(job, opts)
+            return dataclasses.replace(whole, warnings=[*whole.warnings, f"{job.scene.name} ({job.lang}): "
+                                                        f"rendered whole on this machine, not split: {why}"])
+        result = dataclasses.replace(result, pieces=len(parts),
+                                     seconds=max(r.seconds for r, _ in landed) + time.monotonic() - began)
+        return install(result, staged, opts.out, out_folder(opts, job.lang)) if result.ok else result
 
 
 @contextmanager
@@ -351,6 +415,12 @@ def session(address: str, jobs: list[Job], opts: Options) -> Iterator[Callable[.
     when the files cannot be shipped or the cluster cannot be used."""
     tasks = make_tasks(jobs, opts)
     client = connect(address)
+    try:       # fewer scenes than worker threads: each in pieces
+        slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+        tasks = split_tasks(tasks, slots)
+    except BaseException:
+        client.close()
+        raise
 
     def run(on_start: Callable[[Job], None] = lambda job: None,
             on_done: Callable[[Result], None] = lambda result: None) -> list[Result]:

@@ -38,6 +38,7 @@ from pathlib import Path
 from qkv_lens import beats as beats_file
 from qkv_lens.app.render import (
     CHILDREN,
+    Children,
     Job,
     Options,
     Result,
@@ -120,13 +121,13 @@ class Piece:
     voice: Path | None = None
 
 
-def render_piece(job: Job, opts: Options, piece: Piece, last: bool) -> Piece:
+def render_piece(job: Job, opts: Options, piece: Piece, last: bool, children: Children | None = None) -> Piece:
     """Render the beats of ``job`` that start in ``[piece.start, piece.end)``;
     the ``last`` piece also mixes the voice of every beat."""
     began = time.monotonic()
     piece.media.mkdir(parents=True, exist_ok=True)
     spec = f"{piece.start!r},{piece.end!r}"
-    status, output, warnings = run_manim(job, opts, piece.media,
+    status, output, warnings = run_manim(job, opts, piece.media, children,
                                          env={"QKV_SEGMENT": spec, "QKV_SEGMENT_OUT": str(piece.media / RECORD)})
     record = piece.media / RECORD
     if status != 0 or not record.is_file():
@@ -137,6 +138,36 @@ def render_piece(job: Job, opts: Options, piece: Piece, last: bool) -> Piece:
     if last:
         piece.voice = mixed_voice(piece.media, job.scene.name)
     piece.result = Result(job, True, time.monotonic() - began, warnings=warnings)
+    return piece
+
+
+def piece_files(piece: Piece, scene: str) -> dict[str, bytes]:
+    """A rendered piece's files by plain name (what a cluster worker sends
+    back): ``piece.mp4``, the .srt and beats file, the record and the voice."""
+    files = {RECORD: (piece.media / RECORD).read_bytes()}
+    if piece.video is not None:
+        files["piece.mp4"] = piece.video.read_bytes()
+    for ext in (".srt", beats_file.SUFFIX):
+        found = sorted(piece.media.glob(f"videos/**/{scene}{ext}"))
+        if found:
+            files[f"{scene}{ext}"] = found[0].read_bytes()
+    if piece.voice is not None:
+        files["voice.wav"] = piece.voice.read_bytes()
+    return files
+
+
+def piece_from_files(piece: Piece, files: dict[str, bytes]) -> Piece:
+    """``piece`` with the files ``piece_files`` gave written into its folder
+    (under ``videos/``, where the join looks); only the names it sends."""
+    folder = piece.media / "videos"
+    folder.mkdir(parents=True)
+    for name, data in files.items():
+        if "/" in name or "\\" in name or name.startswith("."):
+            raise ValueError(f"a piece's file {name!r}: expected a plain file name")
+        (folder / name).write_bytes(data)
+    piece.record = json.loads(files[RECORD].decode("utf-8"))
+    piece.video = folder / "piece.mp4" if "piece.mp4" in files else None
+    piece.voice = folder / "voice.wav" if "voice.wav" in files else None
     return piece
 
 
@@ -228,6 +259,15 @@ def split_staged(job: Job, opts: Options, media: Path, starts: list[float],
     for p in parts:
         if not p.result.ok:
             return replace(p.result, seconds=time.monotonic() - began, warnings=warnings), {}, None
+    return join(job, opts, media, parts, began)
+
+
+def join(job: Job, opts: Options, media: Path, parts: list[Piece],
+         began: float) -> tuple[Result, dict[str, Path], str | None]:
+    """The rendered ``parts`` (each with its files in ``part.media``) joined
+    inside ``media``: the result, the staged outputs and None; or why they
+    cannot be joined exactly."""
+    warnings = list(dict.fromkeys(w for p in parts if p.result for w in p.result.warnings))
     why = inexact(parts, job.scene.name)
     if why is not None:
         return Result(job, False, time.monotonic() - began, error=why), {}, why
