@@ -9,7 +9,8 @@ they were parsed from.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -119,10 +120,19 @@ class LiveMap:
         back) in ``seconds``, with the animations ``also`` alongside."""
         self.path = path
         self.tracker.set_value(start)
+        with self.moving(scene):
+            scene.play(self.tracker.animate.set_value(end), *also, run_time=seconds, rate_func=rate)
+
+    @contextmanager
+    def moving(self, scene: Scene) -> Iterator[None]:
+        """A move of the map: the plays inside draw it every frame (also
+        when attached for its moves only), and ``redrawn`` is what they
+        redrew.  ``play`` is one; a scene that moves ``tracker`` itself
+        plays inside one."""
         if self.in_moves_only:
             self.driver.add_updater(self.follow)
         try:
-            scene.play(self.tracker.animate.set_value(end), *also, run_time=seconds, rate_func=rate)
+            yield
         finally:
             if self.in_moves_only:
                 self.driver.remove_updater(self.follow)
