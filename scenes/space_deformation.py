@@ -212,9 +212,9 @@ class SpaceDeformation(LessonScene):
         self.s.caption = swap(self, self.s.caption, new, run_time=0.5)
 
     def _probes(self, M) -> dict:
-        """What the last play redrew each frame (the rest is manim's cached still)."""
+        """What the map's last move redrew each frame (the rest is manim's cached still)."""
         s, plane, readout = self.s, self.s.plane, self.s.readout
-        live = set(self.moving_mobjects)
+        live = s.live.redrawn
         on_screen = set(self.get_mobject_family_members())
         return dict(matrix=np.array(M), words=plane.word_coords(), readout=readout.values(),
                     det=s.det_num.get_value(), i_tip=plane.p2c(plane.i_arrow.get_end()),
@@ -240,7 +240,7 @@ class SpaceDeformation(LessonScene):
                       GrowFromCenter(plane.i_arrow), GrowFromCenter(plane.j_arrow),
                       FadeIn(plane.i_label), FadeIn(plane.j_label), run_time=1.2)
             self.play(*[FadeIn(w, scale=0.6) for w in s.words], run_time=1.0)
-        s.live.attach()
+        s.live.attach(every_play=False)   # the map changes only in its moves: other plays keep it in the still
         with self.beat("convention_say", focus=s.convention):
             self.play(FadeIn(s.column), FadeIn(s.convention), run_time=1.0)
             self.play(Indicate(s.readout.get_rows()[0], color=palette.BASIS_I),

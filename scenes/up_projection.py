@@ -64,7 +64,7 @@ from scenes.kit.live import LiveMap, Unchanged, put_segment
 from scenes.kit.matrices import matrix_mob
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import note, text, title
-from scenes.kit.three_d import flat_shaded, solid_arrow
+from scenes.kit.three_d import aim_solid_arrow, flat_shaded, solid_arrow
 
 SPAN = 4          # the grid covers [-SPAN, SPAN]^2 in plane coordinates
 EMBED = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])   # the plane as z = 0
@@ -155,8 +155,8 @@ class _Stage:
             put_segment(line, self.axes.c2p(*ends[0]), self.axes.c2p(*ends[1]))
         self.dot.move_to(self.axes.c2p(*(self.x @ m)))
         origin = self.axes.c2p(0, 0, 0)
-        for arrow, row, colour in zip(self.arrows, m, ROW_COLORS):    # i and j go where the map sends them
-            arrow.become(solid_arrow(origin, self.axes.c2p(*row), colour, bold=BOLD))
+        for arrow, row in zip(self.arrows, m):    # i and j go where the map sends them
+            aim_solid_arrow(arrow, origin, self.axes.c2p(*row))
 
     def sheet_corners(self) -> np.ndarray:
         """The corners of the lifted sheet (axes coordinates): the grid's

@@ -238,6 +238,49 @@ def test_fix_in_frame_fixes_without_showing_and_returns_what_it_fixed():
         assert np.allclose(drawn.mean(axis=0)[:2], before[:2], atol=1e-6)   # unmoved by the camera
 
 
+@pytest.mark.parametrize("start, end", [
+    ((0.0, 0.0, 0.0), (1.2, -0.7, 0.9)),
+    ((0.3, 0.1, -0.2), (0.3, 0.1, 1.5)),       # along z
+    ((0.0, 0.0, 0.0), (0.0, -2.0, 0.0)),       # x == 0, y < 0
+    ((1.0, 1.0, 0.0), (-0.5, 1.2, -0.4)),      # x < 0
+    ((0.0, 0.0, 0.0), (0.2, 0.1, 0.0)),        # short: the head shrinks
+])
+def test_an_aimed_solid_arrow_is_the_arrow_built_at_its_new_ends(start, end):
+    from scenes.kit.three_d import aim_solid_arrow, solid_arrow
+    start, end = np.array(start), np.array(end)
+    built = solid_arrow(start, end, palette.BASIS_I, bold=1.6)
+    aimed = aim_solid_arrow(solid_arrow(np.zeros(3), np.array([0.0, 1.0, 1.0]), palette.BASIS_I, bold=1.6),
+                            start, end)
+    pairs = list(zip(built.family_members_with_points(), aimed.family_members_with_points(), strict=True))
+    assert len(pairs) > 20                                   # faces, ends, tail and tip
+    for b, a in pairs:
+        assert type(a) is type(b)
+        assert np.allclose(a.points, b.points, atol=1e-9)
+        assert np.array_equal(a.fill_rgbas, b.fill_rgbas)
+    assert np.allclose(aimed.tail.get_center(), start) and np.allclose(aimed.tip.get_center(), end)
+
+
+def test_a_live_map_attached_for_its_moves_only_draws_in_them_and_says_what_they_redrew():
+    from manim import Scene, Square
+
+    from scenes.kit.live import LiveMap
+    with tempconfig({"dry_run": True, "verbosity": "ERROR"}):
+        scene = Scene()
+        square, other = Square(), Dot().set_z_index(1)
+        drawn: list[float] = []
+        live = LiveMap(lambda x: (drawn.append(x), square.move_to([x, 0, 0])), start=0.0, z=-1)
+        scene.add(live.driver, square, other)
+        live.attach(every_play=False)
+        assert not live.driver.updaters
+        scene.play(other.animate.shift([0, 1, 0]), run_time=0.5)
+        assert not drawn                                      # another play: the map is not drawn ...
+        assert square not in scene.moving_mobjects            # ... and stays in manim's still
+        live.play(scene, lambda t: 2 * t, seconds=0.5)
+        assert drawn and drawn[-1] == pytest.approx(2.0)      # its move drew it to the end
+        assert np.allclose(square.get_center(), [2, 0, 0])
+        assert square in live.redrawn and not live.driver.updaters
+
+
 @pytest.mark.parametrize("content, lang, width", [
     ("行向量：M 的第 1 行是 i 的落点，第 2 行是 j 的落点", "zh", 4.6),
     ("影子落在斜面上", "zh", 2.3),                # greedy filling would leave 上 alone

@@ -9,7 +9,8 @@ they were parsed from.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -83,7 +84,10 @@ class LiveMap:
     ``ValueTracker``.  The drawing happens in an updater on ``driver``, an
     empty mobject at z index ``z``: manim redraws each frame only what lies
     at or above the first mobject with an updater (the rest is a cached
-    still), so ``z`` says which layers move with the map.
+    still), so ``z`` says which layers move with the map.  ``attach(False)``
+    draws only in the map's own moves: every other play then redraws just
+    what it animates (a caption's fade no longer redraws the whole map).
+    ``redrawn``: the mobjects the last move redrew each frame.
 
     >>> live = LiveMap(lambda M: plane.set_matrix(M), start=np.eye(2))
     >>> scene.add(live.driver); live.attach()
@@ -95,14 +99,20 @@ class LiveMap:
         self.tracker = ValueTracker(0.0)
         self.path: Callable[[float], Any] = lambda t: start
         self.driver = VGroup().set_z_index(z)
+        self.in_moves_only = False
+        self.redrawn: set[Mobject] = set()
 
     def follow(self, _: Mobject | None = None) -> None:
         """Draw the state at the tracker's time (clamped to [0, 1])."""
         self.show(self.path(min(1.0, max(0.0, self.tracker.get_value()))))
 
-    def attach(self) -> None:
-        """From now on, draw every frame."""
-        self.driver.add_updater(self.follow)
+    def attach(self, every_play: bool = True) -> None:
+        """From now on, draw every frame of every play, or (``every_play``
+        False) every frame of this map's own moves (``play``): for a map whose
+        state changes only there."""
+        self.in_moves_only = not every_play
+        if every_play:
+            self.driver.add_updater(self.follow)
 
     def play(self, scene: Scene, path: Callable[[float], Any], seconds: float = 3.0, start: float = 0.0,
              end: float = 1.0, rate: Callable[[float], float] = smooth, *also: Any) -> None:
@@ -110,4 +120,20 @@ class LiveMap:
         back) in ``seconds``, with the animations ``also`` alongside."""
         self.path = path
         self.tracker.set_value(start)
-        scene.play(self.tracker.animate.set_value(end), *also, run_time=seconds, rate_func=rate)
+        with self.moving(scene):
+            scene.play(self.tracker.animate.set_value(end), *also, run_time=seconds, rate_func=rate)
+
+    @contextmanager
+    def moving(self, scene: Scene) -> Iterator[None]:
+        """A move of the map: the plays inside draw it every frame (also
+        when attached for its moves only), and ``redrawn`` is what they
+        redrew.  ``play`` is one; a scene that moves ``tracker`` itself
+        plays inside one."""
+        if self.in_moves_only:
+            self.driver.add_updater(self.follow)
+        try:
+            yield
+        finally:
+            if self.in_moves_only:
+                self.driver.remove_updater(self.follow)
+        self.redrawn = set(scene.moving_mobjects)

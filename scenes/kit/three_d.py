@@ -4,7 +4,8 @@
 ``FlatArrow`` an arrow between two 3-D points drawn flat (a line and a
 triangular tip turned to the viewer), so it keeps its place in the z order;
 ``solid_arrow`` a thin 3-D arrow of few faces (quick to draw) that knows its
-tail and tip; ``flat_shaded`` ``ThreeDAxes`` drawn flat, without the sheen
+tail and tip, ``aim_solid_arrow`` one moved to new ends (quick to redo each
+frame: building one costs some 50 ms); ``flat_shaded`` ``ThreeDAxes`` drawn flat, without the sheen
 that costs most of a frame.  Points are 3-vectors in scene coordinates.
 
     class Arrows(ThreeDScene):
@@ -21,9 +22,12 @@ that costs most of a frame.  Points are 3-vectors in scene coordinates.
 """
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 from manim import (
     ORIGIN,
+    OUT,
     RIGHT,
     UL,
     Cone,
@@ -35,6 +39,7 @@ from manim import (
     VectorizedPoint,
     VGroup,
 )
+from manim.utils.space_ops import rotation_matrix
 
 
 class FlatArrow(VGroup):
@@ -77,7 +82,56 @@ def solid_arrow(start: np.ndarray, end: np.ndarray, color: ParsableManimColor, b
     arrow = VGroup(shaft, cone)
     arrow.tail, arrow.tip = VectorizedPoint(start), VectorizedPoint(end)
     arrow.add(arrow.tail, arrow.tip)
+    arrow.bold = bold
     return arrow
+
+
+def aim_solid_arrow(arrow: VGroup, start: np.ndarray, end: np.ndarray) -> VGroup:
+    """Move ``arrow`` (a ``solid_arrow``) to run from ``start`` to ``end``,
+    drawn as ``solid_arrow(start, end, ...)`` draws it (the same faces, to
+    rounding): its unit parts scaled, turned as manim turns a cylinder or a
+    cone to its direction, and moved, in place of building an arrow anew."""
+    start, end = np.asarray(start, float), np.asarray(end, float)
+    length = float(np.linalg.norm(end - start))
+    direction = (end - start) / length
+    head = min(0.14 * arrow.bold, 0.4 * length)
+    turn = _turn_to(direction)
+    shaft_length = length - head
+    parts = _unit_parts(arrow.bold)
+    for members, unit, scale, at in (
+            (arrow[0].family_members_with_points(), parts[0], [0.012 * arrow.bold] * 2 + [shaft_length],
+             start + shaft_length / 2 * direction),
+            (arrow[1].family_members_with_points(), parts[1], [0.045 * arrow.bold] * 2 + [head], end)):
+        for member, points in zip(members, unit, strict=True):
+            member.points = (points * scale) @ turn.T + at
+    cone = arrow[1]    # manim's own (unused) end point of a cone: the direction turned once more
+    cone.end_point.move_to(cone.start_point.get_center() + head * turn @ direction)
+    arrow.tail.move_to(start)
+    arrow.tip.move_to(end)
+    return arrow
+
+
+@cache
+def _unit_parts(bold: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The points of a ``solid_arrow``'s shaft and head (family member by
+    member) built along +z at unit radius and length: the shaft centred on
+    the origin, the head's apex at the origin."""
+    shaft = Line3D(-OUT / 2, OUT / 2, thickness=1, resolution=(1, 12))
+    cone = Cone(direction=OUT, base_radius=1, height=1, resolution=(1, 12))
+    return ([m.points.copy() for m in shaft.family_members_with_points()],
+            [m.points.copy() for m in cone.family_members_with_points()])
+
+
+def _turn_to(direction: np.ndarray) -> np.ndarray:
+    """The rotation manim gives a cylinder or cone along ``direction`` (a unit
+    vector): ``theta`` about y, then ``phi`` about z."""
+    x, y, z = direction
+    theta = np.arccos(z)
+    if x == 0:
+        phi = 0.0 if y == 0 else np.pi / 2 + (np.pi if y < 0 else 0.0)
+    else:
+        phi = np.arctan(y / x) + (np.pi if x < 0 else 0.0)
+    return rotation_matrix(phi, OUT) @ rotation_matrix(theta, np.array([0.0, 1.0, 0.0]))
 
 
 def flat_shaded(axes: ThreeDAxes) -> None:
