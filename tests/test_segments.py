@@ -16,7 +16,7 @@ from manim import RIGHT, Dot, Scene, Square, tempconfig
 from qkv_lens.app import segments
 from qkv_lens.app.render import Job, Options
 from qkv_lens.registry import find
-from scenes.kit.segments import advance_like_frames, state_digest
+from scenes.kit.segments import advance_like_frames, state
 from tests.helpers import LESSON, ROOT
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
@@ -76,17 +76,26 @@ def test_beats_in_two_pieces_are_their_render_in_one(tmp_path, scene, lang, voic
     assert second["end"]["time"] == pytest.approx(end, abs=1e-3)
 
 
-def piece(record: dict, media: Path) -> segments.Piece:
+def piece(tmp: Path, name: str, **boundaries: tuple[float, np.ndarray]) -> segments.Piece:
+    """A rendered piece whose record holds ``boundaries`` (which -> (time, state values))."""
+    media = tmp / name
+    media.mkdir()
+    record = {}
+    for which, (t, values) in boundaries.items():
+        np.save(media / f"{which}.npy", values)
+        record[which] = {"time": t, "structure": str(values.size), "values": f"{which}.npy"}
     return segments.Piece(0.0, 1.0, media, record=record)
 
 
 def test_pieces_that_do_not_meet_in_one_state_are_not_joined(tmp_path):
-    a = piece({"end": {"time": 4.0, "digest": "x"}}, tmp_path)
-    assert segments.inexact([a, piece({"start": {"time": 4.0, "digest": "x"}}, tmp_path)], "S") is None
-    assert "state" in segments.inexact([a, piece({"start": {"time": 4.0, "digest": "y"}}, tmp_path)], "S")
-    assert "times" in segments.inexact([a, piece({"start": {"time": 4.1, "digest": "x"}}, tmp_path)], "S")
+    state = np.linspace(-3, 3, 50)
+    a = piece(tmp_path, "a", end=(4.0, state))
+    assert segments.inexact([a, piece(tmp_path, "b", start=(4.0, state + 1e-14))], "S") is None   # a rounding
+    assert "state" in segments.inexact([a, piece(tmp_path, "c", start=(4.0, state + 1e-6))], "S")
+    assert "state" in segments.inexact([a, piece(tmp_path, "d", start=(4.0, state[:-1]))], "S")
+    assert "times" in segments.inexact([a, piece(tmp_path, "e", start=(4.1, state))], "S")
     # a piece in which no beat starts draws nothing and joins anything
-    assert segments.inexact([a, piece({}, tmp_path)], "S") is None
+    assert segments.inexact([a, piece(tmp_path, "f")], "S") is None
 
 
 class Boundary(Scene):
@@ -112,20 +121,22 @@ class Boundary(Scene):
             self.renderer.time = advance_like_frames(start, self.duration, self.is_current_animation_frozen_frame())
 
 
-def digest_of(drift: bool, skip: bool, tmp: Path) -> str:
+def state_after(drift: bool, skip: bool, tmp: Path) -> tuple[str, np.ndarray]:
     with tempconfig({"write_to_movie": False, "quality": "low_quality", "disable_caching": True,
                      "verbosity": "ERROR", "progress_bar": "none", "media_dir": str(tmp)}):
         scene = type("S", (Boundary,), {"drift": drift})(skip_animations=skip)
         scene.render()
-        return state_digest(scene)
+        return state(scene)
 
 
-def test_the_state_digest_tells_a_skip_that_lands_elsewhere(tmp_path):
+def test_the_state_tells_a_skip_that_lands_elsewhere(tmp_path):
     """What the join trusts: after the same plays, skipped or drawn, the
-    digest agrees (the clock too, to the bit) unless an updater integrating
-    dt left the dot elsewhere."""
-    assert digest_of(False, True, tmp_path) == digest_of(False, False, tmp_path)
-    assert digest_of(True, True, tmp_path) != digest_of(True, False, tmp_path)
+    state agrees (the clock to the bit) unless an updater integrating dt
+    left the dot elsewhere."""
+    (shape_a, a), (shape_b, b) = state_after(False, True, tmp_path), state_after(False, False, tmp_path)
+    assert shape_a == shape_b and a[0] == b[0] and np.allclose(a, b, rtol=0, atol=segments.TOLERANCE)
+    (shape_a, a), (shape_b, b) = state_after(True, True, tmp_path), state_after(True, False, tmp_path)
+    assert shape_a == shape_b and not np.allclose(a, b, rtol=0, atol=segments.TOLERANCE)
 
 
 def test_pieces_for_splits_only_when_cores_would_idle():

@@ -35,6 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
 from qkv_lens import beats as beats_file
 from qkv_lens.app.render import (
     CHILDREN,
@@ -143,8 +145,13 @@ def render_piece(job: Job, opts: Options, piece: Piece, last: bool, children: Ch
 
 def piece_files(piece: Piece, scene: str) -> dict[str, bytes]:
     """A rendered piece's files by plain name (what a cluster worker sends
-    back): ``piece.mp4``, the .srt and beats file, the record and the voice."""
+    back): ``piece.mp4``, the .srt and beats file, the record, the states
+    and the voice."""
     files = {RECORD: (piece.media / RECORD).read_bytes()}
+    for which in ("start", "end"):
+        if which in piece.record:
+            name = piece.record[which]["values"]
+            files[name] = (piece.media / name).read_bytes()
     if piece.video is not None:
         files["piece.mp4"] = piece.video.read_bytes()
     for ext in (".srt", beats_file.SUFFIX):
@@ -165,6 +172,9 @@ def piece_from_files(piece: Piece, files: dict[str, bytes]) -> Piece:
         if "/" in name or "\\" in name or name.startswith("."):
             raise ValueError(f"a piece's file {name!r}: expected a plain file name")
         (folder / name).write_bytes(data)
+    for name in files:      # the states sit beside the record
+        if name.endswith(".npy"):
+            (piece.media / name).write_bytes(files[name])
     piece.record = json.loads(files[RECORD].decode("utf-8"))
     piece.video = folder / "piece.mp4" if "piece.mp4" in files else None
     piece.voice = folder / "voice.wav" if "voice.wav" in files else None
@@ -176,15 +186,35 @@ def _beats(piece: Piece, scene: str) -> list[dict]:
     return json.loads(found[0].read_text(encoding="utf-8"))["beats"] if found else []
 
 
+TOLERANCE = 1e-9   # scene units (a 1080p pixel is about 0.0074): what rounding leaves between two equal states
+
+
+def state_values(piece: Piece, which: str) -> np.ndarray | None:
+    """The state numbers a piece recorded at its ``which`` boundary."""
+    name = str(piece.record[which].get("values", ""))
+    if not name or "/" in name or name.startswith("."):
+        return None
+    try:
+        values = np.load(piece.media / name, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    return values if values.ndim == 1 and values.dtype == np.float64 else None
+
+
 def inexact(pieces: list[Piece], scene: str) -> str | None:
-    """Why ``pieces`` cannot be joined into the whole render, or None."""
+    """Why ``pieces`` cannot be joined into the whole render, or None: two
+    neighbours must meet at one time in one state (the same structure,
+    every number within TOLERANCE), and every piece's beats must be the
+    start of the last piece's."""
     for a, b in zip(pieces, pieces[1:]):
         if "start" not in b.record:
             continue          # b renders nothing (no beat starts in it)
         end, start = a.record.get("end"), b.record["start"]
         if end is None or end["time"] != start["time"]:
             return f"the pieces meet at different times ({end and end['time']} and {start['time']} s)"
-        if end["digest"] != start["digest"]:
+        ended, started = state_values(a, "end"), state_values(b, "start")
+        if end["structure"] != start["structure"] or ended is None or started is None or \
+                ended.shape != started.shape or not np.allclose(ended, started, rtol=0, atol=TOLERANCE):
             return (f"the scene's state at {start['time']:.2f} s differs between a render and a skip "
                     "to that beat (an updater that depends on the frame rate?)")
     whole = _beats(pieces[-1], scene)

@@ -14,14 +14,15 @@ the same times in every segment and in a whole render.
 
 Whether a segment starts in the state the previous one ended in cannot be
 assumed (an updater that integrates ``dt`` does not give the same result
-in one skipped step as in one step a frame).  So each segment records a
-digest of the scene's state (``state_digest``) at its two boundaries; the
-pipeline joins two segments only when the first one's end digest equals
-the second one's start digest, and renders the scene whole otherwise.
+in one skipped step as in one step a frame).  So each segment records the
+scene's state (``state``) at its two boundaries; the pipeline joins two
+segments only when the first one's end state equals the second one's start
+state, and renders the scene whole otherwise.
 """
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 from dataclasses import dataclass, field
@@ -32,7 +33,6 @@ from manim import Scene, ThreeDScene, VMobject, config
 
 from qkv_lens.store import write_atomic
 
-DIGITS = 6     # points and colours are compared to a millionth of a unit
 SLACK = 5e-4   # seconds: a cut given as a beats file's time (rounded to 1 ms) still falls on its beat
 
 
@@ -60,41 +60,44 @@ def advance_like_frames(start: float, duration: float, frozen: bool) -> float:
     return t
 
 
-def _array(digest, values) -> None:
-    a = np.round(np.asarray(values, dtype=float), DIGITS) + 0.0     # + 0.0: -0.0 hashes as 0.0
-    digest.update(str(a.shape).encode())
-    digest.update(a.tobytes())
+def state(scene: Scene) -> tuple[str, np.ndarray]:
+    """What the next frames are drawn from, as (structure, values): every
+    mobject on screen (in drawing order) with its points, colours, stroke
+    widths and depth, the camera (its angles and frame for a 3-D scene)
+    and the scene clock.  ``structure`` is a digest of the kinds and sizes,
+    ``values`` every number in order (compared within a tolerance by the
+    pipeline: a coordinate may differ by a rounding, 1e-15, between a
+    drawn and a skipped play).  Not covered: state an updater keeps in a
+    Python closure, and Python's and numpy's global random generators
+    (manim seeds them from the clock unless ``--seed`` is given; the scenes
+    draw only from seeded ``numpy.random.Generator`` objects)."""
+    shape = hashlib.sha256()
+    values: list[np.ndarray] = []
 
+    def add(name: str, data) -> None:
+        a = np.asarray(data, dtype=float).ravel()
+        shape.update(f"{name}:{a.size};".encode())
+        values.append(a)
 
-def state_digest(scene: Scene) -> str:
-    """A digest of everything the next frames are drawn from: every mobject
-    on screen (in drawing order) with its points, colours, stroke widths and
-    depth, the camera (its angles and frame for a 3-D scene) and the scene
-    clock.  Not covered: state an updater keeps in a Python closure, and
-    Python's and numpy's global random generators (manim seeds them from
-    the clock unless ``--seed`` is given; the scenes draw only from seeded
-    ``numpy.random.Generator`` objects)."""
-    d = hashlib.sha256()
-    _array(d, [scene.renderer.time])
+    add("clock", [scene.renderer.time])
     for mob in [*scene.mobjects, *scene.foreground_mobjects]:
         for m in mob.get_family():
-            d.update(type(m).__name__.encode())
-            _array(d, m.points)
-            _array(d, [m.z_index])
+            add(type(m).__name__, m.points)
+            add("z", [m.z_index])
             if isinstance(m, VMobject):
-                _array(d, m.fill_rgbas)
-                _array(d, m.stroke_rgbas)
-                _array(d, m.background_stroke_rgbas)
-                _array(d, [m.stroke_width, m.background_stroke_width])
+                add("fill", m.fill_rgbas)
+                add("stroke", m.stroke_rgbas)
+                add("outline", m.background_stroke_rgbas)
+                add("widths", [m.stroke_width, m.background_stroke_width])
             else:
-                _array(d, m.get_color().to_rgba())
+                add("colour", m.get_color().to_rgba())
     camera = scene.renderer.camera
     if isinstance(scene, ThreeDScene):
-        _array(d, [camera.get_phi(), camera.get_theta(), camera.get_gamma(), camera.get_zoom(),
-                   camera.get_focal_distance()])
-        _array(d, camera.frame_center)
-    _array(d, [camera.frame_width, camera.frame_height])
-    return d.hexdigest()
+        add("angles", [camera.get_phi(), camera.get_theta(), camera.get_gamma(), camera.get_zoom(),
+                       camera.get_focal_distance()])
+        add("centre", camera.frame_center)
+    add("frame", [camera.frame_width, camera.frame_height])
+    return shape.hexdigest(), np.concatenate(values)
 
 
 @dataclass
@@ -122,12 +125,22 @@ class Segment:
         end (the scene stops there)."""
         t = scene.renderer.time
         if t >= self.end - SLACK:
-            self.record["end"] = {"time": t, "digest": state_digest(scene)}
+            self._boundary("end", scene)
             return False
         if not self.rendering and t >= self.start - SLACK:
             self.rendering = True
-            self.record["start"] = {"time": t, "digest": state_digest(scene)}
+            self._boundary("start", scene)
         return True
+
+    def _boundary(self, which: str, scene: Scene) -> None:
+        """Record the clock and the state (``state``; its values in
+        ``<record>-<which>.npy`` beside the record)."""
+        structure, values = state(scene)
+        name = f"{self.out.stem}-{which}.npy"
+        buffer = io.BytesIO()
+        np.save(buffer, values, allow_pickle=False)
+        write_atomic(self.out.with_name(name), buffer.getvalue())
+        self.record[which] = {"time": scene.renderer.time, "structure": structure, "values": name}
 
     def save(self) -> None:
         write_atomic(self.out, json.dumps(self.record, indent=1).encode("utf-8"))
