@@ -37,10 +37,14 @@ def scene(request, dry):
     return dry(request.module.SCENE, request.param)
 
 
-# Modules whose module-scoped fixture renders for real: their tests share one
-# worker, so the fixture (the whole lesson, in test_render) is made once, not
-# once per worker.
+# Modules whose module-scoped fixture renders for real: the tests that use
+# such a fixture share one worker, so it (the whole lesson, in test_render) is
+# made once, not once per worker; their other tests go to whichever is free.
 ONE_WORKER = ("test_render", "test_cluster", "test_voice", "test_outputs", "test_wheel")
+
+
+def shares_a_module_fixture(item: pytest.Item) -> bool:
+    return any(d.scope == "module" for defs in item._fixtureinfo.name2fixturedefs.values() for d in defs)
 
 
 def group(item: pytest.Item, name: str) -> None:
@@ -60,7 +64,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         module = item.module.__name__.rpartition(".")[2]
         if module in ONE_WORKER:
-            group(item, module)
+            if shares_a_module_fixture(item):
+                group(item, module)
             continue
         name = by_module.get(module)
         if name is None and hasattr(item, "callspec"):
