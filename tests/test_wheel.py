@@ -59,9 +59,10 @@ def run(env_dir, cwd, *args):
 
 
 def test_the_wheel_carries_no_checkout(installed, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}   # as run(): no checkout put first
     out = subprocess.run([str(installed / "bin" / "python"), "-c",
                           "import qkv_lens, scenes, qkv_math; print(qkv_lens.__file__, scenes.__path__[0],"
-                          " qkv_math.__file__)"], cwd=tmp_path, capture_output=True, text=True, check=True)
+                          " qkv_math.__file__)"], cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
     for path in out.stdout.split():
         assert str(installed) in path and str(ROOT) not in path, path
 
