@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from _pytest.nodeid import NodeId
 
 from qkv_lens.app import render as render_mod
 from qkv_lens.app import segments
@@ -37,10 +38,26 @@ def scene(request, dry):
     return dry(request.module.SCENE, request.param)
 
 
-# Modules whose module-scoped fixture renders for real: their tests share one
-# worker, so the fixture (the whole lesson, in test_render) is made once, not
-# once per worker.
+# Modules whose module-scoped fixture renders for real: the tests that use
+# such a fixture share one worker, so it (the whole lesson, in test_render) is
+# made once, not once per worker; their other tests go to whichever is free.
 ONE_WORKER = ("test_render", "test_cluster", "test_voice", "test_outputs", "test_wheel")
+
+
+def shares_a_module_fixture(item: pytest.Item) -> bool:
+    return any(d.scope == "module" for defs in item._fixtureinfo.name2fixturedefs.values() for d in defs)
+
+
+def group(item: pytest.Item, name: str) -> None:
+    """Put ``item`` in the xdist group ``name``: its mark, and the ``@name``
+    its node id ends with in a ``--dist loadgroup`` worker, which is what
+    the scheduler groups by.  xdist 3.8 writes that suffix into
+    ``item._nodeid``, which pytest 9 no longer reads (a node's id is
+    ``item._id``): without this every group was spread over both workers
+    and each worker made the group's fixtures (the whole lesson) again."""
+    item.add_marker(pytest.mark.xdist_group(name))
+    if getattr(item.config.option, "loadgroup", False) and not item.nodeid.endswith(f"@{name}"):
+        item._id = NodeId.parse(f"{item.nodeid}@{name}")
 
 
 def pytest_collection_modifyitems(items):
@@ -48,14 +65,15 @@ def pytest_collection_modifyitems(items):
     for item in items:
         module = item.module.__name__.rpartition(".")[2]
         if module in ONE_WORKER:
-            item.add_marker(pytest.mark.xdist_group(module))
+            if shares_a_module_fixture(item):
+                group(item, module)
             continue
         name = by_module.get(module)
         if name is None and hasattr(item, "callspec"):
             info = item.callspec.params.get("info")
             name = getattr(info, "name", None)
         if name is not None:
-            item.add_marker(pytest.mark.xdist_group(name))
+            group(item, name)
 
 
 @pytest.fixture

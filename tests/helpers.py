@@ -29,6 +29,20 @@ LESSON = default_lesson()   # the shipped lesson: every default
 SHARED_MEDIA = ROOT / "media" / f"tests-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
 
 
+# The shortest WorkedExample (one entry times one weight: 35 s of video at -ql,
+# the shipped example's 49 s), for tests that need a real render, not its picture.
+SHORT_LESSON = 'language = "en"\n\n[worked_example]\nx = [2]\nW = [[3]]\n'
+
+
+def short_lesson(folder: Path) -> Path:
+    """SHORT_LESSON written as ``folder/short-lesson.toml`` (once); its path."""
+    path = folder / "short-lesson.toml"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(SHORT_LESSON, encoding="utf-8")
+    return path
+
+
 @contextmanager
 def lesson_env(lesson: Path | None = None, lang: str | None = None):
     old = {k: os.environ.get(k) for k in ("QKV_LESSON", "QKV_LANG")}

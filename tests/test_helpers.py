@@ -1,6 +1,11 @@
-"""The layout check itself must catch what it is for."""
+"""The layout check itself must catch what it is for; the test harness
+(xdist groups) does what conftest.py says."""
+import re
+import subprocess
+import sys
+
 from scenes.kit.moments import Label, Moment
-from tests.helpers import layout_problems
+from tests.helpers import ROOT, layout_problems
 
 
 def _m(*boxes):
@@ -92,3 +97,20 @@ def test_layout_reads_every_digit_of_a_tick_number():
     axes = Axes(x_range=[0, 3, 1], y_range=[0, 3, 1], x_length=3, y_length=3,
                 axis_config={"include_numbers": True, "font_size": 16})
     assert len(small(axes)) == 4                                        # manim's numbers are seen too
+
+
+def test_tests_sharing_a_module_render_share_a_worker():
+    """Under ``make test`` (``-n 2 --dist loadgroup``) the tests that use a
+    render module's module-scoped fixture carry its group (the scheduler
+    sends a group to one worker, so the fixture is made once); a test of
+    such a module that uses none goes to either worker."""
+    grouped = ["tests/test_voice.py::test_recording_in_another_format_is_converted",
+               "tests/test_voice.py::test_cache_key_follows_the_voice_and_the_recordings"]
+    free = "tests/test_render.py::test_list_names_every_scene"
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup",
+                          "-v", *grouped, free], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:]
+    ran = {test: worker for worker, test in re.findall(   # each test's worker, from pytest -v
+       r"^\[(gw\d)\] .*PASSED (\S+)", run.stdout, re.M)}
+    assert set(ran) == {f"{t}@test_voice" for t in grouped} | {free}, run.stdout[-2000:]
+    assert len({ran[f"{t}@test_voice"] for t in grouped}) == 1

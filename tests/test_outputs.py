@@ -1,6 +1,7 @@
 """Every advertised output, rendered for real through `qkv-lens render` at
--ql (WorkedExample, en: ~36 s of video): a web-ready mp4, a gif, a
-transparent .mov; and the render process stopped by SIGTERM or SIGKILL."""
+-ql (WorkedExample, en, of the short lesson: 35 s of video): a web-ready
+mp4, a gif, a transparent .mov; and the render process stopped by SIGTERM or
+SIGKILL."""
 import json
 import os
 import shutil
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, mp4_boxes, probe_video
+from tests.helpers import ROOT, mp4_boxes, probe_video, short_lesson
 
 pytestmark = pytest.mark.render
 
@@ -22,7 +23,7 @@ FPS = 15
 
 def render(out: Path, *extra: str, tmpdir: Path | None = None, wait: bool = True):
     cmd = [sys.executable, "-m", "qkv_lens", "render", SCENE, "--lang", "en", "--jobs", "1",
-           "--out", str(out), *extra]
+           "--lesson", str(short_lesson(out.parent)), "--out", str(out), *extra]
     env = dict(os.environ, **({"TMPDIR": str(tmpdir)} if tmpdir else {}))
     if not wait:
         return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,

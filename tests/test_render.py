@@ -13,7 +13,7 @@ import pytest
 from qkv_lens import beats as beats_file
 from qkv_lens.app.subtitles import cue_times, cues, srt_to_vtt
 from qkv_lens.app.video import beat_changes, edge_frames, longest_hold, talk_only_run
-from tests.helpers import LESSON, ROOT, cue_problems, probe_video
+from tests.helpers import ROOT, cue_problems, probe_video, short_lesson
 
 pytestmark = pytest.mark.render
 
@@ -270,8 +270,8 @@ def test_preview_writes_the_last_frame(tmp_path):
 
 
 def test_save_sections_gives_one_clip_per_beat(tmp_path):
-    # the plain manim CLI: every beat is a manim section
-    env = dict(os.environ, QKV_LANG="en", QKV_LESSON=str(LESSON))
+    # the plain manim CLI: every beat is a manim section (of the short lesson: a shorter render)
+    env = dict(os.environ, QKV_LANG="en", QKV_LESSON=str(short_lesson(tmp_path)))
     p = subprocess.run([sys.executable, "-m", "manim", "render", "-ql", "--save_sections", "--progress_bar",
                         "none", "--media_dir", str(tmp_path), "scenes/worked_example.py", "WorkedExample"],
                        cwd=ROOT, env=env, capture_output=True, text=True)

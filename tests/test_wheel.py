@@ -22,7 +22,7 @@ import pytest
 
 from qkv_lens.app import cluster
 from qkv_lens.languages import offered
-from tests.helpers import LESSON, ROOT, probe_video
+from tests.helpers import LESSON, ROOT, SHORT_LESSON, probe_video
 
 pytestmark = pytest.mark.render
 
@@ -59,9 +59,10 @@ def run(env_dir, cwd, *args):
 
 
 def test_the_wheel_carries_no_checkout(installed, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}   # as run(): no checkout put first
     out = subprocess.run([str(installed / "bin" / "python"), "-c",
                           "import qkv_lens, scenes, qkv_math; print(qkv_lens.__file__, scenes.__path__[0],"
-                          " qkv_math.__file__)"], cwd=tmp_path, capture_output=True, text=True, check=True)
+                          " qkv_math.__file__)"], cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
     for path in out.stdout.split():
         assert str(installed) in path and str(ROOT) not in path, path
 
@@ -81,10 +82,12 @@ def test_version_init_list_render_from_an_empty_folder(installed, tmp_path):
     lines = listed.stdout.splitlines()        # two chapter headings, each over its scenes
     assert listed.returncode == 0 and len(lines) == 13 and sum(line.lstrip()[:1].isdigit() for line in lines) == 11
 
-    # an edit of the lesson is honoured: the English render of a smaller example
+    # an edit of the lesson is honoured: the English render of a smaller example (x = [2], W = [[3]])
     lesson = tmp_path / "lesson.toml"
-    lesson.write_text(lesson.read_text(encoding="utf-8").replace('language = "zh"', 'language = "en"'),
-                      encoding="utf-8")
+    text = lesson.read_text(encoding="utf-8").replace('language = "zh"', 'language = "en"')
+    text, edits = re.subn(r"(?ms)^\[worked_example\].*?(?=^\[)", "[worked_example]\nx = [2]\nW = [[3]]\n\n", text)
+    assert edits == 1
+    lesson.write_text(text, encoding="utf-8")
     rendered = run(installed, tmp_path, "render", "WorkedExample", "--jobs", "1")
     assert rendered.returncode == 0, rendered.stderr[-2000:]
     video = tmp_path / "renders" / "en" / "480p15" / "WorkedExample.mp4"
@@ -96,14 +99,13 @@ def test_version_init_list_render_from_an_empty_folder(installed, tmp_path):
 # language of the text tables joins by being added here).
 LANGS = ("zh", "en")
 TEACHER = "Shear"           # the scene `qkv-lens new` writes (my_scenes/shear.py)
-SHIPPED = "WorkedExample"   # the shipped scene beside it, at a small x and W (a short clip)
+SHIPPED = "WorkedExample"   # the shipped scene beside it, at its smallest x and W (a short clip)
 
 
 def teacher_lesson(folder: Path) -> str:
     """A lesson of one shipped scene (a small worked example), in one chapter."""
     title = ", ".join(f'{lang} = "Warm-up {lang}"' for lang in offered())
-    return (f'language = "en"\n\n[worked_example]\nx = [1, 2]\nW = [[1, -1], [2, 0.5]]\n\n'
-            f'[[chapters]]\ntitle = {{{title}}}\nscenes = ["{SHIPPED}"]\n')
+    return (f'{SHORT_LESSON}\n[[chapters]]\ntitle = {{{title}}}\nscenes = ["{SHIPPED}"]\n')
 
 
 def renders(out: Path) -> dict:
