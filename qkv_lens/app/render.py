@@ -273,7 +273,7 @@ def finish(job: Job, opts: Options, media: Path, video: Path, start: float, warn
     stage = media / "stage"
     stage.mkdir(exist_ok=True)
     scene = job.scene.name
-    srt = video.with_name(f"{scene}.srt")  # manim writes it beside the video
+    srt = video.with_suffix(".srt")  # manim writes it beside the video, with the video's name
     name = f"{scene}{video.suffix}"  # without manim's _ManimCE_v... (gif)
     if video.suffix != ".gif" and (voice is not None or video.suffix == ".mp4"):
         try:

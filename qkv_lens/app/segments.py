@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from qkv_lens import beats as beats_file
+from qkv_lens.app import texcache
 from qkv_lens.app.render import (
     CHILDREN,
     Children,
@@ -106,7 +107,10 @@ def dry_beats(job: Job, opts: Options, media: Path) -> beats_file.Beats:
     cmd.insert(cmd.index("--progress_bar"), "--dry_run")
     env = {"QKV_LANG": job.lang, "QKV_LESSON": str(opts.lesson_path), "QKV_VOICE": opts.voice,
            "QKV_BEATS_OUT": str(out)}
+    texcache.seed(media)       # the formulas typeset before: no LaTeX run
     status, output = CHILDREN.run(cmd, dict(os.environ, **env))
+    if status == 0:
+        texcache.publish(media)
     if status != 0:
         raise RuntimeError(f"the dry run exited with status {status}: {output.strip().splitlines()[-1:]}")
     return beats_file.read(media, out.name)
