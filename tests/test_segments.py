@@ -147,7 +147,14 @@ def test_pieces_for_splits_only_when_cores_would_idle():
     assert segments.pieces_for(3, 2, opts) == 1
     assert segments.pieces_for(1, 2, Options(fmt="gif")) == 1
     assert segments.pieces_for(1, 2, Options(transparent=True)) == 1
-    assert segments.cuts(90.0, 3) == [0.0, 30.0, 60.0]
+
+
+def test_a_plan_cuts_at_the_beat_starts_nearest_an_even_split():
+    starts = [0.0, 6.9, 13.1, 21.1, 28.1, 35.6, 47.5, 53.9, 66.2]
+    assert segments.plan(starts, 73.2, 2) == [0.0, 35.6]
+    assert segments.plan(starts, 73.2, 3) == [0.0, 21.1, 47.5]
+    assert segments.plan([0.0, 50.0], 60.0, 4) == [0.0, 50.0]          # no more pieces than beats
+    assert segments.plan([0.0], 10.0, 2) == [0.0]
 
 
 def test_render_one_scene_with_two_jobs_is_its_one_job_render(tmp_path):

@@ -376,14 +376,13 @@ def split_tasks(tasks: list[Task], slots: int) -> list[Task]:
     for task in tasks:
         with media_folder() as media:
             try:
-                seconds = segments.earlier_length(task.job, task.opts) or \
-                    segments.dry_length(task.job, task.opts, media)
+                starts = segments.planned(task.job, task.opts, media, count)
             except (RuntimeError, ValueError):
                 out.append(task)
                 continue
-        starts = segments.cuts(seconds, count)
         for k, (a, b) in enumerate(zip(starts, [*starts[1:], float("inf")])):
-            out.append(dataclasses.replace(task, name=f"{task.name}-piece{k}", segment=(a, b), last=k == count - 1))
+            out.append(dataclasses.replace(task, name=f"{task.name}-piece{k}", segment=(a, b),
+                                           last=k == len(starts) - 1))
     return out
 
 

@@ -3,9 +3,9 @@ render gives (``qkv-lens render SCENE --jobs 2``).
 
 A scene is cut at beat boundaries (``scenes/kit/segments.py``): piece k
 renders the beats that start in ``[cut_k, cut_k+1)``, skipping through the
-beats before them.  The cuts split the scene's length evenly; the length
-comes from the beats file of an earlier render of the scene (any quality)
-or, the first time, from a dry run.
+beats before them.  Each cut is the beat start nearest to an even split of
+the scene's length (``plan``), from the beats file of an earlier render of
+the scene (any quality) or, the first time, from a dry run.
 
 The join:
 - the pieces' videos are concatenated packet by packet (x264 output is
@@ -75,28 +75,36 @@ def pieces_for(jobs: int, workers: int, opts: Options) -> int:
     return workers // jobs
 
 
-def cuts(seconds: float, pieces: int) -> list[float]:
-    """Where ``pieces`` pieces of a scene of ``seconds`` begin: evenly
-    (each piece starts at the first beat at or after its cut)."""
-    return [seconds * k / pieces for k in range(pieces)]
+def plan(starts: list[float], seconds: float, pieces: int) -> list[float]:
+    """Where ``pieces`` pieces begin, for a scene of ``seconds`` whose beats
+    start at ``starts``: at the beat start nearest to each even cut (each
+    used once; fewer pieces when there are fewer beats)."""
+    chosen = [0.0]
+    for k in range(1, pieces):
+        later = [t for t in starts if t > chosen[-1]]
+        if not later:
+            break
+        chosen.append(min(later, key=lambda t: abs(t - seconds * k / pieces)))
+    return chosen
 
 
-def earlier_length(job: Job, opts: Options) -> float | None:
-    """The length of an earlier render of ``job``'s scene in its language
-    (any quality), from its beats file; None if there is none usable."""
+def earlier_beats(job: Job, opts: Options) -> beats_file.Beats | None:
+    """The beats of an earlier render of ``job``'s scene in its language
+    (any quality); None if there is none usable."""
     for quality in QUALITIES.values():
         folder = opts.out / job.lang / quality
         try:
-            found = beats_file.read(folder, f"{job.scene.name}{beats_file.SUFFIX}")
+            return beats_file.read(folder, f"{job.scene.name}{beats_file.SUFFIX}")
         except beats_file.BeatsError:
             continue
-        return found.beats[-1].end
     return None
 
 
-def dry_length(job: Job, opts: Options, media: Path) -> float:
-    """The scene's length from a dry run (``dry_beats``)."""
-    return dry_beats(job, opts, media).beats[-1].end
+def planned(job: Job, opts: Options, media: Path, pieces: int) -> list[float]:
+    """Where ``job``'s pieces begin (``plan``), from an earlier render's
+    beats or else a dry run's."""
+    found = earlier_beats(job, opts) or dry_beats(job, opts, media)
+    return plan([b.start for b in found.beats], found.beats[-1].end, pieces)
 
 
 def dry_beats(job: Job, opts: Options, media: Path) -> beats_file.Beats:
@@ -266,16 +274,16 @@ def render_split(job: Job, opts: Options, pieces: int) -> Result:
     began = time.monotonic()
     with media_folder() as media:
         try:
-            seconds = earlier_length(job, opts) or dry_length(job, opts, media)
+            starts = planned(job, opts, media, pieces)
         except (RuntimeError, beats_file.BeatsError) as err:
             return replace(render_job(job, opts), warnings=[f"{job.scene.name}: not split ({err})"])
-        result, staged, why = split_staged(job, opts, media, cuts(seconds, pieces))
+        result, staged, why = split_staged(job, opts, media, starts)
         if why is not None:
             whole = render_job(job, opts)
             return replace(whole, seconds=time.monotonic() - began,
                            warnings=[*whole.warnings, f"{job.scene.name} ({job.lang}): rendered whole, "
                                                       f"not split: {why}"])
-        result = replace(result, seconds=time.monotonic() - began, pieces=pieces)
+        result = replace(result, seconds=time.monotonic() - began, pieces=len(starts))
         return install(result, staged, opts.out, out_folder(opts, job.lang)) if result.ok else result
 
 
