@@ -206,9 +206,17 @@ class LessonScene(Scene):
                                              (getattr(a, "mobject", None), getattr(a, "target_mobject", None))
                                              if isinstance(m, Mobject)])
         start = self.renderer.time
-        super().play(*animations, **kwargs)
-        if self.renderer.skip_animations:   # the clock as if its frames were written (kit/segments.py)
-            self.renderer.time = advance_like_frames(start, self.duration, self.is_current_animation_frozen_frame())
+        stepping = self.segment is not None and not self.segment.rendering
+        self.skip_animation_preview = stepping     # a skipped play of a segment: its frames stepped, not drawn
+        try:
+            super().play(*animations, **kwargs)
+        finally:
+            self.skip_animation_preview = False
+        if self.renderer.skip_animations:   # as if its frames were drawn (kit/segments.py):
+            frozen = self.is_current_animation_frozen_frame()
+            if not frozen:                  # the updaters' last pass a drawn play ends with
+                self.update_mobjects(0)
+            self.renderer.time = advance_like_frames(start, self.duration, frozen)   # and its clock
         # what was animated last and is still on screen (not a pause, not a
         # flash that removed itself, not the camera): a beat's default focus
         moved = [a.mobject for a in self.animations or []
@@ -217,6 +225,15 @@ class LessonScene(Scene):
             self._last_animated = moved
             self._beat_animated += moved
         self._focus = []
+
+    def get_time_progression(self, run_time, description, n_iterations=None, override_skip_animations=False):
+        """manim's frame times; a play a segment skips steps through every
+        frame time too (undrawn: ``skip_animation_preview``), so updaters
+        that keep history (a label's side, a dt integral) end where a drawn
+        play leaves them.  A dry run jumps to each play's end."""
+        stepping = self.segment is not None and not self.segment.rendering
+        return super().get_time_progression(run_time, description, n_iterations,
+                                            override_skip_animations or stepping)
 
     def add_sound(self, sound_file, time_offset=0, gain=None, **kwargs):
         """Scene.add_sound, and the sound is recorded (also in a skipped
