@@ -232,14 +232,18 @@ def render_staged(job: Job, opts: Options, media: Path,
 
 
 def run_manim(job: Job, opts: Options, media: Path, children: Children | None = None,
-              env: Mapping[str, str] | None = None) -> tuple[int, str, list[str]]:
+              env: Mapping[str, str] | None = None, dry: bool = False) -> tuple[int, str, list[str]]:
     """Run manim for ``job`` inside ``media`` (``env`` added to the child's
-    environment): its exit status, its output and its warnings."""
-    env = dict(os.environ, QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path), QKV_VOICE=opts.voice,
-               **(env or {}))
-    env.pop("QKV_BEATS_OUT", None)   # the beats file goes beside the video
+    environment; ``dry``: a dry run, nothing written): its exit status, its
+    output and its warnings."""
+    base = dict(os.environ)
+    base.pop("QKV_BEATS_OUT", None)   # the beats file goes beside the video, unless ``env`` says where
+    base.update(QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path), QKV_VOICE=opts.voice, **(env or {}))
+    cmd = manim_command(job.scene, opts, media)
+    if dry:
+        cmd.insert(cmd.index("--progress_bar"), "--dry_run")
     texcache.seed(media)
-    status, output = (children or CHILDREN).run(manim_command(job.scene, opts, media), env)
+    status, output = (children or CHILDREN).run(cmd, base)
     if status == 0:
         texcache.publish(media)
     return status, output, child_warnings(output)

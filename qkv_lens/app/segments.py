@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -38,9 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from qkv_lens import beats as beats_file
-from qkv_lens.app import texcache
 from qkv_lens.app.render import (
-    CHILDREN,
     Children,
     Job,
     Options,
@@ -49,7 +46,6 @@ from qkv_lens.app.render import (
     find_video,
     finish,
     install,
-    manim_command,
     media_folder,
     mixed_voice,
     out_folder,
@@ -111,14 +107,7 @@ def dry_beats(job: Job, opts: Options, media: Path) -> beats_file.Beats:
     """The scene's beats from a dry run (every play skipped, nothing drawn:
     the times of a render, to the bit)."""
     out = media / f"plan{beats_file.SUFFIX}"
-    cmd = manim_command(job.scene, opts, media)
-    cmd.insert(cmd.index("--progress_bar"), "--dry_run")
-    env = {"QKV_LANG": job.lang, "QKV_LESSON": str(opts.lesson_path), "QKV_VOICE": opts.voice,
-           "QKV_BEATS_OUT": str(out)}
-    texcache.seed(media)       # the formulas typeset before: no LaTeX run
-    status, output = CHILDREN.run(cmd, dict(os.environ, **env))
-    if status == 0:
-        texcache.publish(media)
+    status, output, _ = run_manim(job, opts, media, env={"QKV_BEATS_OUT": str(out)}, dry=True)
     if status != 0:
         raise RuntimeError(f"the dry run exited with status {status}: {output.strip().splitlines()[-1:]}")
     return beats_file.read(media, out.name)
@@ -155,6 +144,13 @@ def render_piece(job: Job, opts: Options, piece: Piece, last: bool, children: Ch
     return piece
 
 
+def beside_video(piece: Piece, name: str) -> Path | None:
+    """The file ``name`` the scene wrote beside its video in ``piece``'s
+    folder (the .srt, the beats file), if any."""
+    found = sorted(piece.media.glob(f"videos/**/{name}"))
+    return found[0] if found else None
+
+
 def piece_files(piece: Piece, scene: str) -> dict[str, bytes]:
     """A rendered piece's files by plain name (what a cluster worker sends
     back): ``piece.mp4``, the .srt and beats file, the record, the states
@@ -167,9 +163,9 @@ def piece_files(piece: Piece, scene: str) -> dict[str, bytes]:
     if piece.video is not None:
         files["piece.mp4"] = piece.video.read_bytes()
     for ext in (".srt", beats_file.SUFFIX):
-        found = sorted(piece.media.glob(f"videos/**/{scene}{ext}"))
-        if found:
-            files[f"{scene}{ext}"] = found[0].read_bytes()
+        found = beside_video(piece, scene + ext)
+        if found is not None:
+            files[found.name] = found.read_bytes()
     if piece.voice is not None:
         files["voice.wav"] = piece.voice.read_bytes()
     return files
@@ -183,10 +179,7 @@ def piece_from_files(piece: Piece, files: dict[str, bytes]) -> Piece:
     for name, data in files.items():
         if "/" in name or "\\" in name or name.startswith("."):
             raise ValueError(f"a piece's file {name!r}: expected a plain file name")
-        (folder / name).write_bytes(data)
-    for name in files:      # the states sit beside the record
-        if name.endswith(".npy"):
-            (piece.media / name).write_bytes(files[name])
+        (piece.media if name.endswith(".npy") else folder).joinpath(name).write_bytes(data)   # states: by the record
     piece.record = json.loads(files[RECORD].decode("utf-8"))
     piece.video = folder / "piece.mp4" if "piece.mp4" in files else None
     piece.voice = folder / "voice.wav" if "voice.wav" in files else None
@@ -194,8 +187,8 @@ def piece_from_files(piece: Piece, files: dict[str, bytes]) -> Piece:
 
 
 def _beats(piece: Piece, scene: str) -> list[dict]:
-    found = sorted(piece.media.glob(f"videos/**/{scene}{beats_file.SUFFIX}"))
-    return json.loads(found[0].read_text(encoding="utf-8"))["beats"] if found else []
+    found = beside_video(piece, scene + beats_file.SUFFIX)
+    return json.loads(found.read_text(encoding="utf-8"))["beats"] if found else []
 
 
 TOLERANCE = 1e-9   # scene units (a 1080p pixel is about 0.0074): what rounding leaves between two equal states
@@ -297,9 +290,9 @@ def split_staged(job: Job, opts: Options, media: Path, starts: list[float],
     parts = [Piece(a, b, media / f"piece-{k}") for k, (a, b) in enumerate(zip(starts, [*starts[1:], end]))]
     with ThreadPoolExecutor(max_workers=len(parts)) as pool:
         parts = list(pool.map(lambda p: render_piece(job, opts, p, last=p is parts[-1]), parts))
-    warnings = list(dict.fromkeys(w for p in parts for w in p.result.warnings))
     for p in parts:
         if not p.result.ok:
+            warnings = list(dict.fromkeys(w for q in parts for w in q.result.warnings))
             return replace(p.result, seconds=time.monotonic() - began, warnings=warnings), {}, None
     return join(job, opts, media, parts, began)
 
@@ -317,9 +310,9 @@ def join(job: Job, opts: Options, media: Path, parts: list[Piece],
     joined.mkdir()
     last = parts[-1]
     for ext in (".srt", beats_file.SUFFIX):      # the last piece's: every beat, on the whole clock
-        found = sorted(last.media.glob(f"videos/**/{job.scene.name}{ext}"))
-        if found:
-            shutil.copyfile(found[0], joined / found[0].name)
+        found = beside_video(last, job.scene.name + ext)
+        if found is not None:
+            shutil.copyfile(found, joined / found.name)
     video = joined / f"{job.scene.name}.mp4"
     concat([p.video for p in parts if p.video is not None and (p is parts[0] or "start" in p.record)], video)
     result, staged = finish(job, opts, media, video, began, warnings, last.voice)

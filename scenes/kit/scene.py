@@ -199,15 +199,14 @@ class LessonScene(Scene):
             if self.segment is not None and not self.segment.at_beat(self):
                 raise EndSceneEarlyException()
         if self.segment is not None:  # manim skips a play whose number is below from_animation_number
-            config.from_animation_number = 0 if self.segment.rendering else self.renderer.num_plays + 1
+            config.from_animation_number = self.renderer.num_plays + 1 if self.skipping_in else 0
         # animations copy what they move (and their targets): glyphs without
         # their SVG sources copy seven times faster
         forget_svg_sources(*self.mobjects, *[m for a in animations for m in
                                              (getattr(a, "mobject", None), getattr(a, "target_mobject", None))
                                              if isinstance(m, Mobject)])
         start = self.renderer.time
-        stepping = self.segment is not None and not self.segment.rendering
-        self.skip_animation_preview = stepping     # a skipped play of a segment: its frames stepped, not drawn
+        self.skip_animation_preview = self.skipping_in    # its frames stepped, not drawn
         try:
             super().play(*animations, **kwargs)
         finally:
@@ -231,9 +230,14 @@ class LessonScene(Scene):
         frame time too (undrawn: ``skip_animation_preview``), so updaters
         that keep history (a label's side, a dt integral) end where a drawn
         play leaves them.  A dry run jumps to each play's end."""
-        stepping = self.segment is not None and not self.segment.rendering
         return super().get_time_progression(run_time, description, n_iterations,
-                                            override_skip_animations or stepping)
+                                            override_skip_animations or self.skipping_in)
+
+    @property
+    def skipping_in(self) -> bool:
+        """Whether this play comes before the first beat of the segment being
+        rendered (``kit/segments.py``): skipped, its frames stepped through."""
+        return self.segment is not None and not self.segment.rendering
 
     def add_sound(self, sound_file, time_offset=0, gain=None, **kwargs):
         """Scene.add_sound, and the sound is recorded (also in a skipped
