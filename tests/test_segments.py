@@ -53,26 +53,33 @@ def job_of(scene: str, lang: str) -> Job:
     return Job(find(scene), lang, "test")
 
 
-@pytest.mark.parametrize("scene, lang, voice, first", [
-    ("UpProjection", "en", "espeak", 1),   # 3-D: lift into 3-D | the rows (the camera has moved)
-    ("AttentionMatching", "zh", "espeak", 0),
+@pytest.mark.parametrize("scene, lang, voice, first, inside", [
+    ("UpProjection", "en", "espeak", 1, False),   # 3-D: lift into 3-D | the rows (the camera has moved)
+    ("AttentionMatching", "zh", "espeak", 0, True),   # cut inside a beat, the voice of one beat over both
 ])
-def test_beats_in_two_pieces_are_their_render_in_one(tmp_path, scene, lang, voice, first):
+def test_beats_in_two_pieces_are_their_render_in_one(tmp_path, scene, lang, voice, first, inside):
     """Beats ``first`` and ``first + 1`` of the scene as one piece and as
-    two: the same clip, frame for frame, subtitles, beats and voice."""
+    two, cut where the second beat starts or (``inside``) in the middle of
+    the first: the same clip, frame for frame, subtitles, beats and voice."""
     if shutil.which("espeak-ng") is None:
         pytest.fail("espeak-ng is not installed (tools/bootstrap.sh installs it)")
     job, opts = job_of(scene, lang), Options(out=tmp_path / "out", voice=voice, lesson_path=LESSON)
     (tmp_path / "plan").mkdir()
     beats = segments.dry_beats(job, opts, tmp_path / "plan").beats
-    starts, end = [beats[first].start, beats[first + 1].start], beats[first + 2].start
+    cut = (beats[first].start + beats[first].end) / 2 if inside else beats[first + 1].start
+    starts, end = [beats[first].start, cut], beats[first + 2].start
     one, staged_one, why = segments.split_staged(job, opts, tmp_path / "a", starts[:1], end)
     assert why is None and one.ok, (why, one.error)
     two, staged_two, why = segments.split_staged(job, opts, tmp_path / "b", starts, end)
     assert why is None and two.ok, (why, two.error)
     assert_same_clip(staged_one, staged_two, scene, voiced=voice != "none")
     second = json.loads((tmp_path / "b" / "piece-1" / segments.RECORD).read_text())
-    assert second["start"]["time"] == pytest.approx(starts[1], abs=1e-3)
+    first_ended = json.loads((tmp_path / "b" / "piece-0" / segments.RECORD).read_text())["end"]["time"]
+    assert second["start"]["time"] == first_ended     # they meet at one play, on one clock
+    if inside:                                         # at the first play from the cut on, inside the beat
+        assert cut <= second["start"]["time"] < beats[first].end
+    else:
+        assert second["start"]["time"] == pytest.approx(cut, abs=1e-3)
     assert second["end"]["time"] == pytest.approx(end, abs=1e-3)
 
 
@@ -94,7 +101,7 @@ def test_pieces_that_do_not_meet_in_one_state_are_not_joined(tmp_path):
     assert "state" in segments.inexact([a, piece(tmp_path, "c", start=(4.0, state + 1e-6))], "S")
     assert "state" in segments.inexact([a, piece(tmp_path, "d", start=(4.0, state[:-1]))], "S")
     assert "times" in segments.inexact([a, piece(tmp_path, "e", start=(4.1, state))], "S")
-    # a piece in which no beat starts draws nothing and joins anything
+    # a piece in which no play starts draws nothing and joins anything
     assert segments.inexact([a, piece(tmp_path, "f")], "S") is None
 
 
@@ -149,12 +156,21 @@ def test_pieces_for_splits_only_when_cores_would_idle():
     assert segments.pieces_for(1, 2, Options(transparent=True)) == 1
 
 
-def test_a_plan_cuts_at_the_beat_starts_nearest_an_even_split():
-    starts = [0.0, 6.9, 13.1, 21.1, 28.1, 35.6, 47.5, 53.9, 66.2]
-    assert segments.plan(starts, 73.2, 2) == [0.0, 35.6]
-    assert segments.plan(starts, 73.2, 3) == [0.0, 21.1, 47.5]
-    assert segments.plan([0.0, 50.0], 60.0, 4) == [0.0, 50.0]          # no more pieces than beats
-    assert segments.plan([0.0], 10.0, 2) == [0.0]
+@pytest.mark.parametrize("seconds, pieces, step", [(73.2, 2, 0.1), (73.2, 3, 0.1), (40.0, 4, 0.25), (10.0, 2, 0.0)])
+def test_a_plan_gives_each_piece_the_same_cost(seconds, pieces, step):
+    """A piece costs ``step`` a second it skips through and 1 a second it
+    draws: every piece the same, the first from 0, the last to the end."""
+    starts = segments.plan(seconds, pieces, step)
+    assert len(starts) == pieces and starts[0] == 0.0 and starts == sorted(set(starts))
+    ends = [*starts[1:], seconds]
+    costs = [step * a + (b - a) for a, b in zip(starts, ends)]
+    assert max(costs) - min(costs) < 1e-9 and sum(b - a for a, b in zip(starts, ends)) == pytest.approx(seconds)
+    if step > 0:
+        assert ends[0] > seconds / pieces          # the first piece skips nothing, so it draws the most
+
+
+def test_a_plan_of_one_piece_is_the_whole():
+    assert segments.plan(73.2, 1) == [0.0] and segments.plan(0.0, 2) == [0.0]
 
 
 def test_render_one_scene_with_two_jobs_is_its_one_job_render(tmp_path):

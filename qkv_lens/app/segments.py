@@ -1,11 +1,13 @@
 """One scene rendered in pieces at once, joined into the clip a whole
 render gives (``qkv-lens render SCENE --jobs 2``).
 
-A scene is cut at beat boundaries (``scenes/kit/segments.py``): piece k
-renders the beats that start in ``[cut_k, cut_k+1)``, skipping through the
-beats before them.  Each cut is the beat start nearest to an even split of
-the scene's length (``plan``), from the beats file of an earlier render of
-the scene (any quality) or, the first time, from a dry run.
+Piece k renders the plays that start in ``[cut_k, cut_k+1)``, skipping
+through the plays before them (``scenes/kit/segments.py``).  The cuts
+balance the pieces (``plan``): a later piece also pays for skipping, so
+it draws less.  They are times, not beats: a cut falls on the first play
+that starts at or after it, which every piece finds on the same clock.
+The scene's length comes from the beats file of an earlier render (any
+quality or language) or, the first time, from a dry run.
 
 The join:
 - the pieces' videos are concatenated packet by packet (x264 output is
@@ -13,16 +15,16 @@ The join:
   draws;
 - the subtitles and beats are the last piece's: it ran every beat, the
   skipped ones on the same clock, so they are the whole render's; every
-  other piece's beats must be the start of that list;
+  other piece's beats (those it finished) must be the start of that list;
 - the voice track is mixed from the sounds the last piece recorded (every
   beat's clip and start), as for a whole render (``render.finish``).
 
 A piece starts from the state its scene reaches by skipping, which need
-not be the state the piece before it ended in.  Each piece records a digest
-of the scene's state at its boundaries; when two neighbours' digests (or
-clocks) differ, or the beats disagree, the pieces are thrown away and the
-scene is rendered whole, with a warning that says where.  Only mp4 is
-split (a gif's palette and a transparent .mov are per file).
+not be the state the piece before it ended in.  Each piece records the
+scene's state at its boundaries; when two neighbours' states (or clocks)
+differ, or the beats disagree, the pieces are thrown away and the scene is
+rendered whole, with a warning that says where.  Only mp4 is split (a
+gif's palette and a transparent .mov are per file).
 """
 from __future__ import annotations
 
@@ -53,6 +55,7 @@ from qkv_lens.app.render import (
     run_manim,
     video_format,
 )
+from qkv_lens.languages import offered
 from qkv_lens.registry import QUALITIES
 
 RECORD = "segment.json"
@@ -71,36 +74,43 @@ def pieces_for(jobs: int, workers: int, opts: Options) -> int:
     return workers // jobs
 
 
-def plan(starts: list[float], seconds: float, pieces: int) -> list[float]:
-    """Where ``pieces`` pieces begin, for a scene of ``seconds`` whose beats
-    start at ``starts``: at the beat start nearest to each even cut (each
-    used once; fewer pieces when there are fewer beats)."""
-    chosen = [0.0]
-    for k in range(1, pieces):
-        later = [t for t in starts if t > chosen[-1]]
-        if not later:
-            break
-        chosen.append(min(later, key=lambda t: abs(t - seconds * k / pieces)))
-    return chosen
+# a second a piece skips through costs about a tenth of a drawn one
+# (SpaceDeformation -ql: 1.5 s of CPU to skip its first 35.6 s, 12 s to draw them)
+STEP = 0.1
+
+
+def plan(seconds: float, pieces: int, step: float = STEP) -> list[float]:
+    """Where ``pieces`` pieces of a scene of ``seconds`` begin, so that each
+    costs the same: piece k skips through the ``a_k`` seconds before it
+    (``step`` a second) and draws its own ``a_k+1 - a_k``; so the cuts are
+    ``a_k = c (1 - (1 - step)^k) / step`` with ``a_pieces = seconds``."""
+    if pieces <= 1 or seconds <= 0:
+        return [0.0]
+    if step <= 0:
+        return [seconds * k / pieces for k in range(pieces)]
+    share = seconds * step / (1 - (1 - step) ** pieces)
+    return [share * (1 - (1 - step) ** k) / step for k in range(pieces)]
 
 
 def earlier_beats(job: Job, opts: Options) -> beats_file.Beats | None:
-    """The beats of an earlier render of ``job``'s scene in its language
-    (any quality); None if there is none usable."""
-    for quality in QUALITIES.values():
-        folder = opts.out / job.lang / quality
-        try:
-            return beats_file.read(folder, f"{job.scene.name}{beats_file.SUFFIX}")
-        except beats_file.BeatsError:
-            continue
+    """The beats of an earlier render of ``job``'s scene, in its language
+    first, else in another one (any quality); None if there is none usable."""
+    for lang in [job.lang, *(lang for lang in offered() if lang != job.lang)]:
+        for quality in QUALITIES.values():
+            folder = opts.out / lang / quality
+            try:
+                return beats_file.read(folder, f"{job.scene.name}{beats_file.SUFFIX}")
+            except beats_file.BeatsError:
+                continue
     return None
 
 
 def planned(job: Job, opts: Options, media: Path, pieces: int) -> list[float]:
-    """Where ``job``'s pieces begin (``plan``), from an earlier render's
-    beats or else a dry run's."""
+    """Where ``job``'s pieces begin (``plan``), for the length of an earlier
+    render (another language's will do: a cut need not fall on a beat, and
+    only balances the pieces) or else of a dry run."""
     found = earlier_beats(job, opts) or dry_beats(job, opts, media)
-    return plan([b.start for b in found.beats], found.beats[-1].end, pieces)
+    return plan(found.beats[-1].end, pieces)
 
 
 def dry_beats(job: Job, opts: Options, media: Path) -> beats_file.Beats:
@@ -213,7 +223,7 @@ def inexact(pieces: list[Piece], scene: str) -> str | None:
     start of the last piece's."""
     for a, b in zip(pieces, pieces[1:]):
         if "start" not in b.record:
-            continue          # b renders nothing (no beat starts in it)
+            continue          # b renders nothing (no play starts in it)
         end, start = a.record.get("end"), b.record["start"]
         if end is None or end["time"] != start["time"]:
             return f"the pieces meet at different times ({end and end['time']} and {start['time']} s)"

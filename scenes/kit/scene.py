@@ -115,7 +115,6 @@ class LessonScene(Scene):
         self._focus: list[Mobject] = []           # set by focus_on
         self.sounds: list[dict] = []              # every add_sound: {"file", "time"}, skipped plays too
         self.segment = Segment.from_env()         # QKV_SEGMENT: render one stretch (kit/segments.py)
-        self._beat_opens = False                  # the next play is a beat's first
         share_number_glyphs()   # every number's glyphs from one LaTeX run, manim's axis numbers too
 
     @classmethod
@@ -151,7 +150,6 @@ class LessonScene(Scene):
         beat_id = self._beat_id(key)
         self.said.append((key, sentence))
         self.next_section(name=beat_id)
-        self._beat_opens = True
         self._beat_animated = []
         start = self.renderer.time
         try:
@@ -194,11 +192,10 @@ class LessonScene(Scene):
         return super().add(*mobjects)
 
     def play(self, *animations, **kwargs):
-        if self._beat_opens:          # a beat's first play: where a segment starts or ends
-            self._beat_opens = False
-            if self.segment is not None and not self.segment.at_beat(self):
+        if self.segment is not None:  # where a segment starts or ends (kit/segments.py)
+            if not self.segment.at_play(self):
                 raise EndSceneEarlyException()
-        if self.segment is not None:  # manim skips a play whose number is below from_animation_number
+            # manim skips a play whose number is below from_animation_number
             config.from_animation_number = self.renderer.num_plays + 1 if self.skipping_in else 0
         # animations copy what they move (and their targets): glyphs without
         # their SVG sources copy seven times faster
@@ -227,11 +224,22 @@ class LessonScene(Scene):
 
     def get_time_progression(self, run_time, description, n_iterations=None, override_skip_animations=False):
         """manim's frame times; a play a segment skips steps through every
-        frame time too (undrawn: ``skip_animation_preview``), so updaters
-        that keep history (a label's side, a dt integral) end where a drawn
-        play leaves them.  A dry run jumps to each play's end."""
+        frame time too (undrawn: ``skip_animation_preview``) while anything
+        has an updater, so updaters that keep history (a label's side, a dt
+        integral) end where a drawn play leaves them; without updaters it
+        jumps to its end.  A dry run jumps to each play's end."""
+        stepped = self.skipping_in and self._updated()
         return super().get_time_progression(run_time, description, n_iterations,
-                                            override_skip_animations or self.skipping_in)
+                                            override_skip_animations or stepped)
+
+    def _updated(self) -> bool:
+        """Whether the scene, or a mobject on screen or in this play, has
+        an updater (what can make a play's end depend on its frames)."""
+        if self.updaters:
+            return True
+        moved = [a.mobject for a in self.animations or [] if isinstance(getattr(a, "mobject", None), Mobject)]
+        return any(m.updaters for root in [*self.mobjects, *self.foreground_mobjects, *moved]
+                   for m in root.get_family())
 
     @property
     def skipping_in(self) -> bool:

@@ -3,14 +3,17 @@ split across cores and machines and joined again exactly.
 
 The render pipeline (``qkv_lens.app.segments``) sets QKV_SEGMENT to
 ``"start,end"`` in scene seconds and QKV_SEGMENT_OUT to a JSON file.  The
-scene then renders only the beats that start in ``[start, end)``: the
+scene then renders only the plays that start in ``[start, end)``: the
 plays before them run in manim's skip mode (their state is computed, no
-frame is drawn), and the scene ends at the first play of the first beat
-that starts at or after ``end``.
+frame is drawn), and the scene ends at the first play that starts at or
+after ``end``.  A cut may fall inside a beat: the subtitles, beats and
+voice of a split render are the last segment's, which passes every beat.
 
 A skipped play advances the scene clock by exactly the frames a rendered
-play writes (``frames_of``), so cues, beats and the beat boundaries fall on
-the same times in every segment and in a whole render.
+play writes (``frames_of``), so cues, beats and the boundaries fall on the
+same times in every segment and in a whole render: each segment sees the
+same plays start at the same times, so the play at which one ends is the
+play at which the next begins.
 
 Whether a segment starts in the state the previous one ended in cannot be
 assumed (an updater that integrates ``dt`` does not give the same result
@@ -25,6 +28,7 @@ import hashlib
 import io
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +37,7 @@ from manim import Scene, ThreeDScene, VMobject, config
 
 from qkv_lens.store import write_atomic
 
-SLACK = 5e-4   # seconds: a cut given as a beats file's time (rounded to 1 ms) still falls on its beat
+SLACK = 5e-4   # seconds: a cut given as a beats file's time (rounded to 1 ms) still falls on its play
 
 
 def frames_of(duration: float, frozen: bool) -> tuple[int, float]:
@@ -108,6 +112,7 @@ class Segment:
     out: Path
     rendering: bool = False
     record: dict = field(default_factory=dict)
+    began: float = field(default_factory=time.perf_counter)   # the seconds (wall and CPU) to each boundary
 
     @classmethod
     def from_env(cls) -> Segment | None:
@@ -119,10 +124,10 @@ class Segment:
             raise ValueError(f"QKV_SEGMENT={spec!r}: expected 'start,end' with 0 <= start < end")
         return cls(start, end, Path(out), rendering=start == 0)
 
-    def at_beat(self, scene: Scene) -> bool:
-        """Called at the first play of every beat: start rendering when the
-        beat starts in this segment; False when it starts at or after its
-        end (the scene stops there)."""
+    def at_play(self, scene: Scene) -> bool:
+        """Called before every play: start rendering when the play starts
+        in this segment; False when it starts at or after its end (the
+        scene stops there)."""
         t = scene.renderer.time
         if t >= self.end - SLACK:
             self._boundary("end", scene)
@@ -140,7 +145,9 @@ class Segment:
         buffer = io.BytesIO()
         np.save(buffer, values, allow_pickle=False)
         write_atomic(self.out.with_name(name), buffer.getvalue())
-        self.record[which] = {"time": scene.renderer.time, "structure": structure, "values": name}
+        self.record[which] = {"time": scene.renderer.time, "structure": structure, "values": name,
+                              "seconds": time.perf_counter() - self.began, "cpu": time.process_time()}
 
     def save(self) -> None:
+        self.record["seconds"] = time.perf_counter() - self.began
         write_atomic(self.out, json.dumps(self.record, indent=1).encode("utf-8"))
