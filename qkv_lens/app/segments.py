@@ -3,8 +3,9 @@ render gives (``qkv-lens render SCENE --jobs 2``).
 
 Piece k renders the plays that start in ``[cut_k, cut_k+1)``, skipping
 through the plays before them (``scenes/kit/segments.py``).  The cuts
-balance the pieces (``plan``): a later piece also pays for skipping, so
-it draws less.  They are times, not beats: a cut falls on the first play
+balance the pieces (``qkv_lens.app.costs``): a later piece also pays for
+skipping, so it draws less; each split measures what the scene costs, and
+the next one cuts by that.  They are times, not beats: a cut falls on the first play
 that starts at or after it, which every piece finds on the same clock.
 The scene's length comes from the beats file of an earlier render (any
 quality or language) or, the first time, from a dry run.
@@ -39,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from qkv_lens import beats as beats_file
+from qkv_lens.app import costs
 from qkv_lens.app.render import (
     Children,
     Job,
@@ -74,22 +76,11 @@ def pieces_for(jobs: int, workers: int, opts: Options) -> int:
     return workers // jobs
 
 
-# a second a piece skips through costs about a tenth of a drawn one
-# (SpaceDeformation -ql: 1.5 s of CPU to skip its first 35.6 s, 12 s to draw them)
-STEP = 0.1
-
-
-def plan(seconds: float, pieces: int, step: float = STEP) -> list[float]:
-    """Where ``pieces`` pieces of a scene of ``seconds`` begin, so that each
-    costs the same: piece k skips through the ``a_k`` seconds before it
-    (``step`` a second) and draws its own ``a_k+1 - a_k``; so the cuts are
-    ``a_k = c (1 - (1 - step)^k) / step`` with ``a_pieces = seconds``."""
-    if pieces <= 1 or seconds <= 0:
-        return [0.0]
-    if step <= 0:
-        return [seconds * k / pieces for k in range(pieces)]
-    share = seconds * step / (1 - (1 - step) ** pieces)
-    return [share * (1 - (1 - step) ** k) / step for k in range(pieces)]
+def plan(seconds: float, pieces: int, step: float = costs.STEP) -> list[float]:
+    """Where ``pieces`` pieces of a scene of ``seconds`` begin when every
+    second costs the same to draw and ``step`` of that to skip: so that
+    each piece costs the same (``costs.cuts``)."""
+    return costs.cuts(costs.Costs.even(seconds, step), pieces)
 
 
 def earlier_beats(job: Job, opts: Options) -> beats_file.Beats | None:
@@ -106,11 +97,16 @@ def earlier_beats(job: Job, opts: Options) -> beats_file.Beats | None:
 
 
 def planned(job: Job, opts: Options, media: Path, pieces: int) -> list[float]:
-    """Where ``job``'s pieces begin (``plan``), for the length of an earlier
-    render (another language's will do: a cut need not fall on a beat, and
-    only balances the pieces) or else of a dry run."""
+    """Where ``job``'s pieces begin: cut by what the last split of the scene
+    measured (``costs.kept``) or else evenly (``plan``), for the length of an
+    earlier render (another language's will do: a cut need not fall on a
+    beat, and only balances the pieces) or else of a dry run."""
     found = earlier_beats(job, opts) or dry_beats(job, opts, media)
-    return plan(found.beats[-1].end, pieces)
+    seconds = found.beats[-1].end
+    measured = costs.kept(job.scene.name, job.lang, opts.quality)
+    if measured is None:
+        return plan(seconds, pieces)
+    return costs.cuts(measured.scaled(seconds), pieces)
 
 
 def dry_beats(job: Job, opts: Options, media: Path) -> beats_file.Beats:
@@ -323,6 +319,9 @@ def join(job: Job, opts: Options, media: Path, parts: list[Piece],
         found = beside_video(last, job.scene.name + ext)
         if found is not None:
             shutil.copyfile(found, joined / found.name)
+    measured = costs.learned([p.record for p in parts])
+    if measured is not None:           # for the next split of this scene (``costs``)
+        costs.keep(measured, job.scene.name, job.lang, opts.quality)
     video = joined / f"{job.scene.name}.mp4"
     concat([p.video for p in parts if p.video is not None and (p is parts[0] or "start" in p.record)], video)
     result, staged = finish(job, opts, media, video, began, warnings, last.voice)

@@ -349,7 +349,7 @@ class LessonScene(Scene):
                 write_atomic(path.with_name(f"{type(self).__name__}.sounds.json"),
                              json.dumps(self.sounds).encode("utf-8"))
         if self.segment is not None:
-            self.segment.save()
+            self.segment.save(self)
 
     def beats_record(self) -> Beats:
         """The beats as played: what ``<Scene>.beats.json`` holds (``qkv_lens.beats``)."""

@@ -129,6 +129,7 @@ class Segment:
         in this segment; False when it starts at or after its end (the
         scene stops there)."""
         t = scene.renderer.time
+        self.record.setdefault("plays", []).append([t, time.process_time()])   # what each stretch cost
         if t >= self.end - SLACK:
             self._boundary("end", scene)
             return False
@@ -148,6 +149,11 @@ class Segment:
         self.record[which] = {"time": scene.renderer.time, "structure": structure, "values": name,
                               "seconds": time.perf_counter() - self.began, "cpu": time.process_time()}
 
-    def save(self) -> None:
-        self.record["seconds"] = time.perf_counter() - self.began
+    def save(self, scene: Scene) -> None:
+        """Write the record: the boundaries, the seconds (wall and CPU) to
+        the end, and ``plays``: [scene time, CPU seconds] at each play's
+        start and at the end (where the pipeline learns what each stretch
+        of the scene costs to draw or skip)."""
+        self.record.setdefault("plays", []).append([scene.renderer.time, time.process_time()])
+        self.record.update(seconds=time.perf_counter() - self.began, cpu=time.process_time())
         write_atomic(self.out, json.dumps(self.record, indent=1).encode("utf-8"))
