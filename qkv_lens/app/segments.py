@@ -63,12 +63,53 @@ def splittable(opts: Options) -> bool:
     return video_format(opts.fmt, opts.transparent) == "mp4"
 
 
-def pieces_for(jobs: int, workers: int, opts: Options) -> int:
-    """Pieces each job is cut into when ``jobs`` jobs share ``workers``:
-    1 (whole) unless there are fewer jobs than workers."""
-    if not splittable(opts) or jobs == 0 or jobs >= workers:
-        return 1
-    return workers // jobs
+def pieces_for(costs: list[float], workers: int, opts: Options) -> list[int]:
+    """Pieces each job is cut into, for jobs of expected ``costs`` (any one
+    unit) sharing ``workers``: a job whose cost exceeds the fair share
+    ``total / workers`` is cut until no piece does, ``ceil(cost / share)``
+    pieces, at most ``workers``.  With fewer jobs than workers nothing
+    queues, so the pieces must fit the workers side by side:
+    ``floor(cost / share)`` (``workers // jobs`` when the costs are equal).
+    1 each for a format that cannot be split."""
+    total = sum(costs)
+    if not splittable(opts) or total <= 0:
+        return [1] * len(costs)
+    shares = [round(cost * workers / total, 6) for cost in costs]   # in fair shares; rounded, so 1.0000000002 is 1
+    cut = math.floor if len(costs) < workers else math.ceil
+    return [min(workers, max(1, cut(s))) for s in shares]
+
+
+def frame_rate(quality: str) -> int:
+    """Frames a second of a quality folder name (``480p15`` -> 15)."""
+    return int(quality.rpartition("p")[2])
+
+
+def expected_costs(jobs: list[Job], opts: Options, entries: dict[str, dict]) -> list[float]:
+    """Each job's expected render seconds at ``opts.quality`` (what
+    ``pieces_for`` shares out and the longest-first order sorts by): from
+    the manifest ``entries``, an earlier render of its scene and language
+    (``render_seconds`` times its ``pieces``, about the core-seconds; from
+    another quality scaled by the frame rate, as the frames drawn scale);
+    else the video seconds of an earlier beats file, at the known jobs'
+    render seconds per video second; else the known jobs' mean (all equal
+    when nothing is known)."""
+    want, fps = QUALITIES[opts.quality], frame_rate(QUALITIES[opts.quality])
+    fmt = video_format(opts.fmt, opts.transparent)
+    known: dict[tuple[str, str], tuple[float, float]] = {}      # (scene, lang) -> (cost, video seconds)
+    for e in sorted(entries.values(), key=lambda e: (e["quality"] == want, e["format"] == fmt)):
+        seconds = e.get("render_seconds")
+        if isinstance(seconds, (int, float)) and seconds > 0:     # the best match comes last and wins
+            cost = seconds * e.get("pieces", 1) * fps / frame_rate(e["quality"])
+            known[(e["scene"], e["language"])] = (cost, e["duration"])
+    costs: list[float | None] = [known.get((j.scene.name, j.lang), (None, 0.0))[0] for j in jobs]
+    rate = sum(c for c, _ in known.values()) / sum(d for _, d in known.values()) if known else 1.0
+    for i, job in enumerate(jobs):
+        if costs[i] is None:
+            found = earlier_beats(job, opts)
+            costs[i] = found.beats[-1].end * rate if found is not None and found.beats else None
+    guessed = [c for c in costs if c is not None]
+    typical = sum(guessed) / len(guessed) if guessed else 1.0
+    return [typical if c is None else c for c in costs]
 
 
 def plan(starts: list[float], seconds: float, pieces: int) -> list[float]:
