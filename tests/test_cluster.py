@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from qkv_lens.app import cli, cluster
+from qkv_lens.app import cli, cluster, segments
 from qkv_lens.app.cache import cache_key
 from qkv_lens.app.render import Job, Options, Result, process_alive
 from qkv_lens.lesson import LessonError, load_lesson
@@ -314,20 +314,59 @@ def test_a_picture_outside_the_lesson_folder_is_refused(tmp_path):
     assert "put the picture in the lesson's folder" in str(err.value)
 
 
-def test_longest_known_job_runs_first_and_new_jobs_before_it():
-    tasks = [cluster.Task(f"t{i}", Job(find(name), lang, "k"), Options(), "lesson.toml", b"", {}, {})
-             for i, (name, lang) in enumerate([("ThreeLenses", "zh"), ("WorkedExample", "zh"),
-                                               ("ShadowProjection", "zh"), ("RoleSwap", "en")])]
-    entries = {  # seconds from earlier renders, at two qualities for ShadowProjection
-        "a": {"scene": "ThreeLenses", "language": "zh", "render_seconds": 9.0},
-        "b": {"scene": "WorkedExample", "language": "zh", "render_seconds": 14.0},
-        "c": {"scene": "ShadowProjection", "language": "zh", "render_seconds": 3.0},
-        "d": {"scene": "ShadowProjection", "language": "zh", "render_seconds": 103.0},
-        "e": {"scene": "RoleSwap", "language": "zh", "render_seconds": 500.0},   # not the en job
-    }
-    order = cluster.priorities(tasks, entries)
+def test_longest_task_runs_first_in_task_order_when_equal():
+    tasks = [cluster.Task(f"t{i}", Job(find(name), LANG, "k"), Options(), "lesson.toml", b"", {}, {}, cost=cost)
+             for i, (name, cost) in enumerate([("ThreeLenses", 9.0), ("WorkedExample", 14.0),
+                                               ("ShadowProjection", 9.0), ("RoleSwap", 30.0)])]
+    order = cluster.priorities(tasks)
     run_first = [t.job.scene.name for _, t in sorted(zip(order, tasks), key=lambda p: -p[0])]
-    assert run_first == ["RoleSwap", "ShadowProjection", "WorkedExample", "ThreeLenses"]
+    assert run_first == ["RoleSwap", "WorkedExample", "ThreeLenses", "ShadowProjection"]
+
+
+def write_beats(folder: Path, scene: str, lang: str, starts: list[float], end: float) -> None:
+    """A beats file as a render leaves it: what a split is planned from."""
+    beats = [{"id": f"b{i}", "start": a, "end": b, "say": "x", "cues": [{"start": a, "end": b, "text": "x"}]}
+             for i, (a, b) in enumerate(zip(starts, [*starts[1:], end]))]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{scene}.beats.json").write_text(json.dumps({"scene": scene, "language": lang, "voice": "none",
+                                                            "beats": beats}), encoding="utf-8")
+
+
+def test_a_job_that_would_hold_up_the_rest_is_sent_in_pieces(tmp_path, monkeypatch):
+    """On two worker threads, the scene that costs more than half of the
+    work (by the manifest in --out) goes as two pieces, cut where they cost
+    the same (nothing measured yet: ``segments.plan``), each with half its
+    cost, run first; the others go whole, in order of cost; ``split=False``
+    (--no-split) sends it whole."""
+    monkeypatch.setenv("QKV_CACHE_DIR", str(tmp_path / "cache"))     # no costs kept from other splits
+    out = tmp_path / "out"
+    costs = {"WorkedExample": 30.0, "ThreeLenses": 8.0, "ShadowProjection": 12.0}
+    manifest_entries = [{"scene": name, "language": LANG, "quality": "480p15", "format": "mp4",
+                         "duration": 60.0, "render_seconds": cost, "files": [f"{LANG}/480p15/{name}.mp4"]}
+                        for name, cost in costs.items()]
+    out.mkdir()
+    (out / "manifest.json").write_text(json.dumps({"renders": manifest_entries}), encoding="utf-8")
+    write_beats(out / LANG / "480p15", "WorkedExample", LANG, [0.0, 20.0, 29.0, 45.0], 60.0)
+    client = SimpleNamespace(scheduler_info=lambda: {"workers": {"a": {"nthreads": 1}, "b": {"nthreads": 1}}},
+                             close=lambda: None)
+    monkeypatch.setattr(cluster, "connect", lambda address: client)
+    sent: list[list[cluster.Task]] = []
+    monkeypatch.setattr(cluster, "run_tasks", lambda client, tasks, on_start, on_done: sent.append(tasks) or [])
+    jobs = [Job(find(name), LANG, "k") for name in costs]
+    for split in (True, False):
+        with cluster.session("tcp://x", jobs, Options(out=out, lesson_path=LESSON), split) as run:
+            run()
+    pieces, whole = sent
+    cut = segments.plan(60.0, 2)[1]
+    assert 30.0 < cut < 45.0
+    assert [(t.job.scene.name, t.segment, t.last, t.cost) for t in pieces] == [
+        ("WorkedExample", (0.0, cut), False, 15.0), ("WorkedExample", (cut, float("inf")), True, 15.0),
+        ("ThreeLenses", None, True, 8.0), ("ShadowProjection", None, True, 12.0)]
+    order = cluster.priorities(pieces)
+    assert [pieces[i].job.scene.name for i in sorted(range(4), key=lambda i: -order[i])] == [
+        "WorkedExample", "WorkedExample", "ShadowProjection", "ThreeLenses"]
+    assert [(t.job.scene.name, t.segment, t.cost) for t in whole] == [
+        ("WorkedExample", None, 30.0), ("ThreeLenses", None, 8.0), ("ShadowProjection", None, 12.0)]
 
 
 def free_port() -> int:

@@ -15,9 +15,10 @@ from manim import RIGHT, Dot, Scene, Square, tempconfig
 
 from qkv_lens.app import segments
 from qkv_lens.app.render import Job, Options
-from qkv_lens.registry import find
+from qkv_lens.lesson import load_lesson
+from qkv_lens.registry import find, in_lesson
 from scenes.kit.segments import advance_like_frames, state
-from tests.helpers import LESSON, ROOT
+from tests.helpers import LESSON, ROOT, run_cli
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
                                   reason="espeak-ng is not installed (tools/bootstrap.sh installs it)")
@@ -147,13 +148,113 @@ def test_the_state_tells_a_skip_that_lands_elsewhere(tmp_path):
 
 
 def test_pieces_for_splits_only_when_cores_would_idle():
+    """Equal costs: with fewer jobs than workers, ``workers // jobs`` pieces
+    each (side by side, never more pieces than workers); else whole."""
     opts = Options()
-    assert segments.pieces_for(1, 2, opts) == 2
-    assert segments.pieces_for(1, 4, opts) == 4
-    assert segments.pieces_for(2, 4, opts) == 2
-    assert segments.pieces_for(3, 2, opts) == 1
-    assert segments.pieces_for(1, 2, Options(fmt="gif")) == 1
-    assert segments.pieces_for(1, 2, Options(transparent=True)) == 1
+    assert segments.pieces_for([1.0], 2, opts) == [2]
+    assert segments.pieces_for([7.0], 4, opts) == [4]
+    assert segments.pieces_for([3.0, 3.0], 4, opts) == [2, 2]
+    assert segments.pieces_for([3.0, 3.0], 3, opts) == [1, 1]         # 4 pieces would not fit 3 workers
+    assert segments.pieces_for([5.0] * 3, 2, opts) == [1, 1, 1]
+    assert segments.pieces_for([2.5] * 11, 2, opts) == [1] * 11
+    assert segments.pieces_for([0.1] * 3, 3, opts) == [1, 1, 1]      # 3 x 0.1 is not 0.3: no float noise
+    assert segments.pieces_for([1.0], 1, opts) == [1]
+    assert segments.pieces_for([], 2, opts) == []
+
+
+def test_pieces_for_splits_a_job_that_would_hold_up_the_rest():
+    """A job over the fair share (total / workers) is cut until no piece
+    is: ceil(cost / share) pieces, at most the workers; the rest stay whole."""
+    opts = Options()
+    assert segments.pieces_for([10.0] + [1.0] * 9, 2, opts) == [2] + [1] * 9
+    assert segments.pieces_for([1.0] * 4 + [30.0], 4, opts) == [1] * 4 + [4]    # 30 / 8.5: 4 pieces
+    assert segments.pieces_for([20.0, 1.0, 1.0], 3, opts) == [3, 1, 1]
+    assert segments.pieces_for([100.0, 1.0, 1.0], 2, opts) == [2, 1, 1]          # never more than the workers
+    assert segments.pieces_for([10.0, 10.0, 1.0], 2, opts) == [1, 1, 1]          # 10 is below the share, 10.5
+    assert segments.pieces_for([3.0, 1.0], 3, opts) == [2, 1]                   # fewer jobs: 3 pieces fit 3
+
+
+def test_pieces_for_never_splits_what_cannot_be_joined():
+    for opts in (Options(fmt="gif"), Options(transparent=True), Options(fmt="webm")):
+        assert segments.pieces_for([1.0], 2, opts) == [1]
+        assert segments.pieces_for([10.0] + [1.0] * 9, 2, opts) == [1] * 10
+    assert segments.pieces_for([0.0, 0.0], 4, Options()) == [1, 1]
+
+
+def cost_entry(scene: str, lang: str, quality: str, seconds: float, duration: float, pieces: int = 1,
+               fmt: str = "mp4") -> tuple[str, dict]:
+    return f"{scene}/{lang}/{quality}/{fmt}", {
+        "scene": scene, "language": lang, "quality": quality, "format": fmt, "render_seconds": seconds,
+        "duration": duration, "pieces": pieces, "files": [f"{lang}/{quality}/{scene}.{fmt}"]}
+
+
+def test_pieces_for_expected_costs_from_the_manifest_scaled_by_frame_rate(tmp_path):
+    """A job's cost is its earlier render's seconds times its pieces, the
+    same quality preferred, another scaled by frame rate; a job never
+    rendered costs what the known ones do on average."""
+    opts = Options(quality="m", out=tmp_path)                                    # 720p30
+    jobs = [Job(find(name), lang, "k") for name, lang in
+            [("WorkedExample", "zh"), ("ThreeLenses", "zh"), ("RoleSwap", "en"), ("RoleSwap", "zh")]]
+    entries = dict([
+        cost_entry("WorkedExample", "zh", "480p15", 10.0, 40.0),                 # at 15 fps: twice at 30
+        cost_entry("WorkedExample", "zh", "1080p60", 99.0, 40.0, fmt="gif"),     # not preferred over either
+        cost_entry("ThreeLenses", "zh", "720p30", 6.0, 30.0, pieces=2),         # 2 pieces of 6 s at once
+        cost_entry("ThreeLenses", "zh", "480p15", 1.0, 30.0),                    # not the same quality
+        cost_entry("RoleSwap", "zh", "2160p60", 40.0, 80.0),                     # twice the frames
+        cost_entry("SpaceDeformation", "en", "720p30", 500.0, 70.0),             # no job of ours
+    ])
+    assert segments.expected_costs(jobs, opts, entries) == pytest.approx([20.0, 12.0, 52 / 3, 20.0])
+    assert segments.expected_costs(jobs, opts, {}) == [1.0] * 4
+
+
+def test_pieces_for_expected_costs_from_an_earlier_beats_file(tmp_path):
+    """Without a manifest entry, a job costs its scene's video seconds (from
+    a beats file of any quality) at the known jobs' render seconds per video
+    second."""
+    opts = Options(quality="l", out=tmp_path)
+    jobs = [Job(find("WorkedExample"), "zh", "k"), Job(find("ThreeLenses"), "en", "k")]
+    beats = {"scene": "ThreeLenses", "language": "en", "voice": "none", "beats": [
+        {"id": "a", "start": 0.0, "end": 20.0, "say": "a", "cues": [{"start": 0.0, "end": 20.0, "text": "a"}]},
+        {"id": "b", "start": 20.0, "end": 45.0, "say": "b", "cues": [{"start": 20.0, "end": 45.0, "text": "b"}]}]}
+    folder = tmp_path / "en" / "720p30"
+    folder.mkdir(parents=True)
+    (folder / "ThreeLenses.beats.json").write_text(json.dumps(beats), encoding="utf-8")
+    entries = dict([cost_entry("WorkedExample", "zh", "480p15", 10.0, 40.0)])   # 0.25 s a video second
+    assert segments.expected_costs(jobs, opts, entries) == [10.0, 45.0 * 0.25]
+    assert segments.expected_costs(jobs[1:], opts, {}) == [45.0]                 # alone: its own unit
+
+
+def test_pieces_for_a_local_render_longest_first_and_the_dominating_scene_split(tmp_path, fake, monkeypatch):
+    """``render --jobs N`` with the costs of the manifest in --out: the jobs
+    start longest first (storyboard order when equal); on two workers the
+    scene costing more than half of the work is rendered in two pieces, the
+    others whole; --no-split renders it whole."""
+    assert run_cli(tmp_path) == 0                   # every scene of the lesson, once (stand-in renders)
+    names = [s.name for s in in_lesson(load_lesson(LESSON))]
+    out = tmp_path / "out"
+
+    def set_costs(costs: dict[str, float]) -> None:
+        data = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        for e in data["renders"]:
+            e["render_seconds"] = costs.get(e["scene"], 1.0)
+        (out / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+
+    split: list[tuple[str, int]] = []
+    monkeypatch.setattr(segments, "render_split", lambda job, opts, pieces: split.append((job.scene.name, pieces))
+                        or fake(job, opts))
+    costs = {names[-1]: 9.0, names[3]: 2.0}
+    set_costs(costs)
+    fake.calls.clear()
+    assert run_cli(tmp_path, "--force", "--jobs", "1") == 0
+    assert fake.calls == [names[-1], names[3]] + [n for n in names if n not in costs]
+    assert split == []
+    costs = {names[-1]: 20.0}                       # more than half of 20 + 1 x the others
+    set_costs(costs)
+    assert run_cli(tmp_path, "--force", "--jobs", "2", "--no-split") == 0
+    assert split == []
+    set_costs(costs)
+    assert run_cli(tmp_path, "--force", "--jobs", "2") == 0
+    assert split == [(names[-1], 2)]
 
 
 @pytest.mark.parametrize("seconds, pieces, step", [(73.2, 2, 0.1), (73.2, 3, 0.1), (40.0, 4, 0.25), (10.0, 2, 0.0)])

@@ -18,11 +18,21 @@ training runs and typeset formulas start empty, as on a fresh machine):
 5. the same -ql render on a loopback Dask cluster (a scheduler and two
    single-threaded workers on this machine) against --jobs 2;
 6. the longest scene alone, whole (--jobs 1) against split in two pieces
-   at once (--jobs 2, qkv_lens.app.segments), at -ql and -qm, paired.
+   at once (--jobs 2, qkv_lens.app.segments), at -ql and -qm, paired;
+7. on a loopback cluster of two single-threaded workers (--dask-workers):
+   the longest scene whole (--no-split) against in pieces, one a worker,
+   at -ql and -qm; and the whole lesson in one language at -qh, whole
+   scenes (--no-split) against the pieces the rule chooses
+   (segments.pieces_for, from the -ql render's manifest): each run's time,
+   its longest job (what bounds it once there are as many workers as jobs)
+   and its work over the workers (what bounds it with fewer).
 
---no-high skips -qh, --no-dask skips 5, --quick does only 1, 2 and the -ql
-ratios; --split SCENE does only 6, for SCENE.  Compare ratios within one
-run: machines are noisy.
+--no-high skips -qh (and 7's lesson), --no-dask skips 5 and 7, --quick does
+only 1, 2 and the -ql ratios; --split SCENE does only 6, for SCENE;
+--dask-split does only 7 (after a -ql render that finds the longest scene
+and seeds the costs; with --quick its scene only at -ql; --dask-quality
+sets its lesson's quality, -qh by default).  Compare ratios within one run:
+machines are noisy.
 """
 from __future__ import annotations
 
@@ -37,6 +47,7 @@ import time
 from pathlib import Path
 
 from qkv_lens.lesson import default_lesson
+from qkv_lens.registry import QUALITIES
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ)
@@ -97,6 +108,50 @@ def split_figures(scene: str, lang: str, lesson: Path, tmp: Path, qualities=("l"
               f"{two / one:.2f}x  (best of {rounds}; all: {times[1]} / {times[2]})")
 
 
+def dask_split(common: list[str], lang: str, lesson: Path, tmp: Path, seed: Path, lesson_quality: str | None,
+               qualities=("l", "m"), rounds: int = 1, workers: int = 2) -> None:
+    """Figure 7 on one loopback cluster of ``workers`` single-threaded
+    workers: the longest scene of ``seed`` (a -ql render of ``common``)
+    whole against in pieces; then ``common`` at ``lesson_quality`` (None:
+    not), each run from a copy of ``seed``, whose manifest gives the rule
+    its costs."""
+    from qkv_lens.app.cluster import loopback_cluster
+    scene = max(manifest(seed), key=lambda e: e["render_seconds"])["scene"]
+    (tmp / "dask-split").mkdir()
+    with loopback_cluster(tmp / "dask-split", workers, cwd=ROOT, env=ENV) as address:
+        for q in qualities:
+            args = [scene, "--lang", lang, "--lesson", str(lesson), "--out", str(tmp / f"dask-split-{q}"),
+                    "-q", q, "--force", "--dask", address]
+            step(f"{scene} -q{q} on the loopback cluster: whole against {workers} pieces")
+            qkv("render", *args, "--no-split")      # untimed: warms the workers, leaves the beats to cut at
+            times: dict[str, list[float]] = {"whole": [], "pieces": []}
+            for _ in range(rounds):
+                for how, extra in (("whole", ["--no-split"]), ("pieces", [])):
+                    took, said = qkv("render", *args, *extra)
+                    if how == "pieces" and f"in {workers} pieces at once" not in said:
+                        sys.exit(f"bench: {scene} was not split on the cluster: {said.strip().splitlines()[-1]}")
+                    times[how].append(took)
+            whole, pieces = min(times["whole"]), min(times["pieces"])
+            print(f"{scene} -q{q} {lang} on {workers} loopback workers: whole (--no-split) {whole:6.1f} s, "
+                  f"{workers} pieces {pieces:6.1f} s: {pieces / whole:.2f}x  (best of {rounds})")
+        if lesson_quality is None:
+            return
+        quality = QUALITIES[lesson_quality]
+        print(f"the lesson, {lang}, -q{lesson_quality}, on {workers} loopback workers, costs from a -ql render:")
+        for how, name, extra in (("whole scenes", "whole", ["--no-split"]), ("segments", "pieces", [])):
+            out = tmp / f"lesson-{lesson_quality}-{name}"
+            shutil.copytree(seed, out)
+            step(f"the lesson -q{lesson_quality} on the loopback cluster, {how}")
+            took, _ = qkv("render", *common, "--out", str(out), "-q", lesson_quality, "--force", "--dask", address,
+                          *extra)
+            entries = [e for e in manifest(out) if e["quality"] == quality]
+            longest = max(entries, key=lambda e: e["render_seconds"])
+            work = sum(e["render_seconds"] * e.get("pieces", 1) for e in entries)
+            cut = ", ".join(f"{e['scene']} in {e['pieces']}" for e in entries if e.get("pieces", 1) > 1)
+            print(f"  {how:<13} {took:7.1f} s; longest job {longest['scene']} {longest['render_seconds']:.1f} s; "
+                  f"work / {workers} workers {work / workers:.1f} s; pieces: {cut or 'none'}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-high", action="store_true", help="skip the -qh figures")
@@ -104,6 +159,12 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="only the -ql figures (1, 2 and -ql ratios)")
     ap.add_argument("--lang", default="zh")
     ap.add_argument("--split", metavar="SCENE", help="only the whole-against-split figures, for SCENE")
+    ap.add_argument("--dask-split", action="store_true",
+                    help="only the whole-against-pieces figures on a loopback cluster (7)")
+    ap.add_argument("--dask-quality", choices=list(QUALITIES), default="h",
+                    help="the quality of 7's whole-lesson figure (default h)")
+    ap.add_argument("--dask-workers", type=int, default=2, metavar="N",
+                    help="the loopback workers of 7 (default 2; one a core)")
     ap.add_argument("--scenes", nargs="+", default=[], metavar="SCENE",
                     help="only these scenes (WorkedExample among them): a quick check of this tool")
     args = ap.parse_args()
@@ -117,6 +178,15 @@ def main() -> None:
     if args.split:
         try:
             split_figures(args.split, args.lang, lesson, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
+    if args.dask_split:
+        try:
+            step("cold -ql, --jobs 2 (the costs)")
+            qkv("render", *common, "--out", str(tmp / "seed"), "--jobs", "2")
+            dask_split(common, args.lang, lesson, tmp, tmp / "seed", None if args.no_high else args.dask_quality,
+                       qualities=("l",) if args.quick else ("l", "m"), workers=args.dask_workers)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return
@@ -186,6 +256,9 @@ def main() -> None:
         if not args.quick:
             longest = max(solo, key=lambda scene: solo[scene])
             split_figures(longest, args.lang, lesson, tmp, rounds=1)
+            if not args.no_dask:
+                dask_split(common, args.lang, lesson, tmp, tmp / "serial", None if args.no_high else args.dask_quality,
+                           workers=args.dask_workers)
 
         durations = {e["scene"]: e["duration"] for e in manifest(tmp / "serial")}
         print("render seconds per video second, by scene:")

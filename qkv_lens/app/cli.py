@@ -272,19 +272,22 @@ def render_lesson(args, quiet: bool = False) -> int:
         })
 
     results = []
-    dask = getattr(args, "dask", None)
+    dask, split = getattr(args, "dask", None), not getattr(args, "no_split", False)
     if jobs and dask:     # on a Dask cluster (qkv_lens.app.cluster); --jobs does not apply
         try:
-            with cluster.session(dask, jobs, opts) as run, display:
+            with cluster.session(dask, jobs, opts, split) as run, display:
                 results = run(on_start=display.started, on_done=record)
         except cluster.ClusterError as err:
             return _error(str(err), err.status)
     elif jobs:
-        # fewer scenes than --jobs: each scene in pieces at once (qkv_lens.app.segments)
-        pieces = segments.pieces_for(len(jobs), args.jobs, opts)
-        render = render_mod.render_job if pieces == 1 else partial(segments.render_split, pieces=pieces)
+        # longest first; a job that would hold up the rest (or leave cores idle) in pieces at once
+        costs = segments.expected_costs(jobs, opts, entries)
+        counts = segments.pieces_for(costs, args.jobs, opts) if split else [1] * len(jobs)
+        pieces = dict(zip(jobs, counts))
+        jobs = [job for _, job in sorted(zip(costs, jobs), key=lambda p: -p[0])]
         with display:
-            results = run_jobs(jobs, opts, args.jobs, render=render, on_start=display.started, on_done=record)
+            results = run_jobs(jobs, opts, args.jobs, render=partial(render_pieces, pieces=pieces),
+                               on_start=display.started, on_done=record)
     failed = [r for r in results if not r.ok]
     page_error = ""
     try:        # always: the lesson's chapters may have changed with nothing to render
@@ -302,6 +305,12 @@ def render_lesson(args, quiet: bool = False) -> int:
     if page_error:
         display.say(f"error: lesson page not rebuilt: {page_error}", error=True)
     return 1 if failed or page_error else 0
+
+
+def render_pieces(job: Job, opts: Options, pieces: dict[Job, int]) -> render_mod.Result:
+    """``job`` rendered whole, or in ``pieces[job]`` pieces at once (``segments.render_split``)."""
+    count = pieces[job]
+    return render_mod.render_job(job, opts) if count == 1 else segments.render_split(job, opts, count)
 
 
 def _listed(out: Path, name: str) -> bool:
@@ -575,6 +584,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "becomes a QuickTime .mov (lossless Animation/qtrle codec, argb) for video "
                         "editors and slides, which the lesson page links instead of playing")
     r.add_argument("--force", action="store_true", help="render even when the cache is up to date")
+    r.add_argument("--no-split", action="store_true",
+                   help="render every scene whole: never cut a scene into pieces rendered at once (which "
+                        "happens with fewer scenes than --jobs or Dask threads, or one scene that would hold "
+                        "up the rest; docs/design.md, One scene in pieces)")
     r.add_argument("--dask", metavar="ADDRESS", default=os.environ.get("QKV_DASK") or None,
                    help="render on a Dask cluster: the scheduler's address, like tcp://HOST:8786 "
                         "(default: QKV_DASK; needs pip install qkv-lens[cluster]; see docs/cluster.md)")

@@ -93,6 +93,7 @@ class Task:
     expected: dict[str, str]      # the client's fingerprint
     segment: tuple[float, float] | None = None   # a piece of the scene (qkv_lens.app.segments), or whole
     last: bool = True             # the scene's last piece (it also mixes the voice)
+    cost: float = 0.0             # expected render seconds (segments.expected_costs): longest runs first
 
 
 def fingerprint() -> dict[str, str]:
@@ -291,23 +292,11 @@ def _failure(job: Job, err: BaseException) -> Result:
     return Result(job, False, 0.0, error=text)
 
 
-def priorities(tasks: list[Task], entries: dict[str, dict]) -> list[int]:
-    """Dask priorities (higher runs first): longest job first, by the
-    ``render_seconds`` the manifest ``entries`` hold for the same scene and
-    language (any quality and format); jobs never rendered before come
-    first, in storyboard order."""
-    known: dict[tuple[str, str], float] = {}
-    for e in entries.values():
-        seconds = e.get("render_seconds")
-        if isinstance(seconds, (int, float)):
-            k = (e["scene"], e["language"])
-            known[k] = max(known.get(k, 0.0), float(seconds))
-
-    def rank(i: int) -> tuple[bool, float, int]:
-        k = (tasks[i].job.scene.name, tasks[i].job.lang)
-        return k in known, -known.get(k, 0.0), i
-
-    ranked = sorted(range(len(tasks)), key=rank)
+def priorities(tasks: list[Task]) -> list[int]:
+    """Dask priorities (higher runs first): the longest task first, by its
+    expected ``cost`` (a piece's share of its job's), in task order when
+    equal; so the longest job does not start last."""
+    ranked = sorted(range(len(tasks)), key=lambda i: (-tasks[i].cost, i))
     out = [0] * len(tasks)
     for rank, i in enumerate(ranked):
         out[i] = len(tasks) - rank
@@ -322,7 +311,7 @@ def run_tasks(client: Any, tasks: list[Task],
     A failing job never stops the others; any interrupt cancels the rest."""
     from distributed import as_completed
 
-    order = priorities(tasks, manifest.load(tasks[0].opts.out) if tasks else {})
+    order = priorities(tasks)
     futures = {}
     jobs: dict[str, int] = {}                  # a job's first task's name -> its place in the results
     pieces: dict[int, dict[int, tuple]] = {}   # a split job's pieces as they land: piece -> (result, files)
@@ -364,16 +353,15 @@ def run_tasks(client: Any, tasks: list[Task],
     return [results[j] for j in range(len(jobs))]
 
 
-def split_tasks(tasks: list[Task], slots: int) -> list[Task]:
-    """With fewer tasks than the cluster's ``slots``, each task cut into
-    pieces (``segments.pieces_for``), planned on the client; else ``tasks``."""
-    if not tasks:
-        return tasks
-    count = segments.pieces_for(len(tasks), slots, tasks[0].opts)
-    if count == 1:
-        return tasks
+def split_tasks(tasks: list[Task], counts: list[int]) -> list[Task]:
+    """Each task cut into its count of pieces (``segments.pieces_for``),
+    planned on the client, each piece with its share of the task's cost;
+    a task whose plan fails, and a count of 1, stay whole."""
     out = []
-    for task in tasks:
+    for task, count in zip(tasks, counts):
+        if count == 1:
+            out.append(task)
+            continue
         with media_folder() as media:
             try:
                 starts = segments.planned(task.job, task.opts, media, count)
@@ -382,7 +370,7 @@ def split_tasks(tasks: list[Task], slots: int) -> list[Task]:
                 continue
         for k, (a, b) in enumerate(zip(starts, [*starts[1:], float("inf")])):
             out.append(dataclasses.replace(task, name=f"{task.name}-piece{k}", segment=(a, b),
-                                           last=k == len(starts) - 1))
+                                           last=k == len(starts) - 1, cost=task.cost / len(starts)))
     return out
 
 
@@ -408,15 +396,19 @@ def join_pieces(tasks: list[Task], landed: list[tuple[Result, dict[str, bytes]]]
 
 
 @contextmanager
-def session(address: str, jobs: list[Job], opts: Options) -> Iterator[Callable[..., list[Result]]]:
-    """Build the tasks, connect, check the workers; yield ``run(on_start,
-    on_done) -> results``; close the client on exit.  ClusterError first
-    when the files cannot be shipped or the cluster cannot be used."""
-    tasks = make_tasks(jobs, opts)
+def session(address: str, jobs: list[Job], opts: Options,
+            split: bool = True) -> Iterator[Callable[..., list[Result]]]:
+    """Build the tasks, connect, check the workers, cut the jobs that would
+    hold up the rest into pieces (``segments.pieces_for`` over the workers'
+    threads; none unless ``split``); yield ``run(on_start, on_done) ->
+    results``; close the client on exit.  ClusterError first when the files
+    cannot be shipped or the cluster cannot be used."""
+    costs = segments.expected_costs(jobs, opts, manifest.load(opts.out))
+    tasks = [dataclasses.replace(t, cost=c) for t, c in zip(make_tasks(jobs, opts), costs)]
     client = connect(address)
-    try:       # fewer scenes than worker threads: each in pieces
+    try:
         slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
-        tasks = split_tasks(tasks, slots)
+        tasks = split_tasks(tasks, segments.pieces_for(costs, slots, opts) if split else [1] * len(tasks))
     except BaseException:
         client.close()
         raise

@@ -68,12 +68,53 @@ def splittable(opts: Options) -> bool:
     return video_format(opts.fmt, opts.transparent) == "mp4"
 
 
-def pieces_for(jobs: int, workers: int, opts: Options) -> int:
-    """Pieces each job is cut into when ``jobs`` jobs share ``workers``:
-    1 (whole) unless there are fewer jobs than workers."""
-    if not splittable(opts) or jobs == 0 or jobs >= workers:
-        return 1
-    return workers // jobs
+def pieces_for(costs: list[float], workers: int, opts: Options) -> list[int]:
+    """Pieces each job is cut into, for jobs of expected ``costs`` (any one
+    unit) sharing ``workers``: a job whose cost exceeds the fair share
+    ``total / workers`` is cut until no piece does, ``ceil(cost / share)``
+    pieces, at most ``workers``.  With fewer jobs than workers nothing
+    queues, so the pieces must fit the workers side by side:
+    ``floor(cost / share)`` (``workers // jobs`` when the costs are equal).
+    1 each for a format that cannot be split."""
+    total = sum(costs)
+    if not splittable(opts) or total <= 0:
+        return [1] * len(costs)
+    shares = [round(cost * workers / total, 6) for cost in costs]   # in fair shares; rounded, so 1.0000000002 is 1
+    cut = math.floor if len(costs) < workers else math.ceil
+    return [min(workers, max(1, cut(s))) for s in shares]
+
+
+def frame_rate(quality: str) -> int:
+    """Frames a second of a quality folder name (``480p15`` -> 15)."""
+    return int(quality.rpartition("p")[2])
+
+
+def expected_costs(jobs: list[Job], opts: Options, entries: dict[str, dict]) -> list[float]:
+    """Each job's expected render seconds at ``opts.quality`` (what
+    ``pieces_for`` shares out and the longest-first order sorts by): from
+    the manifest ``entries``, an earlier render of its scene and language
+    (``render_seconds`` times its ``pieces``, about the core-seconds; from
+    another quality scaled by the frame rate, as the frames drawn scale);
+    else the video seconds of an earlier beats file, at the known jobs'
+    render seconds per video second; else the known jobs' mean (all equal
+    when nothing is known)."""
+    want, fps = QUALITIES[opts.quality], frame_rate(QUALITIES[opts.quality])
+    fmt = video_format(opts.fmt, opts.transparent)
+    known: dict[tuple[str, str], tuple[float, float]] = {}      # (scene, lang) -> (cost, video seconds)
+    for e in sorted(entries.values(), key=lambda e: (e["quality"] == want, e["format"] == fmt)):
+        seconds = e.get("render_seconds")
+        if isinstance(seconds, (int, float)) and seconds > 0:     # the best match comes last and wins
+            cost = seconds * e.get("pieces", 1) * fps / frame_rate(e["quality"])
+            known[(e["scene"], e["language"])] = (cost, e["duration"])
+    costs: list[float | None] = [known.get((j.scene.name, j.lang), (None, 0.0))[0] for j in jobs]
+    rate = sum(c for c, _ in known.values()) / sum(d for _, d in known.values()) if known else 1.0
+    for i, job in enumerate(jobs):
+        if costs[i] is None:
+            found = earlier_beats(job, opts)
+            costs[i] = found.beats[-1].end * rate if found is not None and found.beats else None
+    guessed = [c for c in costs if c is not None]
+    typical = sum(guessed) / len(guessed) if guessed else 1.0
+    return [typical if c is None else c for c in costs]
 
 
 def plan(seconds: float, pieces: int, step: float = costs.STEP) -> list[float]:
@@ -227,7 +268,7 @@ def inexact(pieces: list[Piece], scene: str) -> str | None:
         if end["structure"] != start["structure"] or ended is None or started is None or \
                 ended.shape != started.shape or not np.allclose(ended, started, rtol=0, atol=TOLERANCE):
             return (f"the scene's state at {start['time']:.2f} s differs between a render and a skip "
-                    "to that beat (an updater that depends on the frame rate?)")
+                    "to that play (an updater that depends on the frame rate?)")
     whole = _beats(pieces[-1], scene)
     for p in pieces[:-1]:
         own = _beats(p, scene)
@@ -289,7 +330,7 @@ def render_split(job: Job, opts: Options, pieces: int) -> Result:
 def split_staged(job: Job, opts: Options, media: Path, starts: list[float],
                  end: float = math.inf) -> tuple[Result, dict[str, Path], str | None]:
     """Render the pieces beginning at ``starts`` (the first at 0; the scene
-    stops at the first beat at or after ``end``) at once, inside ``media``,
+    stops at the first play at or after ``end``) at once, inside ``media``,
     and join them: the result, the staged outputs (as ``render.render_staged``
     gives them) and None; or, when they cannot be joined exactly, why."""
     began = time.monotonic()
