@@ -115,6 +115,13 @@ class LessonScene(Scene):
         self._focus: list[Mobject] = []           # set by focus_on
         self.sounds: list[dict] = []              # every add_sound: {"file", "time"}, skipped plays too
         self.segment = Segment.from_env()         # QKV_SEGMENT: render one stretch (kit/segments.py)
+        self._unseen = False                      # a play whose frames nobody sees: nothing rasterised
+        draw = self.renderer.update_frame
+
+        def update_frame(scene, *args, **kwargs):
+            if not self._unseen:
+                draw(scene, *args, **kwargs)
+        self.renderer.update_frame = update_frame
         share_number_glyphs()   # every number's glyphs from one LaTeX run, manim's axis numbers too
 
     @classmethod
@@ -204,10 +211,13 @@ class LessonScene(Scene):
                                              if isinstance(m, Mobject)])
         start = self.renderer.time
         self.skip_animation_preview = self.skipping_in    # its frames stepped, not drawn
+        # a play a segment skips, or any in a dry run, writes no frame: manim would still draw its
+        # still background (and a wait's frame) each play; not the first (the Cairo context is made then)
+        self._unseen = (self.skipping_in or config.dry_run) and self.renderer.num_plays > 0
         try:
             super().play(*animations, **kwargs)
         finally:
-            self.skip_animation_preview = False
+            self.skip_animation_preview = self._unseen = False
         if self.renderer.skip_animations:   # as if its frames were drawn (kit/segments.py):
             frozen = self.is_current_animation_frozen_frame()
             if not frozen:                  # the updaters' last pass a drawn play ends with
