@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import av.logging
 import pytest
 
 from qkv_lens.app import encoder
@@ -93,7 +94,9 @@ def test_avx512_is_left_out_only_where_x264_has_it():
     assert encoder.without_avx512(("MMX2", "SSE2Fast", "AVX2", "AVX512")) == "asm=MMX2,SSE2Fast,AVX2"
     assert encoder.without_avx512(("MMX2", "SSE2Fast", "AVX2")) is None
     assert encoder.without_avx512(()) is None
+    level = av.logging.get_level()
     found = encoder.capabilities()
+    assert found == encoder.x264_capabilities() and av.logging.get_level() == level   # the probe leaves logging be
     params = encoder.without_avx512(found)
     if params is not None:       # x264 takes the list back: all it found but AVX512
         assert encoder.x264_capabilities(params) == tuple(c for c in found if c != encoder.AVX512)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import configparser
 import functools
 import io
+import threading
 from fractions import Fraction
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from qkv_lens.store import write_atomic
 SHIPPED = package_dir("qkv_lens") / "manim.cfg"
 OPTIONS = "video_encoder.options"   # manim's section of encoder options
 AVX512 = "AVX512"
+_LOGGING = threading.Lock()         # PyAV's log level is one for the process
 
 
 @functools.cache
@@ -37,24 +39,28 @@ def capabilities() -> tuple[str, ...]:
 
 def x264_capabilities(params: str | None = None) -> tuple[str, ...]:
     """The capabilities libx264 reports when it opens with ``x264-params``
-    ``params`` (empty when it does not report them)."""
+    ``params`` (empty when it does not report them or will not open: then
+    manim says what is wrong)."""
     import av
     import av.logging
 
-    level = av.logging.get_level()
-    av.logging.set_level(av.logging.INFO)
-    try:
-        with av.logging.Capture() as logs:    # this thread's messages only
-            ctx = av.CodecContext.create("libx264", "w")
-            ctx.width = ctx.height = 64
-            ctx.pix_fmt = "yuv420p"
-            ctx.time_base = Fraction(1, 15)
-            if params:
-                ctx.options = {"x264-params": params}
-            ctx.open()
-            del ctx
-    finally:
-        av.logging.set_level(level)
+    with _LOGGING:
+        level = av.logging.get_level()
+        av.logging.set_level(av.logging.INFO)
+        try:
+            with av.logging.Capture() as logs:    # this thread's messages only
+                ctx = av.CodecContext.create("libx264", "w")
+                ctx.width = ctx.height = 64
+                ctx.pix_fmt = "yuv420p"
+                ctx.time_base = Fraction(1, 15)
+                if params:
+                    ctx.options = {"x264-params": params}
+                ctx.open()
+                del ctx
+        except (ValueError, av.FFmpegError):     # no libx264, or it refused ``params``
+            return ()
+        finally:
+            av.logging.set_level(level)
     prefix = "using cpu capabilities:"
     for _, _, message in logs:
         if message.startswith(prefix):
