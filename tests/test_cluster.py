@@ -25,9 +25,9 @@ from tests.helpers import LESSON, ROOT, probe_video
 LANG = "zh"
 SCENES = ("ThreeLenses", "WorkedExample")   # about 28 s and 40 s of video at -ql
 LESSON = LESSON
-# the manifest fields allowed to differ: the time taken, and the mp4 size (x264 output under load is not
-# byte-reproducible, 7 bytes in 1.7 MB seen; frames, duration and size are compared above; issue 28 hunts it)
-TIMING = {"render_seconds", "bytes"}
+# the manifest field allowed to differ: the time taken (the videos are the same bytes: x264 runs without its
+# AVX-512 code, which read memory it had not written, qkv_lens/app/encoder.py)
+TIMING = {"render_seconds"}
 
 
 def qkv(*args, env=None, **kw):
@@ -104,6 +104,7 @@ def test_cluster_render_equals_local_render(frozen, local, dask_cluster, tmp_pat
         there, here = probe_video(out / folder / f"{scene}.mp4"), probe_video(local / folder / f"{scene}.mp4")
         assert (there["frames"], there["duration"], there["width"]) == (here["frames"], here["duration"],
                                                                          here["width"])
+        assert (out / folder / f"{scene}.mp4").read_bytes() == (local / folder / f"{scene}.mp4").read_bytes()
         assert (out / folder / f"{scene}.png").is_file()
     ours, theirs = manifest(out), manifest(local)
     assert ours.keys() == theirs.keys() == set(SCENES)

@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from qkv_lens import voice as voice_mod
-from qkv_lens.app import gif, texcache
+from qkv_lens.app import encoder, gif, texcache
 from qkv_lens.app.subtitles import srt_to_vtt
 from qkv_lens.app.video import probe
-from qkv_lens.registry import QUALITIES, SceneInfo, package_dir
+from qkv_lens.registry import QUALITIES, SceneInfo
 from qkv_lens.store import Unsafe, folder_inside, process_alive, relative_name, shown, temp_beside
 
 VIDEO_EXTENSIONS = ("mp4", "mov", "webm", "gif")
@@ -100,7 +100,7 @@ def video_format(fmt: str, transparent: bool) -> str:
 def manim_command(scene: SceneInfo, opts: Options, media_dir: Path) -> list[str]:
     cmd = [sys.executable, "-m", "manim", "render", f"-q{opts.quality}", "--progress_bar", "none",
            "--disable_caching", "--media_dir", str(media_dir),
-           "--config_file", str(package_dir("qkv_lens") / "manim.cfg"),   # the encoder settings
+           "--config_file", str(encoder.config_file(media_dir)),   # the encoder settings
            "--format", video_format(opts.fmt, opts.transparent)]
     if opts.transparent:
         cmd.append("--transparent")
