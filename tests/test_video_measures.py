@@ -78,3 +78,13 @@ def test_the_talk_only_run_is_the_still_and_the_pulse_together(clip):
 def test_edge_frames_are_those_with_the_bar(clip):
     hits = edge_frames(clip)
     assert hits and min(hits) >= 9.0 - 1e-6 and len(hits) >= 2 * FPS
+
+
+@pytest.mark.parametrize("at", [0.05, 4.5, 7.55, 11.95])
+def test_a_probe_of_decoded_frames_counts_packets_and_keeps_the_poster(clip, tmp_path, at):
+    """``probe(decoded=True)`` (a joined split render) decodes only up to the
+    poster: the same length, frame count and poster as decoding every frame."""
+    from qkv_lens.app.video import probe
+    full, quick = probe(clip, tmp_path / "a.png", at), probe(clip, tmp_path / "b.png", at, decoded=True)
+    assert full == quick and full.frames == 12 * FPS and full.duration == pytest.approx(12.0)
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()

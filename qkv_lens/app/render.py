@@ -270,10 +270,11 @@ def mixed_voice(media: Path, scene: str) -> Path | None:
 
 
 def finish(job: Job, opts: Options, media: Path, video: Path, start: float, warnings: list[str],
-           voice: Path | None) -> tuple[Result, dict[str, Path]]:
+           voice: Path | None, decoded: bool = False) -> tuple[Result, dict[str, Path]]:
     """From manim's ``video`` (and the .srt and beats file beside it) to the
     outputs: the voice track ``voice`` fitted to the picture (an mp4 with
-    its index first), the gif's exact delays, the .vtt and the poster."""
+    its index first), the gif's exact delays, the .vtt and the poster
+    (``decoded``: every frame of ``video`` was decoded already; see ``probe``)."""
     stage = media / "stage"
     stage.mkdir(exist_ok=True)
     scene = job.scene.name
@@ -307,7 +308,7 @@ def finish(job: Job, opts: Options, media: Path, video: Path, start: float, warn
         staged[beats.name] = beats
     png = stage / f"{scene}.png"
     try:
-        info = probe(video, poster=png, poster_at=poster_time(beats if beats.exists() else None))
+        info = probe(video, poster=png, poster_at=poster_time(beats if beats.exists() else None), decoded=decoded)
     except Exception as err:  # noqa: BLE001 - a broken video is a failed render
         return Result(job, False, time.monotonic() - start, error=f"cannot read the video: {err}"), {}
     staged[png.name] = png

@@ -57,6 +57,7 @@ from qkv_lens.app.render import (
     run_manim,
     video_format,
 )
+from qkv_lens.app.video import probe
 from qkv_lens.languages import offered
 from qkv_lens.registry import QUALITIES
 
@@ -169,6 +170,7 @@ class Piece:
     video: Path | None = None
     record: dict = field(default_factory=dict)
     voice: Path | None = None
+    decoded: bool = False      # every frame of ``video`` decoded here (``video.probe``)
 
 
 def render_piece(job: Job, opts: Options, piece: Piece, last: bool, children: Children | None = None) -> Piece:
@@ -185,6 +187,13 @@ def render_piece(job: Job, opts: Options, piece: Piece, last: bool, children: Ch
         return piece
     piece.record = json.loads(record.read_text(encoding="utf-8"))
     piece.video = find_video(piece.media, job.scene.name)
+    if piece.video is not None:      # decoded here, beside the other pieces, not after the join
+        try:
+            probe(piece.video)
+            piece.decoded = True
+        except Exception as err:  # noqa: BLE001 - a broken video is a failed render
+            piece.result = Result(job, False, time.monotonic() - began, error=f"cannot read the video: {err}")
+            return piece
     if last:
         piece.voice = mixed_voice(piece.media, job.scene.name)
     piece.result = Result(job, True, time.monotonic() - began, warnings=warnings)
@@ -365,5 +374,6 @@ def join(job: Job, opts: Options, media: Path, parts: list[Piece],
         costs.keep(measured, job.scene.name, job.lang, opts.quality)
     video = joined / f"{job.scene.name}.mp4"
     concat([p.video for p in parts if p.video is not None and (p is parts[0] or "start" in p.record)], video)
-    result, staged = finish(job, opts, media, video, began, warnings, last.voice)
+    result, staged = finish(job, opts, media, video, began, warnings, last.voice,
+                            decoded=all(p.decoded for p in parts if p.video is not None))
     return result, staged, None

@@ -17,25 +17,43 @@ class VideoInfo:
     rate: float       # frames per second
 
 
-def probe(video: Path, poster: Path | None = None, poster_at: float | None = None) -> VideoInfo:
+def probe(video: Path, poster: Path | None = None, poster_at: float | None = None,
+          decoded: bool = False) -> VideoInfo:
     """Decode every frame of ``video`` (so a broken file fails here) and, if
     ``poster`` is given, save there as PNG the last frame before
     ``poster_at`` seconds (default: the last frame), with its alpha when
-    the video is transparent."""
+    the video is transparent.  ``decoded``: its frames were decoded already
+    (the pieces of a split render, each checked where it was rendered), so
+    its packets are counted and frames decoded only up to the poster."""
     import av
 
     with av.open(str(video)) as container:
         stream = container.streams.video[0]
-        last, chosen, frames = None, None, 0
-        for frame in container.decode(stream):
-            last, frames = frame, frames + 1
-            if poster_at is None or float(frame.pts * stream.time_base) < poster_at:
-                chosen = frame
-        if last is None:
-            raise ValueError(f"{video} has no frames")
         rate = float(stream.average_rate or 15)
+        last, chosen, frames = None, None, 0
+        if decoded and poster_at is not None:
+            times = [p.pts for p in container.demux(stream) if p.size and p.pts is not None]
+            if not times:
+                raise ValueError(f"{video} has no frames")
+            frames, end = len(times), float(max(times) * stream.time_base) + 1 / rate
+            container.seek(0)
+            for frame in container.decode(stream):
+                if float(frame.pts * stream.time_base) >= poster_at:
+                    break
+                chosen = frame
+            last = chosen
+        else:
+            for frame in container.decode(stream):
+                last, frames = frame, frames + 1
+                if poster_at is None or float(frame.pts * stream.time_base) < poster_at:
+                    chosen = frame
+            if last is None:
+                raise ValueError(f"{video} has no frames")
+            end = float(last.pts * stream.time_base) + 1 / rate
         if poster is not None:
             chosen = chosen or last
+            if chosen is None:
+                raise ValueError(f"{video}: no frame before {poster_at} s")
             image = chosen.to_image()
             if any(c.is_alpha for c in chosen.format.components):
                 rgba = chosen.to_ndarray(format="rgba")
@@ -43,8 +61,7 @@ def probe(video: Path, poster: Path | None = None, poster_at: float | None = Non
                     from PIL import Image
                     image = Image.fromarray(rgba, "RGBA")
             image.save(poster, format="PNG")
-        return VideoInfo(float(last.pts * stream.time_base) + 1 / rate, stream.width, stream.height,
-                         frames, rate)
+        return VideoInfo(end, stream.width, stream.height, frames, rate)
 
 
 def longest_hold(video: Path, tail: float = 1.5, level: int = 24, pixels: int = 30) -> tuple[float, float]:
