@@ -59,6 +59,11 @@ QUALITIES = {  # -q letter -> manim's folder name
 }
 
 
+def frame_rate(folder: str) -> int:
+    """Frames a second of a quality's folder name (``480p15`` -> 15)."""
+    return int(folder.rpartition("p")[2])
+
+
 def scenes_for(lesson_dir: Path | None = None) -> tuple[SceneInfo, ...]:
     """The shipped scenes, then the teacher's of the lesson in ``lesson_dir``
     (None: the shipped ones only).  DeclarationError (one line) for a

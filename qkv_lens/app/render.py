@@ -43,7 +43,7 @@ from qkv_lens import voice as voice_mod
 from qkv_lens.app import encoder, gif, texcache
 from qkv_lens.app.subtitles import srt_to_vtt
 from qkv_lens.app.video import probe
-from qkv_lens.registry import QUALITIES, SceneInfo
+from qkv_lens.registry import QUALITIES, SceneInfo, frame_rate
 from qkv_lens.store import Unsafe, folder_inside, process_alive, relative_name, shown, temp_beside
 
 VIDEO_EXTENSIONS = ("mp4", "mov", "webm", "gif")
@@ -292,7 +292,7 @@ def finish(job: Job, opts: Options, media: Path, video: Path, start: float, warn
         video = stage / name
     if video.suffix == ".gif":     # whole-centisecond delays that keep time with the subtitles
         try:
-            fps = float(QUALITIES[opts.quality].split("p")[1])      # "480p15" -> 15
+            fps = float(frame_rate(QUALITIES[opts.quality]))
             (stage / name).write_bytes(gif.exact_delays(video.read_bytes(), fps))
         except gif.GifError as err:
             return Result(job, False, time.monotonic() - start, error=f"cannot read the gif: {err}"), {}

@@ -59,7 +59,7 @@ from qkv_lens.app.render import (
 )
 from qkv_lens.app.video import probe
 from qkv_lens.languages import offered
-from qkv_lens.registry import QUALITIES
+from qkv_lens.registry import QUALITIES, frame_rate
 
 RECORD = "segment.json"
 
@@ -83,11 +83,6 @@ def pieces_for(costs: list[float], workers: int, opts: Options) -> list[int]:
     shares = [round(cost * workers / total, 6) for cost in costs]   # in fair shares; rounded, so 1.0000000002 is 1
     cut = math.floor if len(costs) < workers else math.ceil
     return [min(workers, max(1, cut(s))) for s in shares]
-
-
-def frame_rate(quality: str) -> int:
-    """Frames a second of a quality folder name (``480p15`` -> 15)."""
-    return int(quality.rpartition("p")[2])
 
 
 def expected_costs(jobs: list[Job], opts: Options, entries: dict[str, dict]) -> list[float]:
