@@ -116,12 +116,13 @@ class LessonScene(Scene):
         self.sounds: list[dict] = []              # every add_sound: {"file", "time"}, skipped plays too
         self.segment = Segment.from_env()         # QKV_SEGMENT: render one stretch (kit/segments.py)
         self._unseen = False                      # a play whose frames nobody sees: nothing rasterised
-        draw = self.renderer.update_frame
+        if self.segment is not None or config.dry_run:   # the only renders with such plays
+            draw = self.renderer.update_frame
 
-        def update_frame(scene, *args, **kwargs):
-            if not self._unseen:
-                draw(scene, *args, **kwargs)
-        self.renderer.update_frame = update_frame
+            def update_frame(scene, *args, **kwargs):
+                if not self._unseen:
+                    draw(scene, *args, **kwargs)
+            self.renderer.update_frame = update_frame
         share_number_glyphs()   # every number's glyphs from one LaTeX run, manim's axis numbers too
 
     @classmethod
@@ -253,8 +254,9 @@ class LessonScene(Scene):
 
     @property
     def skipping_in(self) -> bool:
-        """Whether this play comes before the first beat of the segment being
-        rendered (``kit/segments.py``): skipped, its frames stepped through."""
+        """Whether this play comes before the first play of the segment
+        being rendered (``kit/segments.py``): skipped, its frames stepped
+        through while anything has an updater."""
         return self.segment is not None and not self.segment.rendering
 
     def add_sound(self, sound_file, time_offset=0, gain=None, **kwargs):

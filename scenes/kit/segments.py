@@ -112,7 +112,6 @@ class Segment:
     out: Path
     rendering: bool = False
     record: dict = field(default_factory=dict)
-    began: float = field(default_factory=time.perf_counter)   # the seconds (wall and CPU) to each boundary
 
     @classmethod
     def from_env(cls) -> Segment | None:
@@ -146,14 +145,11 @@ class Segment:
         buffer = io.BytesIO()
         np.save(buffer, values, allow_pickle=False)
         write_atomic(self.out.with_name(name), buffer.getvalue())
-        self.record[which] = {"time": scene.renderer.time, "structure": structure, "values": name,
-                              "seconds": time.perf_counter() - self.began, "cpu": time.process_time()}
+        self.record[which] = {"time": scene.renderer.time, "structure": structure, "values": name}
 
     def save(self, scene: Scene) -> None:
-        """Write the record: the boundaries, the seconds (wall and CPU) to
-        the end, and ``plays``: [scene time, CPU seconds] at each play's
-        start and at the end (where the pipeline learns what each stretch
-        of the scene costs to draw or skip)."""
+        """Write the record: the boundaries, and ``plays``: [scene time, CPU
+        seconds] at each play's start and at the end (where the pipeline
+        learns what each stretch of the scene costs to draw or skip)."""
         self.record.setdefault("plays", []).append([scene.renderer.time, time.process_time()])
-        self.record.update(seconds=time.perf_counter() - self.began, cpu=time.process_time())
         write_atomic(self.out, json.dumps(self.record, indent=1).encode("utf-8"))
