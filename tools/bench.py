@@ -86,26 +86,35 @@ def dask_render(common: list[str], out: Path, tmp: Path) -> float:
     return took
 
 
+def whole_against_pieces(args: list[str], whole: list[str], pieces: list[str], count: int,
+                         rounds: int) -> dict[str, list[float]]:
+    """Seconds of ``render args`` with the ``whole`` options and with the
+    ``pieces`` options (``count`` pieces), ``rounds`` times each,
+    alternating, after one untimed whole render (it warms the cache and
+    leaves the beats file the cuts are planned from); exits when a render
+    meant to be split was not."""
+    qkv("render", *args, *whole)
+    times: dict[str, list[float]] = {"whole": [], "pieces": []}
+    for _ in range(rounds):
+        for how, extra in (("whole", whole), ("pieces", pieces)):
+            took, said = qkv("render", *args, *extra)
+            if how == "pieces" and f"in {count} pieces at once" not in said:
+                sys.exit(f"bench: {args[0]} was not split: {said.strip().splitlines()[-1]}")
+            times[how].append(took)
+    return times
+
+
 def split_figures(scene: str, lang: str, lesson: Path, tmp: Path, qualities=("l", "m"), rounds: int = 2) -> None:
     """``render SCENE --jobs 1`` against ``--jobs 2`` (two pieces at once),
-    ``rounds`` times each, alternating; the first render of each quality
-    (untimed) warms the cache and leaves the beats file the cuts are
-    planned from."""
+    ``rounds`` times each, alternating (``whole_against_pieces``)."""
     for q in qualities:
         out = tmp / f"split-{q}"
         args = [scene, "--lang", lang, "--lesson", str(lesson), "--out", str(out), "-q", q, "--force"]
         step(f"{scene} -q{q}: whole against two pieces")
-        qkv("render", *args, "--jobs", "1")
-        times: dict[int, list[float]] = {1: [], 2: []}
-        for _ in range(rounds):
-            for jobs in (1, 2):
-                took, said = qkv("render", *args, "--jobs", str(jobs))
-                if "rendered whole" in said:
-                    sys.exit(f"bench: {scene} was not split: {said.strip().splitlines()[-1]}")
-                times[jobs].append(took)
-        one, two = min(times[1]), min(times[2])
+        times = whole_against_pieces(args, ["--jobs", "1"], ["--jobs", "2"], 2, rounds)
+        one, two = min(times["whole"]), min(times["pieces"])
         print(f"{scene} -q{q} {lang}: --jobs 1 (whole) {one:6.1f} s, --jobs 2 (two pieces) {two:6.1f} s: "
-              f"{two / one:.2f}x  (best of {rounds}; all: {times[1]} / {times[2]})")
+              f"{two / one:.2f}x  (best of {rounds}; all: {times['whole']} / {times['pieces']})")
 
 
 def dask_split(common: list[str], lang: str, lesson: Path, tmp: Path, seed: Path, lesson_quality: str | None,
@@ -123,14 +132,7 @@ def dask_split(common: list[str], lang: str, lesson: Path, tmp: Path, seed: Path
             args = [scene, "--lang", lang, "--lesson", str(lesson), "--out", str(tmp / f"dask-split-{q}"),
                     "-q", q, "--force", "--dask", address]
             step(f"{scene} -q{q} on the loopback cluster: whole against {workers} pieces")
-            qkv("render", *args, "--no-split")      # untimed: warms the workers, leaves the beats to cut at
-            times: dict[str, list[float]] = {"whole": [], "pieces": []}
-            for _ in range(rounds):
-                for how, extra in (("whole", ["--no-split"]), ("pieces", [])):
-                    took, said = qkv("render", *args, *extra)
-                    if how == "pieces" and f"in {workers} pieces at once" not in said:
-                        sys.exit(f"bench: {scene} was not split on the cluster: {said.strip().splitlines()[-1]}")
-                    times[how].append(took)
+            times = whole_against_pieces(args, ["--no-split"], [], workers, rounds)
             whole, pieces = min(times["whole"]), min(times["pieces"])
             print(f"{scene} -q{q} {lang} on {workers} loopback workers: whole (--no-split) {whole:6.1f} s, "
                   f"{workers} pieces {pieces:6.1f} s: {pieces / whole:.2f}x  (best of {rounds})")
