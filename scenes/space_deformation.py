@@ -195,7 +195,10 @@ class SpaceDeformation(LessonScene):
         s = self.s
         if s.unchanged(M):
             return          # the same map as the last frame: nothing to redraw
-        s.plane.set_matrix(M)
+        s.plane.set_matrix(M)   # every frame: its word labels keep their side from the last frame
+        if not self.drawing:    # an unseen frame: the readouts wait for the play's last pass
+            s.unchanged.last = None
+            return
         s.readout.set_matrix(M)
         set_shown(s.det_num, qm.determinant(M))
 

@@ -57,6 +57,8 @@ def job_of(scene: str, lang: str) -> Job:
 @pytest.mark.parametrize("scene, lang, voice, first, inside", [
     ("UpProjection", "en", "espeak", 1, False),   # 3-D: lift into 3-D | the rows (the camera has moved)
     ("AttentionMatching", "zh", "espeak", 0, True),   # cut inside a beat, the voice of one beat over both
+    # a live map's moves skipped before the cut: their readouts left to each play's last pass (Scene.drawing)
+    ("SpaceDeformation", "en", "none", 2, True),
 ])
 def test_beats_in_two_pieces_are_their_render_in_one(tmp_path, scene, lang, voice, first, inside):
     """Beats ``first`` and ``first + 1`` of the scene as one piece and as

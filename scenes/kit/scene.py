@@ -253,6 +253,14 @@ class LessonScene(Scene):
                    for m in root.get_family())
 
     @property
+    def drawing(self) -> bool:
+        """False while the frames of a play nobody sees are stepped (a play
+        a segment skips): an updater may then do only what later frames
+        depend on (state it carries from frame to frame) and leave the rest
+        to the play's last pass, which is drawn (``drawing`` True again)."""
+        return not self._unseen
+
+    @property
     def skipping_in(self) -> bool:
         """Whether this play comes before the first play of the segment
         being rendered (``kit/segments.py``): skipped, its frames stepped
