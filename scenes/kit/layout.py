@@ -6,6 +6,7 @@ overlays fixed in the frame of a 3-D scene (``fix_in_frame``).
 A box is (left, bottom, right, top) in scene units."""
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, TypeVar, overload
 
@@ -81,10 +82,11 @@ def beside(anchor: tuple[float, ...], box: tuple[float, ...], side: np.ndarray,
             buff: float) -> np.ndarray:
     """The shift that puts ``box`` next to ``anchor`` (both boxes) on ``side``,
     ``buff`` apart, as ``Mobject.next_to`` does."""
-    def edge(b, d):
-        return np.array([(b[0] + b[2]) / 2 + d[0] * (b[2] - b[0]) / 2,
-                         (b[1] + b[3]) / 2 + d[1] * (b[3] - b[1]) / 2])
-    return edge(anchor, side) + buff * side[:2] - edge(box, -side)
+    x, y = float(side[0]), float(side[1])     # in floats: per frame, numpy's small arrays cost more
+    return np.array([(anchor[0] + anchor[2]) / 2 + x * (anchor[2] - anchor[0]) / 2 + buff * x
+                     - ((box[0] + box[2]) / 2 + -x * (box[2] - box[0]) / 2),
+                     (anchor[1] + anchor[3]) / 2 + y * (anchor[3] - anchor[1]) / 2 + buff * y
+                     - ((box[1] + box[3]) / 2 + -y * (box[3] - box[1]) / 2)])
 
 
 def shifted(box: Box, by: np.ndarray) -> Box:
@@ -115,18 +117,18 @@ def place_labels(points: Sequence[WordPoint], avoid: Sequence[Mobject] = (),
             show_label(p, False)       # its dot has left the free frame
             continue
         # nearest first; only when every side is taken, move further out
-        tries = [beside(dot, label, side, buff) for buff in (0.08, 0.4, 0.75) for side in order]
-        sides = [side for _ in (0.08, 0.4, 0.75) for side in order]
-        if inside is not None:    # then stacked above and below, on either side of the dot
+        # (made one at a time: most labels take their first try)
+        tries = ((side, beside(dot, label, side, buff)) for buff in (0.08, 0.4, 0.75) for side in order)
+        if inside is not None:    # then stacked above and below, on either side of the dot (no side kept)
             step = label[3] - label[1] + 0.08
-            tries += [beside(dot, label, side, 0.08) + np.array([0.0, k * step])
-                      for k in (1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6, 7, -7)
-                      for side in (RIGHT, LEFT, UP if k > 0 else DOWN)]
-        for i, shift in enumerate(tries):
+            tries = itertools.chain(tries, ((None, beside(dot, label, side, 0.08) + np.array([0.0, k * step]))
+                                            for k in (1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6, 7, -7)
+                                            for side in (RIGHT, LEFT, UP if k > 0 else DOWN)))
+        for side, shift in tries:
             box = shifted(label, shift)
             if not any(overlaps(box, t) for t in taken) and (inside is None or within(box, inside)):
-                if i < len(sides):
-                    p.side = sides[i]
+                if side is not None:
+                    p.side = side
                 break
         else:
             if inside is not None:
