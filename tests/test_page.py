@@ -542,8 +542,13 @@ def test_language_choice_is_remembered(open_page, browser):
         pg = open_page("", context=context)
         assert pg.evaluate("document.documentElement.lang") == "zh"
         assert pg.title() == tr("zh", "lesson.title")
+        # a second page of the same profile hears of the choice (a storage event) once the
+        # browser's store holds it: only then may a reload expect it (one had outrun it under load)
+        watcher = open_page("", context=context)
+        watcher.evaluate("addEventListener('storage', e => { window.heard = e.newValue; })")
         pg.click("nav.langs button[data-lang=en]")
         assert pg.title() == tr("en", "lesson.title")
+        watcher.wait_for_function("window.heard === 'en'", timeout=10000)
         pg.reload()
         assert pg.evaluate("document.documentElement.lang") == "en"
         assert pg.locator("footer").inner_text() == tr("en", "page.footer")
