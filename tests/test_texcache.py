@@ -56,5 +56,6 @@ def test_manim_reads_the_shipped_settings():
     for key in parser["CLI"]:
         assert key in known, key
     assert ours.disable_caching
+    assert not ours.notify_outdated_version   # no call to PyPI after each render
     assert ours.max_inflight_encoders == 1   # several encoders at once: not reproducible (docs/design.md)
     assert parser["video_encoder.options"]["preset"] == "veryfast"
