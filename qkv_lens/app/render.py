@@ -231,6 +231,12 @@ def render_staged(job: Job, opts: Options, media: Path,
     return finish(job, opts, media, video, start, warnings, voice)
 
 
+# numpy's BLAS (and any OpenMP) in a manim child runs on one thread, unless the
+# environment says otherwise: the pipeline runs a child a core, and BLAS threads
+# that wait spinning took about 3 % of a render's CPU from the other children.
+ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def run_manim(job: Job, opts: Options, media: Path, children: Children | None = None,
               env: Mapping[str, str] | None = None, dry: bool = False) -> tuple[int, str, list[str]]:
     """Run manim for ``job`` inside ``media`` (``env`` added to the child's
@@ -238,6 +244,8 @@ def run_manim(job: Job, opts: Options, media: Path, children: Children | None = 
     output and its warnings."""
     base = dict(os.environ)
     base.pop("QKV_BEATS_OUT", None)   # the beats file goes beside the video, unless ``env`` says where
+    for var in ONE_THREAD:
+        base.setdefault(var, "1")
     base.update(QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path), QKV_VOICE=opts.voice, **(env or {}))
     cmd = manim_command(job.scene, opts, media)
     if dry:
