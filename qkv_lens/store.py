@@ -259,15 +259,17 @@ def folder_inside(root: Path, name: str) -> Path:
     current = Path(root)
     for part in name.split("/"):
         current = current / part
-        if os.path.islink(current) or current.exists():
-            real = os.path.realpath(current)
-            if not _within(real, base):
-                raise Unsafe(f"{shown(current)}: leads outside {shown(root)} (a symlink to {shown(real)}); "
-                             "refused")
-            if not os.path.isdir(real):
-                raise Unsafe(f"{shown(current)}: expected a folder, found a file")
-        else:
-            current.mkdir()
+        try:
+            current.mkdir()     # made here; not checked first, as a job beside this one may make it too
+            continue
+        except FileExistsError:
+            pass                # there already (a folder, a file or a symlink, even a dangling one)
+        real = os.path.realpath(current)
+        if not _within(real, base):
+            raise Unsafe(f"{shown(current)}: leads outside {shown(root)} (a symlink to {shown(real)}); "
+                         "refused")
+        if not os.path.isdir(real):
+            raise Unsafe(f"{shown(current)}: expected a folder, found a file")
     return current
 
 

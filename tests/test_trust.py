@@ -36,7 +36,7 @@ from qkv_lens import voice
 from qkv_lens.app import cli, manifest, page
 from qkv_lens.app import render as render_mod
 from qkv_lens.lesson import LessonError, load_lesson
-from qkv_lens.store import clean_parts, read_inside, temp_beside
+from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_inside, temp_beside
 from tests.helpers import LESSON, ROOT
 from tests.test_export import make_renders
 from tests.test_page import write_clip
@@ -448,6 +448,36 @@ def test_a_scene_named_twice_renders_once(tmp_path, stand_in):
     assert cli.main(["render", SCENE, "workedexample", "worked_example", "QKVProjection", "--lang", "en",
                      "--jobs", "2", "--out", str(tmp_path / "out")]) == 0
     assert sorted(stand_in.calls) == sorted([SCENE, "QKVProjection"])
+
+
+def test_jobs_beside_each_other_make_one_folder_without_a_race(tmp_path):
+    """Two jobs finishing at once make their language folder together (one
+    of them once failed: it found the folder missing, then could not make it)."""
+    import threading
+
+    for round_ in range(40):
+        root = tmp_path / f"out{round_}"
+        root.mkdir()
+        start, errors = threading.Barrier(4), []
+
+        def make():
+            start.wait()
+            try:
+                folder_inside(root, "en/480p15")
+            except Exception as err:  # noqa: BLE001 - what the test looks for
+                errors.append(err)
+        threads = [threading.Thread(target=make) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and (root / "en" / "480p15").is_dir()
+    # what is there already is still checked: a file, or a symlink out of the root
+    (tmp_path / "out0" / "file").write_text("x")
+    (tmp_path / "out0" / "away").symlink_to(tmp_path)
+    for name in ("file", "file/x", "away", "away/x"):
+        with pytest.raises((Unsafe, NotADirectoryError)):
+            folder_inside(tmp_path / "out0", name)
 
 
 def test_a_refused_voice_creates_nothing(tmp_path):
