@@ -95,6 +95,7 @@ class _Stage:
     live: LiveMap
     axis_reach: tuple[float, float]
     unchanged: Unchanged = field(default_factory=Unchanged)
+    stale: bool = False           # the readouts lag the map (moved in frames nobody saw)
 
 
 @dataclass
@@ -193,14 +194,13 @@ class SpaceDeformation(LessonScene):
     def _show(self, M) -> None:
         """Draw the plane and the readouts for the matrix M."""
         s = self.s
-        if s.unchanged(M):
-            return          # the same map as the last frame: nothing to redraw
-        s.plane.set_matrix(M)   # every frame: its word labels keep their side from the last frame
-        if not self.drawing:    # an unseen frame: the readouts wait for the play's last pass
-            s.unchanged.last = None
-            return
-        s.readout.set_matrix(M)
-        set_shown(s.det_num, qm.determinant(M))
+        if not s.unchanged(M):      # the same map as the last frame: nothing to redraw
+            s.plane.set_matrix(M)   # seen or not: its word labels keep their side from frame to frame
+            s.stale = True
+        if s.stale and self.drawing:    # a frame nobody sees leaves them to the play's last pass
+            s.readout.set_matrix(M)
+            set_shown(s.det_num, qm.determinant(M))
+            s.stale = False
 
     def _replace_labels(self) -> None:
         """Place the labels again now (the plane redraws only when its matrix

@@ -2,7 +2,6 @@
 isolation, parallel jobs, --out, the manifest and page files, outputs and
 media folders."""
 import json
-import os
 import shutil
 import time
 from pathlib import Path
@@ -251,15 +250,15 @@ def test_the_folder_of_a_killed_process_not_yet_reaped_is_removed(tmp_path):
         zombie.wait()
 
 
-@pytest.mark.parametrize("preset", [None, "3"])
+@pytest.mark.parametrize("preset", [None, "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"])
 def test_a_manim_child_gets_one_blas_thread_unless_the_environment_says(tmp_path, monkeypatch, preset):
     seen = []
     monkeypatch.setattr(render_mod.CHILDREN, "run", lambda cmd, env: seen.append(env) or (1, "stopped"))
-    if preset is None:
-        monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
-    else:
-        monkeypatch.setenv("OPENBLAS_NUM_THREADS", preset)
+    for var in render_mod.ONE_THREAD:
+        monkeypatch.delenv(var, raising=False)
+    if preset:
+        monkeypatch.setenv(preset, "3")
     job = render_mod.Job(SCENES[0], "en", "test")
     render_mod.run_manim(job, render_mod.Options(out=tmp_path), tmp_path)
-    assert seen[0]["OPENBLAS_NUM_THREADS"] == (preset or "1")
-    assert seen[0]["OMP_NUM_THREADS"] == os.environ.get("OMP_NUM_THREADS", "1")
+    want = {var: "1" for var in render_mod.ONE_THREAD} if preset is None else {preset: "3"}
+    assert {var: seen[0][var] for var in render_mod.ONE_THREAD if var in seen[0]} == want

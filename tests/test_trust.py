@@ -460,7 +460,7 @@ def test_jobs_beside_each_other_make_one_folder_without_a_race(tmp_path):
         root.mkdir()
         start, errors = threading.Barrier(4), []
 
-        def make():
+        def make(root=root, start=start, errors=errors):
             start.wait()
             try:
                 folder_inside(root, "en/480p15")
@@ -473,11 +473,15 @@ def test_jobs_beside_each_other_make_one_folder_without_a_race(tmp_path):
             t.join()
         assert not errors and (root / "en" / "480p15").is_dir()
     # what is there already is still checked: a file, or a symlink out of the root
-    (tmp_path / "out0" / "file").write_text("x")
-    (tmp_path / "out0" / "away").symlink_to(tmp_path)
-    for name in ("file", "file/x", "away", "away/x"):
-        with pytest.raises((Unsafe, NotADirectoryError)):
-            folder_inside(tmp_path / "out0", name)
+    root = tmp_path / "out0"
+    (root / "file").write_text("x")
+    (root / "away").symlink_to(tmp_path)
+    (root / "dangling").symlink_to(root / "missing")            # inside, to nothing
+    (root / "dangling_away").symlink_to(tmp_path / "nowhere")   # outside, to nothing
+    for name in ("file", "file/x", "away", "away/x", "dangling", "dangling/x", "dangling_away/x"):
+        with pytest.raises(Unsafe):
+            folder_inside(root, name)
+    assert not (root / "missing").exists() and not (tmp_path / "nowhere").exists()   # nothing made through one
 
 
 def test_a_refused_voice_creates_nothing(tmp_path):

@@ -232,8 +232,9 @@ def render_staged(job: Job, opts: Options, media: Path,
 
 
 # numpy's BLAS (and any OpenMP) in a manim child runs on one thread, unless the
-# environment says otherwise: the pipeline runs a child a core, and BLAS threads
-# that wait spinning took about 3 % of a render's CPU from the other children.
+# environment sets any of these (OpenBLAS also reads OMP_NUM_THREADS): the pipeline
+# runs a child a core, and BLAS threads that wait spinning took about 3 % of a
+# render's CPU from the other children.
 ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -244,8 +245,8 @@ def run_manim(job: Job, opts: Options, media: Path, children: Children | None = 
     output and its warnings."""
     base = dict(os.environ)
     base.pop("QKV_BEATS_OUT", None)   # the beats file goes beside the video, unless ``env`` says where
-    for var in ONE_THREAD:
-        base.setdefault(var, "1")
+    if not any(var in base for var in ONE_THREAD):   # one set: the user's choice, all left alone
+        base.update(dict.fromkeys(ONE_THREAD, "1"))
     base.update(QKV_LANG=job.lang, QKV_LESSON=str(opts.lesson_path), QKV_VOICE=opts.voice, **(env or {}))
     cmd = manim_command(job.scene, opts, media)
     if dry:

@@ -29,7 +29,7 @@ def probe(video: Path, poster: Path | None = None, poster_at: float | None = Non
 
     with av.open(str(video)) as container:
         stream = container.streams.video[0]
-        stream.thread_type = "AUTO"   # frame and slice threads: the same frames, a fifth sooner on two cores
+        stream.thread_type = "AUTO"   # frame and slice threads: the same frames, a fifth sooner where a core is free
         rate = float(stream.average_rate or 15)
         last, chosen, frames = None, None, 0
         if decoded and poster_at is not None:

@@ -254,10 +254,12 @@ class LessonScene(Scene):
 
     @property
     def drawing(self) -> bool:
-        """False while the frames of a play nobody sees are stepped (a play
-        a segment skips): an updater may then do only what later frames
-        depend on (state it carries from frame to frame) and leave the rest
-        to the play's last pass, which is drawn (``drawing`` True again)."""
+        """False while the updaters of a play nobody sees run (a play a
+        segment skips, any play of a dry run; never the process's first
+        play, which makes the Cairo context): an updater may then do only
+        what later frames depend on (state it carries from frame to frame)
+        and leave the rest to the play's last pass, where it is True, as in
+        every drawn frame."""
         return not self._unseen
 
     @property
