@@ -28,7 +28,7 @@ training runs and typeset formulas start empty, as on a fresh machine):
    and its work over the workers (what bounds it with fewer).
 
 --no-high skips -qh (and 7's lesson), --no-dask skips 5 and 7, --quick does
-only 1, 2 and the -ql ratios; --split SCENE does only 6, for SCENE;
+only 1, 2 and the -ql ratios; --split SCENE does only 6, for SCENE, three rounds (the full run: one);
 --dask-split does only 7 (after a -ql render that finds the longest scene
 and seeds the costs; with --quick its scene only at -ql; --dask-quality
 sets its lesson's quality, -qh by default).  Compare ratios within one run:
@@ -40,6 +40,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -104,17 +105,21 @@ def whole_against_pieces(args: list[str], whole: list[str], pieces: list[str], c
     return times
 
 
-def split_figures(scene: str, lang: str, lesson: Path, tmp: Path, qualities=("l", "m"), rounds: int = 2) -> None:
+def split_figures(scene: str, lang: str, lesson: Path, tmp: Path, qualities=("l", "m"), rounds: int = 3) -> None:
     """``render SCENE --jobs 1`` against ``--jobs 2`` (two pieces at once),
-    ``rounds`` times each, alternating (``whole_against_pieces``)."""
+    ``rounds`` times each, alternating (``whole_against_pieces``): the best
+    of each, and the median of the ratios of each split to the whole
+    render before it (steadier on a machine whose speed drifts)."""
     for q in qualities:
         out = tmp / f"split-{q}"
         args = [scene, "--lang", lang, "--lesson", str(lesson), "--out", str(out), "-q", q, "--force"]
         step(f"{scene} -q{q}: whole against two pieces")
         times = whole_against_pieces(args, ["--jobs", "1"], ["--jobs", "2"], 2, rounds)
         one, two = min(times["whole"]), min(times["pieces"])
+        paired = [b / a for a, b in zip(times["whole"], times["pieces"])]   # each split against the whole before it
         print(f"{scene} -q{q} {lang}: --jobs 1 (whole) {one:6.1f} s, --jobs 2 (two pieces) {two:6.1f} s: "
-              f"{two / one:.2f}x  (best of {rounds}; all: {times['whole']} / {times['pieces']})")
+              f"{two / one:.2f}x best of {rounds}, {statistics.median(paired):.2f}x paired median "
+              f"(all: {times['whole']} / {times['pieces']})")
 
 
 def dask_split(common: list[str], lang: str, lesson: Path, tmp: Path, seed: Path, lesson_quality: str | None,
