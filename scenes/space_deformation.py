@@ -194,7 +194,7 @@ class SpaceDeformation(LessonScene):
     def _show(self, M) -> None:
         """Draw the plane and the readouts for the matrix M."""
         s = self.s
-        if not s.unchanged(M):      # the same map as the last frame: nothing to redraw
+        if not s.unchanged(M):      # the map moved since the last frame (else nothing to redraw)
             s.plane.set_matrix(M)   # seen or not: its word labels keep their side from frame to frame
             s.stale = True
         if s.stale and self.drawing:    # a frame nobody sees leaves them to the play's last pass
