@@ -31,6 +31,8 @@ class SceneInfo:
     number: int      # its place in STORYBOARD.md
     params: str = ""  # lesson.toml section, when not ``section`` (scenes may share one)
     folder: Path | None = None   # a teacher's scene: its folder (None: shipped, in scenes_dir())
+    splits: bool = True   # its renders may be cut into pieces: a shipped scene (its tests compare the frames),
+                          # a teacher's scene only when it declares ``splits = True``
 
     @property
     def lesson_section(self) -> str:
@@ -74,7 +76,7 @@ def scenes_for(lesson_dir: Path | None = None) -> tuple[SceneInfo, ...]:
     shipped = {s.name for s in SCENES}
     return SCENES + tuple(
         SceneInfo(d.name, d.path.stem, d.path.stem, d.chapter, d.number, params=found.section_of[d.name],
-                  folder=d.path.parent)
+                  folder=d.path.parent, splits=d.splits)
         for d in found.scenes if d.name not in shipped)
 
 

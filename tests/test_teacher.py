@@ -279,3 +279,78 @@ def test_new_never_writes_into_the_shipped_lesson(tmp_path, monkeypatch, capsys)
     assert cli.main(["new", NAME]) == 2
     assert "qkv-lens init" in one_error_line(capsys.readouterr().err)
     assert LESSON.read_bytes() == before and not (LESSON.parent / "my_scenes").exists()
+
+
+def test_a_teacher_scene_renders_whole_unless_it_declares_it_splits(folder, tmp_path, fake, monkeypatch):
+    """Pieces are proven to join into the whole render only for the shipped
+    scenes (their tests compare frames): a teacher's scene, which may keep
+    state the pieces do not compare (a count in a closure), renders whole
+    under ``--jobs 2`` until it declares ``splits = True``."""
+    from qkv_lens.app import segments
+    split: list[tuple[str, int]] = []
+    monkeypatch.setattr(segments, "render_split",
+                        lambda job, opts, pieces: split.append((job.scene.name, pieces)) or fake(job, opts))
+    lesson, out = folder / "lesson.toml", tmp_path / "out"
+
+    def render() -> None:
+        texts.use_lesson_texts(folder)
+        assert cli.main(["render", NAME, "--lang", "en", "--jobs", "2", "--force", "--lesson", str(lesson),
+                         "--out", str(out)]) == 0
+
+    render()
+    assert split == [] and fake.calls == [NAME]
+    assert not by_class(NAME, folder).splits and by_class("WorkedExample", folder).splits
+    module = folder / "my_scenes" / f"{SNAKE}.py"
+    source = module.read_text()
+    module.write_text(re.sub(r"(\n    number = \d+\n)", r"\1    splits = True\n", source, count=1))
+    assert by_class(NAME, folder).splits
+    render()
+    assert split == [(NAME, 2)]
+    module.write_text(re.sub(r"(\n    number = \d+\n)", r"\1    splits = 1\n", source, count=1))
+    with pytest.raises(Exception, match="splits: expected True or False"):
+        by_class(NAME, folder)
+
+
+def test_the_cache_key_covers_the_teacher_modules_a_scene_imports(folder):
+    """Editing ``my_scenes/style.py``, which the scene imports (directly or
+    through another of its modules), renders the scene again; a module it
+    does not import does not."""
+    lesson = load_lesson(folder / "lesson.toml")
+    texts.use_lesson_texts(folder)
+    mine = folder / "my_scenes"
+    (mine / "style.py").write_text("from colours import GOLD\nSIZE = 30\n")
+    (mine / "colours.py").write_text("GOLD = '#ffd700'\n")
+    (mine / "unrelated.py").write_text("X = 1\n")
+    module = mine / f"{SNAKE}.py"
+    module.write_text(module.read_text().replace("from __future__ import annotations\n",
+                                                 "from __future__ import annotations\n\nimport style  # noqa\n"))
+    info = by_class(NAME, folder)
+
+    def key() -> str:
+        return cache_key(info, lesson, "en", "l")
+
+    before = key()
+    (mine / "unrelated.py").write_text("X = 2\n")
+    assert key() == before
+    (mine / "style.py").write_text("from colours import GOLD\nSIZE = 36\n")
+    edited = key()
+    assert edited != before
+    (mine / "colours.py").write_text("GOLD = '#ffcc00'\n")        # imported through style.py
+    assert key() != edited
+
+
+def test_watch_takes_in_a_my_scenes_folder_made_after_it_started(tmp_path):
+    """``new`` run while ``watch`` runs makes my_scenes/: watch renders,
+    and renders again when a scene in it is edited."""
+    assert cli.main(["init", str(tmp_path)]) == 0
+    code = tmp_path / "code"
+    code.mkdir()
+    with watching(tmp_path / "lesson.toml", (code,)) as wait_for:
+        assert wait_for(1) == 1
+        time.sleep(1.0)
+        assert cli.main(["new", NAME, "--lesson", str(tmp_path / "lesson.toml")]) == 0
+        assert wait_for(2) == 2
+        time.sleep(1.0)
+        module = tmp_path / "my_scenes" / f"{SNAKE}.py"
+        module.write_text(module.read_text() + "\n")
+        assert wait_for(3) == 3

@@ -1,7 +1,8 @@
 """Cache keys: a render is redone only when its key changes.
 
 The key of (scene, language, quality, format) hashes: the scene's own
-module (a teacher's scene: its file beside the lesson), every ``.py`` file of ``scenes/kit`` and ``qkv_math``, the scene
+module (a teacher's scene: its file beside the lesson, and every module of
+its folder it imports, ``teacher_modules``), every ``.py`` file of ``scenes/kit`` and ``qkv_math``, the scene
 side of ``qkv_lens`` (every module but this application, ``qkv_lens/app``:
 the lesson loader, registry, languages, texts and cues, voice, training runs,
 beats, store) and the manim settings it renders with (``manim.cfg``), the
@@ -17,6 +18,7 @@ is not part of it: editing it re-renders nothing.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 from pathlib import Path
@@ -24,6 +26,7 @@ from pathlib import Path
 from qkv_lens.languages import current
 from qkv_lens.lesson import Lesson, named_files
 from qkv_lens.registry import SceneInfo, package_dir, scenes_dir
+from qkv_lens.store import Unsafe, read_regular
 from qkv_lens.texts import GLOSSARY, section_texts
 
 APP = "app"   # the folder of qkv_lens that runs scenes (never inside one): outside the key
@@ -66,6 +69,45 @@ def _named_files(lesson: Lesson, section: str) -> dict[str, str]:
             for name, path in named_files(lesson.path.parent, lesson.sections, section).items()}
 
 
+MODULE_BYTES = 1 << 20     # a teacher's module read for its imports (the loader refuses larger ones)
+
+
+def _imported(path: Path) -> set[str]:
+    """The top-level names of the modules ``path`` imports (``import a.b``,
+    ``from a import b``: ``a``); nothing when it cannot be read or parsed
+    (its render then fails and says why)."""
+    try:
+        tree = ast.parse(read_regular(path, MODULE_BYTES, "scene module"))
+    except (OSError, Unsafe, SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def teacher_modules(scene: SceneInfo) -> list[Path]:
+    """A teacher's scene's own file and every module of its folder it
+    imports, directly or through another (manim puts the folder first on
+    ``sys.path``, so ``import style`` reads ``my_scenes/style.py``); a
+    package's every ``.py`` file.  Sorted; [] for a shipped scene."""
+    if scene.folder is None:
+        return []
+    folder, seen, todo = scene.folder, {scene.path}, [scene.path]
+    while todo:
+        for name in _imported(todo.pop()):
+            package = folder / name
+            found = [folder / f"{name}.py"] + (sorted(package.rglob("*.py")) if package.is_dir() else [])
+            for path in found:
+                if path.is_file() and path not in seen:
+                    seen.add(path)
+                    todo.append(path)
+    return sorted(seen)
+
+
 def manim_version() -> str:
     from importlib.metadata import version
     return version("manim")
@@ -92,6 +134,9 @@ def cache_key(scene: SceneInfo, lesson: Lesson, lang: str, quality: str, fmt: st
         "transparent": transparent,
         "manim": manim or manim_version(),
     }
+    if scene.teacher:    # the modules of its folder it imports (my_scenes/style.py), by their names there
+        parts["imports"] = {str(p.relative_to(scene.folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+                            for p in teacher_modules(scene) if p != scene.path}
     if voice:    # absent without a voice, so silent renders keep their keys
         parts["voice"] = voice
     blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)

@@ -282,7 +282,7 @@ def render_lesson(args, quiet: bool = False) -> int:
     elif jobs:
         # longest first; a job that would hold up the rest (or leave cores idle) in pieces at once
         costs = segments.expected_costs(jobs, opts, entries)
-        counts = segments.pieces_for(costs, args.jobs, opts) if split else [1] * len(jobs)
+        counts = segments.counts(jobs, costs, args.jobs, opts, split)
         pieces = dict(zip(jobs, counts))
         jobs = [job for _, job in sorted(zip(costs, jobs), key=lambda p: -p[0])]
         with display:

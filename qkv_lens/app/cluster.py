@@ -408,7 +408,7 @@ def session(address: str, jobs: list[Job], opts: Options,
     client = connect(address)
     try:
         slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
-        tasks = split_tasks(tasks, segments.pieces_for(costs, slots, opts) if split else [1] * len(tasks))
+        tasks = split_tasks(tasks, segments.counts(jobs, costs, slots, opts, split))
     except BaseException:
         client.close()
         raise

@@ -85,6 +85,16 @@ def pieces_for(costs: list[float], workers: int, opts: Options) -> list[int]:
     return [min(workers, max(1, cut(s))) for s in shares]
 
 
+def counts(jobs: list[Job], costs: list[float], workers: int, opts: Options, split: bool = True) -> list[int]:
+    """Pieces for each of ``jobs`` (``pieces_for`` their ``costs``), 1 for
+    a scene not proven to split exactly (a teacher's scene that does not
+    declare ``splits = True``: state kept outside what the pieces compare
+    could differ) and for every job unless ``split``."""
+    if not split:
+        return [1] * len(jobs)
+    return [n if job.scene.splits else 1 for job, n in zip(jobs, pieces_for(costs, workers, opts))]
+
+
 def expected_costs(jobs: list[Job], opts: Options, entries: dict[str, dict]) -> list[float]:
     """Each job's expected render seconds at ``opts.quality`` (what
     ``pieces_for`` shares out and the longest-first order sorts by): from

@@ -62,20 +62,30 @@ def watch(args, render_lesson, stop: threading.Event | None = None,
     changed = threading.Event()
     lesson = (Path(args.lesson) if args.lesson else default_lesson_path()).resolve()
 
+    mine = teacher_folder(lesson.parent)     # the teacher's own scenes; `new` may make the folder later
+
     class Handler(FileSystemEventHandler):
         def on_any_event(self, event):
             # Only edits: reading files (the hash check does) raises opened /
             # closed events on Linux, which must not start another round.
-            if event.is_directory or event.event_type not in WRITE_EVENTS:
+            if event.event_type not in WRITE_EVENTS:
                 return
             path = Path(getattr(event, "dest_path", "") or event.src_path).resolve()
+            if event.is_directory:
+                if path == mine:        # my_scenes/ made (or moved in): watched from the next round on
+                    changed.set()
+                return
             if is_relevant(path, lesson):
                 changed.set()
 
     observer = Observer()
     folders = set(code_dirs or code_dirs_installed())
-    if teacher_folder(lesson.parent).is_dir():     # the teacher's own scenes
-        folders.add(teacher_folder(lesson.parent))
+
+    def watch_mine() -> None:
+        if mine not in folders and mine.is_dir():
+            folders.add(mine)
+            observer.schedule(Handler(), str(mine), recursive=True)
+
     flat = {lesson.parent} | {f.parent for f in named_files(lesson)}
     voice = lesson.parent / "voice"
     if voice.is_dir():
@@ -85,6 +95,7 @@ def watch(args, render_lesson, stop: threading.Event | None = None,
     for folder in flat - folders:
         observer.schedule(Handler(), str(folder), recursive=False)
     observer.start()
+    watch_mine()
     print(f"qkv-lens: watching {', '.join(map(shown, sorted(folders)))}, {shown(lesson)} and the files it names "
           f"(Ctrl-C to stop)", flush=True)
     try:
@@ -97,6 +108,7 @@ def watch(args, render_lesson, stop: threading.Event | None = None,
             while changed.is_set():
                 changed.clear()
                 time.sleep(DEBOUNCE)
+            watch_mine()
             try:
                 render_lesson(args)
             except Exception as err:  # noqa: BLE001 - keep watching after a bad edit

@@ -43,6 +43,7 @@ class DeclaredScene:
     chapter: int
     number: int
     params: str        # the name of its Params class
+    splits: bool = False   # ``splits = True``: its renders may be cut into pieces (qkv_lens.app.segments)
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def read_module(path: Path) -> tuple[list[DeclaredScene], list[DeclaredSection]]
         for stmt in cls.body:
             where = f"{path}:{stmt.lineno}"
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                if stmt.targets[0].id in ("section", "chapter", "number"):
+                if stmt.targets[0].id in ("section", "chapter", "number", "splits"):
                     attrs[stmt.targets[0].id] = _value(stmt.value, where)
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 if stmt.value is None:
@@ -128,7 +129,10 @@ def read_module(path: Path) -> tuple[list[DeclaredScene], list[DeclaredSection]]
                 raise DeclarationError(f"{path}:{cls.lineno}: {cls.name}.params: expected a Params class name")
             if not isinstance(attrs.get("chapter"), int) or not isinstance(attrs.get("number"), int):
                 raise DeclarationError(f"{path}:{cls.lineno}: {cls.name} declares no chapter = N and number = N")
-            scenes.append(DeclaredScene(cls.name, path, attrs["chapter"], attrs["number"], params))
+            splits = attrs.get("splits", False)
+            if not isinstance(splits, bool):
+                raise DeclarationError(f"{path}:{cls.lineno}: {cls.name}.splits: expected True or False")
+            scenes.append(DeclaredScene(cls.name, path, attrs["chapter"], attrs["number"], params, splits))
     return scenes, sections
 
 

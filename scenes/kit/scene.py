@@ -93,6 +93,10 @@ class LessonScene(Scene):
     # key moments whose content may cover less than half of the frame, and why
     # (the layout check asks every other moment to use the frame)
     sparse_moments: dict[str, str] = {}
+    # A teacher's scene sets ``splits = True`` once its renders in pieces are shown to equal its whole
+    # render frame for frame (state kept outside the mobjects, such as a count in a closure, breaks that);
+    # until then it renders whole.  The shipped scenes split: their tests compare the frames.
+    splits: bool = False
 
     def __init__(self, *args, **kwargs):
         self.lesson = lesson_or_exit()
