@@ -54,6 +54,7 @@ def job_of(scene: str, lang: str) -> Job:
     return Job(find(scene), lang, "test")
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("scene, lang, voice, first, inside", [
     ("UpProjection", "en", "espeak", 1, False),   # 3-D: lift into 3-D | the rows (the camera has moved)
     ("AttentionMatching", "zh", "espeak", 0, True),   # cut inside a beat, the voice of one beat over both
@@ -276,6 +277,7 @@ def test_a_plan_of_one_piece_is_the_whole():
     assert segments.plan(73.2, 1) == [0.0] and segments.plan(0.0, 2) == [0.0]
 
 
+@pytest.mark.render
 def test_render_one_scene_with_two_jobs_is_its_one_job_render(tmp_path):
     """``render SCENE --jobs 2`` (fewer scenes than jobs) renders the scene
     in two pieces and lands the clip ``--jobs 1`` renders whole: the same

@@ -5,7 +5,7 @@ import av
 import numpy as np
 import pytest
 
-from qkv_lens.app.video import beat_changes, edge_frames, talk_only_run
+from qkv_lens.app.video import beat_changes, edge_frames, longest_hold, longest_still, talk_only_run
 from qkv_lens.beats import Beat, Beats
 
 W, H, FPS = 256, 144, 10
@@ -88,3 +88,55 @@ def test_a_probe_of_decoded_frames_counts_packets_and_keeps_the_poster(clip, tmp
     full, quick = probe(clip, tmp_path / "a.png", at), probe(clip, tmp_path / "b.png", at, decoded=True)
     assert full == quick and full.frames == 12 * FPS and full.duration == pytest.approx(12.0)
     assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+
+
+DOT_W, DOT_H = 320, 180        # 57 600 pixels: 0.1 % is 57.6
+
+
+def dot_picture(t: float) -> np.ndarray:
+    """0-8 s: a 4x4 dot slides 4 px a frame (32 pixels change from frame to
+    frame, 32 from the first frame: it ends holds, not the still stretch);
+    from 8 s a large square stands beside it, still to the end (12 s)."""
+    img = np.zeros((DOT_H, DOT_W), np.uint8)
+    x = 20 + 4 * min(int(round(t * FPS)), 8 * FPS - 1)
+    img[80:84, x:x + 4] = 230
+    if t >= 8:
+        img[20:60, 20:60] = 230
+    return img
+
+
+@pytest.fixture(scope="module")
+def dot_clip(tmp_path_factory):
+    path = tmp_path_factory.mktemp("dot") / "dot.mp4"
+    with av.open(str(path), "w") as c:
+        s = c.add_stream("libx264", rate=FPS)
+        s.width, s.height, s.pix_fmt = DOT_W, DOT_H, "yuv420p"
+        s.options = {"crf": "0"}            # lossless: the frames are the pictures
+        for i in range(12 * FPS):
+            frame = av.VideoFrame.from_ndarray(np.repeat(dot_picture(i / FPS)[..., None], 3, axis=2),
+                                               format="rgb24")
+            for packet in s.encode(frame):
+                c.mux(packet)
+        for packet in s.encode():
+            c.mux(packet)
+    return path
+
+
+def test_longest_hold_known_answers(clip, dot_clip):
+    """The made-up clip stands still from its second frame until square A
+    starts to pulse (after 3.5 s); the sliding dot ends every hold, so the
+    dot clip's longest hold is the square's, from 8.1 s to 1.5 s before its
+    end (11.9 s): 2.3 s."""
+    hold, at = longest_hold(clip)
+    assert at == pytest.approx(0.1) and 3.3 <= hold <= 3.7
+    hold, at = longest_hold(dot_clip)
+    assert at == pytest.approx(8.1) and hold == pytest.approx(2.3)
+
+
+def test_longest_still_known_answers(dot_clip):
+    """The dot changes fewer than 0.1 % of the pixels from the first frame:
+    one still stretch from 0 s until the square appears at 8 s."""
+    still, at = longest_still(dot_clip)
+    assert at == 0.0 and still == pytest.approx(7.9)
+    still, at = longest_still(dot_clip, share=0.0005)      # 28.8 pixels: the dot's 32 end it at once
+    assert at == 8.0 and still == pytest.approx(2.4)   # the square's stretch, to 1.5 s before the end

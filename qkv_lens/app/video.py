@@ -89,6 +89,29 @@ def longest_hold(video: Path, tail: float = 1.5, level: int = 24, pixels: int = 
     return best
 
 
+def longest_still(video: Path, tail: float = 1.5, level: int = 24, share: float = 0.001) -> tuple[float, float]:
+    """(seconds, start) of the longest stretch of ``video`` in which every
+    frame differs from the stretch's first frame in fewer than ``share`` of
+    its pixels (by more than ``level`` grey levels): a flicker or a small
+    sliding dot does not end it, as it ends a hold.  A stretch that runs into
+    the last ``tail`` seconds counts only up to there."""
+    import av
+    import numpy as np
+
+    best, first, start, t = (0.0, 0.0), None, 0.0, 0.0
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        for frame in container.decode(stream):
+            t = float(frame.pts * stream.time_base)
+            grey = frame.to_ndarray(format="gray").astype(np.int16)
+            if first is None or int((np.abs(grey - first) > level).sum()) >= share * grey.size:
+                first, start = grey, t
+            best = max(best, (t - start, start))
+    if best[1] + best[0] > t - tail:
+        best = (max(0.0, t - tail - best[1]), best[1])
+    return best
+
+
 SUBTITLE_BAND = 0.12   # the bottom of the frame the subtitles take (kept out of every picture measure)
 
 
