@@ -204,7 +204,7 @@ class _Stage:
 class AttentionMatching(LessonScene):
     params: AttentionParams
     chapter = 2
-    number = 8
+    number = 9
     s: _Stage
 
     def construct(self):

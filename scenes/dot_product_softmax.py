@@ -153,7 +153,7 @@ class _Hist:
 class DotProductSoftmax(LessonScene):
     params: DotProductParams
     chapter = 2
-    number = 9
+    number = 8
     def construct(self):
         heading = title(self.tr("title"), self.lang)
         self.dot_product(heading)

@@ -203,3 +203,35 @@ def test_init_writes_the_lesson_in_the_language_asked_for(tmp_path, capsys):
         cli.main(["init", str(tmp_path / "fr"), "--lang", "fr"])
     assert err.value.code == 2 and not (tmp_path / "fr").exists()
     capsys.readouterr()
+
+
+def test_a_word_in_two_scenes_has_one_value_per_shared_trait(tmp_path):
+    """apple's food, tech, red and round are the same numbers in
+    [three_lenses] and [attention] (a token named like a lens word, in some
+    language, on traits named alike); a lesson that differs is refused,
+    naming both places; naming them apart unties them."""
+    shipped = load_lesson(LESSON)
+    a, lenses = shipped.params["attention"], shipped.params["three_lenses"]
+    apple_lens = next(w for w in lenses.words if w.names.name("zh") == "苹果")
+    apple_tok = a.tokens.index(next(t for t in a.tokens if t.name("zh") == "苹果"))
+    shared = [(j, i) for j, t in enumerate(a.traits) for i, u in enumerate(lenses.traits)
+              if t.name("en") == u.name("en")]
+    assert {a.traits[j].name("en") for j, _ in shared} == {"food", "tech", "red", "round"}
+    assert all(a.embeddings[apple_tok][j] == apple_lens.traits[i] for j, i in shared)
+
+    rows = [list(r) for r in a.embeddings]
+    j_tech = next(j for j, t in enumerate(a.traits) if t.name("en") == "tech")
+    rows[apple_tok][j_tech] = apple_lens.traits[1] + Fraction(1, 5)
+    text = "[attention]\nembeddings = [" + ", ".join(
+        "[" + ", ".join(f'"{v}"' for v in r) + "]" for r in rows) + "]\n"
+    path = tmp_path / "lesson.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LessonError) as err:
+        load_lesson(path)
+    message = str(err.value)
+    assert f"attention.embeddings[{apple_tok}][{j_tech}]" in message and "three_lenses.words[0]" in message
+    # a token named apart from every lens word (in every language) is its own word
+    tokens = ", ".join("{ " + ", ".join(f'{lang} = "{name}{"x" if k == apple_tok else ""}"'
+                                         for lang, name in t.names) + " }" for k, t in enumerate(a.tokens))
+    path.write_text(text + f"tokens = [{tokens}]\n", encoding="utf-8")
+    assert load_lesson(path).params["attention"].embeddings[apple_tok][j_tech] == rows[apple_tok][j_tech]
