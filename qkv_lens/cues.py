@@ -93,13 +93,14 @@ _OPERATORS = frozenset("=×÷+−-→←↔≈≠≤≥<>·*/")
 _SENT, _SEMI, _COLON, _COMMA, _SPACE, _CJK = range(6)
 # cost of a line break / a cue break of each class
 _LINE_COST = (0.0, 0.5, 0.8, 1.0, 2.5, 5.0)
-_CUE_COST = (0.0, 2.0, 2.5, 3.0, 12.0, 16.0)
+_CUE_COST = (0.0, 2.0, 2.5, 3.0, 30.0, 34.0)   # a cue ends at a clause end wherever one is in reach
 _CUE_EACH = 5.0  # per cue: fewer, fuller cues
 _FILL = 10.0  # times (unused fraction of the cue)²: even cue lengths
 _SHORT = 40.0  # times ((0.3·capacity − length) / (0.3·capacity))² below 0.3·capacity
 _TWO_LINES = 1.0  # a cue that fits one line stays on one line
 _BALANCE = 8.0  # times ((line1 − line2) / width)²
 _ORPHAN = 1000.0  # a line with a single content character
+_MID_SENTENCE = 10.0  # a sentence that ends inside a line, with the next one running on
 _GROUP = re.compile(r"\[[^\[\]\n]{0,14}\]|\([^()\n]{0,14}\)")  # kept whole
 _SOFT_GROUP = {  # short quotes and asides, by script: a break inside costs 3 more
     "cjk": re.compile(r"“[^“”]{1,10}”|‘[^‘’]{1,10}’|（[^（）]{1,14}）|「[^「」]{1,10}」"),
@@ -109,10 +110,12 @@ _SOFT_GROUP = {  # short quotes and asides, by script: a break inside costs 3 mo
 _LONG_GROUP = re.compile(r"\[[^\[\]\n]{15,60}\]|\([^()\n]{15,60}\)")
 _PUNCT = frozenset("。！？；：，、!?;:,…")
 _NUMBER = re.compile(r"^[-+−]?[\d.,%×⁰¹²³⁴⁵⁶⁷⁸⁹⁻°]*\d[\d.,%×⁰¹²³⁴⁵⁶⁷⁸⁹⁻°]*$")
-# a line ending in one of the language's end_bad words ("the") costs 8 more, end_weak ("of") 2 more;
-# one starting with a start_good word ("and") 1 less; for cjk: starting with start_bad (的) 4 more,
-# ending with end_good (了) 1.5 less (the words are in each language's row of texts.toml)
-_END_BAD, _END_WEAK, _START_GOOD, _START_BAD, _END_GOOD = 8.0, 2.0, 1.0, 4.0, 1.5
+# A break that binds (``binds``: a line ending on an end_bad word such as "the", "of", 的 or 被, or a
+# word of a bind_pos part of speech; a line starting with a start_bad character such as 的; a number cut
+# from its word) costs _BIND: taken only where nothing else fits.  A line ending in an end_weak word
+# ("is") costs 2 more; one starting with a start_good word ("and") 1 less; for cjk, ending with end_good
+# (了) 1.5 less (the words are in each language's row of texts.toml).
+_BIND, _END_WEAK, _START_GOOD, _END_GOOD = 60.0, 2.0, 1.0, 1.5
 def _wide(c: str) -> bool:
     return unicodedata.east_asian_width(c) in "WF" and c not in _SPACES
 
@@ -135,7 +138,7 @@ def _segmenter(terms: frozenset[str]) -> jieba.Tokenizer:
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.Tokenizer()
     for term in sorted(terms):
-        tokenizer.add_word(term, freq=10**6)
+        tokenizer.add_word(term, freq=10**6, tag="n")      # a term names a thing
     return tokenizer
 
 
@@ -150,6 +153,70 @@ def _cjk_words(text: str, lang: str) -> list[tuple[int, int, float]]:
             out.append((at, at + len(word), 25.0 if word in terms else 20.0))
         at += len(word)
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _cjk_tags(text: str, lang: str) -> tuple[dict[int, str], dict[int, str]]:
+    """jieba's parts of speech of ``text`` (a cjk script), as two maps: the
+    end of each word -> its tag, and the start of each word -> its tag."""
+    import jieba.posseg
+    tagger = jieba.posseg.POSTokenizer(_segmenter(_terms(lang)))
+    ends, starts, at = {}, {}, 0
+    for pair in tagger.cut(text, HMM=False):
+        starts[at] = pair.flag
+        at += len(pair.word)
+        ends[at] = pair.flag
+    return ends, starts
+
+
+def _cjk_word_before(text: str, s: int) -> str:
+    """The run of wide characters ending at ``s``."""
+    k = s
+    while k > 0 and _wide(text[k - 1]) and _content(text[k - 1]):
+        k -= 1
+    return text[k:s]
+
+
+def binds(text: str, s: int, e: int, code: str) -> str:
+    """Why a break ending a line at ``s`` (the next starting at ``e``)
+    splits words that belong together ("" when it does not): the line ends
+    on a word that binds to the next (the row's ``end_bad``, or for a cjk
+    script a word of a ``bind_pos`` part of speech), the next starts with a
+    character that attaches to the word before (``start_bad``), or a
+    number is cut from the word beside it.  Breaks at punctuation never bind."""
+    if _klass(text, s, e) < _SPACE:
+        return ""
+    lang = language(code)
+    words = lang.words
+    before, after = _token_before(text, s), _token_after(text, e)
+    if lang.spaced:
+        word = before.strip(".,;:!?“”‘’\"'()[]¡¿«»").lower()
+        if word in words["end_bad"]:
+            return f"ends on {word!r}"
+        if _NUMBER.match(before) or _NUMBER.match(after):
+            return "cuts a number from its word"
+        return ""
+    a, b = text[s - 1], text[e]
+    if b in words["start_bad"]:
+        return f"starts with {b!r}"
+    tail = _cjk_word_before(text, s)
+    if any(tail.endswith(w) for w in words["end_bad"]):
+        return f"ends on {next(w for w in words['end_bad'] if tail.endswith(w))!r}"
+    ends, starts = _cjk_tags(text, code)
+    if _wide(a) and ends.get(s) in words["bind_pos"]:
+        return f"ends on {tail[-2:] if len(tail) > 1 else tail!r} ({ends[s]})"
+    if not _wide(a) and _wide(b) and _NUMBER.match(before.split("\u3000")[-1] or "x") and \
+            (b in words["units"] or starts.get(e) == "q"):
+        return f"cuts a number from its unit {b!r}"      # "4" | "行"
+    if _wide(a) and not _wide(b):
+        if a in words["copulas"] and re.match(r"[-+−]?\d", after):
+            return f"cuts {a!r} from its number"         # "秩为" | "1"
+        if _NAME.match(after) and (ends.get(s) or "").startswith("n"):
+            return "cuts a name from its noun"          # "矩阵" | "B", "查询" | "q"
+    return ""
+
+
+_NAME = re.compile(r"[A-Za-zα-ωΑ-Ω](?:_?[\w′ᵀ])?(?![\w′ᵀ])")    # a symbol naming a thing: B, n, q, W_Q, Kᵀ
 
 
 def _normalise(text: str) -> str:
@@ -210,7 +277,7 @@ def _adjust(text: str, s: int, e: int, lang: Language, klass: int) -> float:
     before, after = _token_before(text, s), _token_after(text, e)
     extra = 0.0
     if e > s and (_is_operator(before) or _is_operator(after)):
-        extra += 5.0  # "y =" | "x M"
+        extra += _BIND  # "y =" | "x M", "T =" | "4"
     if klass >= _SPACE:  # not at punctuation: how much of the clause is cut off?
         dangle = lang.facts.dangle
         k, seen = s, 0
@@ -228,31 +295,26 @@ def _adjust(text: str, s: int, e: int, lang: Language, klass: int) -> float:
     elif klass == _COMMA and (_item(text, s - 1, -1) <= 1 or _item(text, e, 1) <= 1):
         extra += 4.0  # inside a list of single symbols: "Q, K," | "V", "红、" | "绿、蓝"
     words = lang.words
+    if klass >= _SPACE and binds(text, s, e, lang.code):
+        extra += _BIND      # "the" | "wall", "竖线被" | "推斜了", "rank" | "2"
     if lang.spaced:
         word = before.strip(".,;:!?“”‘’\"'()[]¡¿«»").lower()
         nxt = after.strip(".,;:!?“”‘’\"'()[]¡¿«»").lower()
         if klass >= _SPACE:
-            extra += _END_BAD if word in words["end_bad"] else _END_WEAK if word in words["end_weak"] else 0.0
+            extra += _END_WEAK if word in words["end_weak"] else 0.0
             if nxt in words["start_good"]:
                 extra -= _START_GOOD
-            if _NUMBER.match(before) or _NUMBER.match(after):
-                extra += 1.5  # "rank" | "2", "3" | "numbers"
             if len(nxt) == 1 and nxt.isalpha():
                 extra += 1.5  # a lone variable opening a line
         return extra
     a, b = text[s - 1], text[e]
-    if b in words["start_bad"]:
-        extra += _START_BAD  # a line opening with 的
     if not _wide(a) and not _wide(b) and e > s:
         extra += 4.0  # between two Latin tokens: "Q Kᵀ", "×2, ×3"
     if klass == _CJK:
         if a in words["end_good"]:
             extra -= _END_GOOD
-    elif klass == _SPACE:
-        if not _wide(a) and _wide(b) and _NUMBER.match(before.split("\u3000")[-1] or "x"):
-            extra += 3.0  # "3" | "行": a number and its measure word
-        elif a == "第" or (_wide(a) and not _wide(b) and b not in _OPEN and a in "约乘以除是为"):
-            extra += 3.0
+    elif klass == _SPACE and (a == "第" or (_wide(a) and not _wide(b) and b not in _OPEN and a in "约乘以除是为")):
+        extra += 3.0
     return extra
 
 
@@ -261,9 +323,10 @@ _ITEM = re.compile(r"[^,;:.!?]*")
 
 def _list_commas(text: str) -> list[int]:
     """The commas of ``text`` that separate items of a list ("food, tech,
-    red and round"; "turn, stretch along the axes, and turn back"): the
-    item before or after is at most three words, and it is itself between
-    list marks (a comma or colon before it; a comma, "and" or "or" after it)."""
+    red and round"; "turn, stretch along the axes, and turn back"; "drops
+    food, tech: ..."): the item before or after is at most three words, and
+    it is itself between list marks (a comma or colon before it; a comma, a
+    colon, "and" or "or" after it)."""
     out = []
     for m in re.finditer(",", text):
         k = m.start()
@@ -273,7 +336,7 @@ def _list_commas(text: str) -> list[int]:
         prev_mark = before[len(before) - len(prev) - 1:len(before) - len(prev)]
         after = text[k + 1 + len(nxt):k + 2 + len(nxt)]
         short_prev = 0 < len(prev.split()) <= 3 and prev_mark in (",", ":")
-        short_next = 0 < len(nxt.split()) <= 3 and (after == "," or re.match(r"\s*(and|or)\b", nxt) is not None
+        short_next = 0 < len(nxt.split()) <= 3 and (after in (",", ":") or re.match(r"\s*(and|or)\b", nxt) is not None
                                                      or re.search(r"\b(and|or)\s", nxt) is not None)
         if short_prev or short_next:
             out.append(k)
@@ -321,7 +384,13 @@ def _breaks(text: str, code: str) -> list[tuple[int, int, float, float]]:
 
     if not cjk:
         for k in _list_commas(text):
-            soft_cue[k + 1] = max(soft_cue[k + 1], 12.0)   # a line may break in a list, a cue hardly
+            soft_cue[k + 1] = max(soft_cue[k + 1], 30.0)   # a line may break in a list, a cue hardly
+        lower = text.lower()
+        for term in _terms(code):           # "projection matrix", "producto escalar": one word
+            if " " in term:
+                for m in re.finditer(re.escape(term.lower()), lower):
+                    for p in range(m.start() + 1, m.end()):
+                        soft[p] = max(soft[p], 20.0)
 
     out = [(first, first, 0.0, 0.0)]
     p = first + 1
@@ -418,6 +487,16 @@ def split_cues(text: str, lang: str) -> list[str]:
     def orphan(i: int, j: int) -> float:
         return _ORPHAN if content[ends[j]] - content[starts[i]] <= 1 else 0.0
 
+    # a sentence that ends inside a line ("... of another. Attention" | "must ...") reads badly: the
+    # line between breaks i and j costs _MID_SENTENCE for each sentence end strictly inside it
+    ended = [0]
+    for b in brk[1:-1]:
+        ended.append(ended[-1] + (_klass(text, b[0], b[1]) == _SENT))
+    ended.append(ended[-1])
+
+    def mid(i: int, j: int) -> float:
+        return _MID_SENTENCE * (ended[j - 1] - ended[i]) if j - 1 > i else 0.0
+
     inf = float("inf")
     best = [inf] * m
     back: list[tuple[int, int]] = [(0, 0)] * m  # (cue start, line break or -1)
@@ -438,7 +517,7 @@ def split_cues(text: str, lang: str) -> list[str]:
                 continue
             inner, split = inf, -1
             if line_ok(i, j):
-                inner = orphan(i, j)
+                inner = orphan(i, j) + mid(i, j)
             for k in range(i + 1, j):
                 l1 = ends[k] - starts[i]
                 if l1 > width and k > i + 1:
@@ -446,7 +525,7 @@ def split_cues(text: str, lang: str) -> list[str]:
                 l2 = ends[j] - starts[k]
                 if l2 > width and k < j - 1:
                     continue
-                c2 = _TWO_LINES + brk[k][2] + _BALANCE * ((l1 - l2) / width) ** 2
+                c2 = _TWO_LINES + brk[k][2] + _BALANCE * ((l1 - l2) / width) ** 2 + mid(i, k) + mid(k, j)
                 if c2 < inner:
                     c2 += orphan(i, k) + orphan(k, j)
                     if c2 < inner:
@@ -503,4 +582,65 @@ def check_cue(cue: str, lang: str) -> list[str]:
             problems.append(f"line {n} ends with opening punctuation {line[-1]!r}")
         if sum(map(_content, line)) <= 1:
             problems.append(f"line {n} is an orphan: {line!r}")
+    return problems
+
+
+def _joined(cues: list[str], spaced: bool) -> tuple[str, list[tuple[int, int, bool]]]:
+    """The sentence the ``cues`` were cut from, and where each break was:
+    (end of a line, start of the next, whether it ends a cue).  A cjk
+    script's break beside a Latin token had its space dropped: it is put back."""
+    text, breaks = "", []
+    for cue in cues:
+        for li, line in enumerate(cue.split("\n")):
+            if text:
+                s = len(text)
+                text += " " if spaced or not (_wide(text[-1]) and _wide(line[0])) else ""
+                breaks.append((s, len(text), li == 0))
+            text += line
+    return text, breaks
+
+
+def _fits_a_cue(text: str, start: int, end: int, code: str) -> bool:
+    """Whether ``text[start:end]`` can be laid out as one cue (two lines at
+    most, broken where no words are torn apart)."""
+    width = LINE_WIDTH[code]
+    piece = text[start:end].strip()
+    if len(piece) <= width:
+        return True
+    if len(piece) > MAX_LINES * width:
+        return False
+    return any(s - start <= width and end - e <= width and cost < _BIND
+               for s, e, cost in line_breaks(text, code)[1:-1] if start < s and e < end)
+
+
+def break_problems(cues: list[str], code: str) -> list[str]:
+    """What a reader stumbles on in the breaks of one sentence's ``cues``:
+    a line or cue that ends on a word that binds to the next (``binds``),
+    and a cue that ends inside a clause while it could have ended at a
+    clause end (one it reaches within two lines).  [] when there is none."""
+    lang = language(code)
+    text, breaks = _joined(cues, lang.spaced)
+    listed = {k + 1 for k in _list_commas(text)} if lang.spaced else set()
+
+    def clause_end(s: int, e: int) -> bool:      # a list's comma is inside its clause ("food," | "tech")
+        return _klass(text, s, e) < _SPACE and s not in listed
+
+    ends = [s for s, e, _ in line_breaks(text, code)[1:-1] if clause_end(s, e)] + [len(text)]
+    problems, start = [], 0
+    for s, e, cue_end in breaks:
+        where = f"{text[max(0, s - 12):s]!r} | {text[e:e + 12]!r}"
+        why = binds(text, s, e, code)
+        if why:
+            problems.append(f"{'cue' if cue_end else 'line'} break {where} {why}")
+        if not cue_end:
+            continue
+        if not clause_end(s, e):
+            after = next(c for c in ends if c > s)       # where this clause ends
+            # in reach: the cue could have run on to its clause's end, or ended at an earlier clause end
+            # from which the next cue reaches that end
+            if _fits_a_cue(text, start, after, code) or any(
+                    start < c < s and _fits_a_cue(text, start, c, code) and _fits_a_cue(text, c, after, code)
+                    for c in ends):
+                problems.append(f"cue break {where} inside a clause, with a clause end in reach")
+        start = e
     return problems

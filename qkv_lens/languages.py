@@ -12,9 +12,16 @@ word.  It also sets the line width and reading speed of the subtitles and
 the fonts (``SCRIPTS``).  ``voice`` is the espeak-ng voice.  Optional:
 ``fonts`` (font families, first choice first: the scenes draw with the
 first installed one, the page lists them all) and ``font_package`` (the
-Debian package to install when none is), and the words a line should not
-end or start with (``end_bad``, ``end_weak``, ``start_good``, ``start_bad``,
-``end_good``: lists of words, or of characters for a cjk script), and
+Debian package to install when none is), and the words that bind a line
+break (``qkv_lens.cues``): ``end_bad``, words that bind to the next one (an
+article, a preposition, a conjunction; 的, 被, 把), which never end a line
+or a cue; ``start_bad`` (a cjk script: characters that attach to the word
+before, 的, 了), which never start one; ``bind_pos`` (a cjk script: jieba's
+parts of speech that bind to the next word, such as ``p`` prepositions and
+``uj`` for 的), ``units`` (a cjk script: measure words a number is never cut
+from, 行, 个) and ``copulas`` (a cjk script: characters never cut from the
+number after them, 为, 是); ``end_weak``, words a line had better not end with;
+``start_good`` and ``end_good``, good places to break), and
 ``iso639`` (its ISO 639-2 code, for the language of a media track).
 
 A teacher's ``texts.toml`` adds columns or overrides texts key by key
@@ -62,7 +69,7 @@ SCRIPTS = {
     # one look: the CJK font also draws Latin letters; DejaVu Sans comes with manim
     "spaced": Script(42, 15.0, 14.2, 6, (*CJK_FONTS, "DejaVu Sans"), "fonts-noto-core", False),
 }
-_WORD_LISTS = ("end_bad", "end_weak", "start_good", "start_bad", "end_good")
+_WORD_LISTS = ("end_bad", "end_weak", "start_good", "start_bad", "end_good", "bind_pos", "units", "copulas")
 
 
 class LanguageError(ValueError):

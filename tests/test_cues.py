@@ -11,7 +11,17 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from qkv_lens import cues
-from qkv_lens.cues import CPS, LINE_WIDTH, MAX_LINES, check_cue, cue_seconds, reading_seconds, split_cues
+from qkv_lens.cues import (
+    CPS,
+    LINE_WIDTH,
+    MAX_LINES,
+    binds,
+    break_problems,
+    check_cue,
+    cue_seconds,
+    reading_seconds,
+    split_cues,
+)
 from qkv_lens.texts import GLOSSARY, TEXTS, tr
 
 # realistic values for the {field}s the scenes fill in
@@ -22,6 +32,9 @@ _WORDS = {
     "en": dict(word="coder", who="coder", right="designer", picked="chef", asks="designer", says="coder",
                dim="writes code", best="designer", keep="colour and shape", drop="size", what="colour",
                traits="edible, red, round, electronic"),
+    "es": dict(word="programador", who="programador", right="diseñador", picked="cocinero", asks="diseñador",
+               says="programador", dim="escribe código", best="diseñador", keep="color y forma", drop="tamaño",
+               what="color", traits="comestible, rojo, redondo, electrónico"),
 }
 _LONG = dict(result="[0.87, -1.25, 3.5]", end="4.4×10⁻⁵", loss="4.4×10⁻⁵", root="1.73", start="2.08",
              ratio="47000", std="W_Q", swp="W_V", acc="95", acc_std="100", acc_swp="97.5", need="90",
@@ -372,3 +385,101 @@ def test_english_never_ends_a_cue_inside_a_list(variant):
             if before.endswith(",") and _in_list(before[:-1], after):
                 split.append(f"{key}: ...{before[-30:]!r} | {after[:30]!r}...")
     assert not split, "\n".join(split)
+
+
+# -- breaks that tear words apart (issue 39): what binds is data in each language's row ------------
+
+# (language, text, the line's end: the text before the break) that once ended a line or a cue
+_TORN = [
+    ("zh", "剪切：每一层横着错开，竖线被推斜了。", "竖线被"),
+    ("zh", "先旋转：网格始终方方正正，所有的点绕着原点一起转。", "所有的"),
+    ("zh", "任何一个二乘二的矩阵都能拆成三步。", "二乘二的"),
+    ("zh", "压暗是乘一个数；变灰的矩阵秩为 1；", "秩为"),
+    ("zh", "先算一个词：苹果的 4 个数乘上第一个矩阵。", "苹果的"),
+    ("zh", "平行光沿方向 d 照向法向量为 n 的墙。", "法向量为"),
+    ("zh", "三行两列的矩阵 B 把影子读成两个数。", "矩阵"),
+    ("zh", "立方体的每个角都沿着光线滑到墙上。", "都沿着"),
+    ("zh", "按 W 那一列的比例混合输入的各种原料。", "那一列的"),
+    ("zh", "不缩放的话，softmax 几乎把全部权重给了一个词。", "softmax 几乎"),
+    ("es", "Los valores fuera de 0 a 1 no se pueden mostrar.", "fuera de 0 a 1 no"),
+    ("es", "Las líneas punteadas bajan hasta el suelo.", "bajan hasta"),
+    ("es", "Paso uno, estirar: por 2 a lo ancho.", "por 2 a lo"),
+    ("es", "Cada puntaje tiene rango 1 en la tabla.", "tiene rango"),
+    ("es", "Cada palabra sostiene un cartel con lo que quiere.", "un cartel con lo"),
+    ("en", "The first matrix keeps food and drops the colour of things.", "drops the"),
+    ("en", "Each corner slides along its light ray onto the wall.", "slides along its"),
+]
+
+
+@pytest.mark.parametrize("lang, text, end", _TORN)
+def test_a_break_after_a_binding_word_binds(lang, text, end):
+    s = text.index(end) + len(end)
+    e = s + (text[s] == " ")
+    assert binds(text, s, e, lang), (text[:s], text[e:])
+
+
+@pytest.mark.parametrize("lang, text, end", _TORN)
+def test_no_line_ends_on_a_binding_word_where_another_break_fits(lang, text, end):
+    """Every example a reader once stumbled on is laid out without that break
+    (in narrow lines too, as an on-screen label is), and with no break that binds."""
+    for width in (LINE_WIDTH[lang], LINE_WIDTH[lang] // 2 + 2):
+        lines = cues.fit_lines(text, lang, width, lambda a, b: b - a)
+        assert not any(line.endswith(end) for line in lines[:-1]), lines
+    got = split_cues(text, lang)
+    assert not any(line.rstrip().endswith(end) for cue in got for line in cue.split("\n")), got
+    assert break_problems(got, lang) == [], got
+
+
+def test_break_problems_names_a_binding_end_and_a_cue_inside_a_clause():
+    """The check reads a finished layout: a cue that ends on "the", and a cue
+    that ends inside a list while the list's end was in reach."""
+    bad = ["The second keeps colour and shape and drops the", "food, tech: red, round things gather together."]
+    found = break_problems(bad, "en")
+    assert any("ends on 'the'" in p for p in found), found
+    listed = ["The first matrix keeps food and tech and drops colour,", "shape: things you eat fall apart."]
+    assert any("inside a clause" in p for p in break_problems(listed, "en"))
+    assert break_problems(["The first matrix keeps food and tech.", "It drops colour and shape."], "en") == []
+
+
+@pytest.mark.parametrize("lang", ["zh", "en", "es"])
+def test_every_text_of_the_tables_breaks_between_phrases(lang):
+    """Every narration text, filled as a scene fills it: no line or cue ends
+    on a word that binds to the next, and no cue ends inside a clause while
+    a clause end was in reach."""
+    problems = []
+    for key in sorted(TEXTS[lang]):
+        if not key.endswith("_say"):
+            continue
+        text = tr(lang, key, **{f: _WORDS[lang].get(f, "2") for f in _fields(lang, key)})
+        problems += [f"{key}: {p}" for p in break_problems(split_cues(text, lang), lang)]
+    assert not problems, "\n".join(problems)
+
+
+def test_check_translation_reports_the_breaks_of_rendered_cues(tmp_path, capsys):
+    """``tools/check_translation.py LANG --renders DIR`` reads each rendered
+    clip's beats and names a cue that ends on a binding word, with its clip,
+    beat and time; clean cues pass."""
+    import importlib.util
+
+    from qkv_lens.beats import Beat, Beats, Cue
+    from tests.helpers import ROOT
+    spec = importlib.util.spec_from_file_location("check_translation", ROOT / "tools" / "check_translation.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    folder = tmp_path / "en" / "480p15"
+    folder.mkdir(parents=True)
+
+    def clip(texts):
+        beat = Beat("b1", "demo.b1_say", 1.0, 9.0, " ".join(texts),
+                    tuple(Cue(1.0 + 4 * i, 4.9 + 4 * i, t) for i, t in enumerate(texts)))
+        (folder / "Demo.beats.json").write_text(Beats("Demo", "en", "none", (beat,)).to_json(), encoding="utf-8")
+
+    clip(["The second keeps colour and\nshape and drops the", "food: red, round things\ngather together."])
+    found = tool.rendered_problems(tmp_path, "en", "en")
+    assert all(p.startswith("480p15/Demo b1 at 1.0s: ") for p in found) and len(found) == 3
+    assert {p.split(": ", 1)[1].split(" '")[0] for p in found} == {"line break", "cue break"}
+    assert any("ends on 'the'" in p for p in found) and any("ends on 'and'" in p for p in found)
+    assert any("inside a clause" in p for p in found)
+    clip(["The second keeps colour and shape.", "It drops food."])
+    assert tool.rendered_problems(tmp_path, "en", "en") == []
+    assert tool.rendered_problems(tmp_path, "es", "es") == [f"no clip rendered in es under {tmp_path}"]

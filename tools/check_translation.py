@@ -1,6 +1,6 @@
 """Check one language column of the text tables against English.
 
-usage: python tools/check_translation.py LANG [--rules RULES] [--texts FILE]
+usage: python tools/check_translation.py LANG [--rules RULES] [--texts FILE] [--renders DIR]
 
 Reads ``FILE`` (default: the shipped ``qkv_lens/texts.toml``) and checks
 that ``[LANG]`` has exactly the keys of ``[en]``, in the same order; that
@@ -9,7 +9,12 @@ English; that every glossary entry has a ``LANG`` translation; and that
 every narration sentence (a key ending in ``_say``), its fields filled
 with typical values, splits into cues that pass ``qkv_lens.cues.check_cue``
 with the line-break rules of ``RULES`` (default: LANG when ``cues`` knows
-it, else ``en``).  It prints the counts, the narration's reading time
+it, else ``en``) and breaks between phrases (``qkv_lens.cues.break_problems``:
+no line or cue ends on a word that binds to the next, no cue ends inside a
+clause while a clause end was in reach).  With ``--renders DIR`` it reads
+the cues of every clip rendered in LANG under DIR (each beats file, beat by
+beat) and reports the breaks of those too, as a learner sees them.  It
+prints the counts, the narration's reading time
 against English, and the labels most longer than English (the layouts were
 made for English widths).  Exit status 0 when all is well, 1 otherwise.
 """
@@ -51,11 +56,34 @@ def fill(text: str, glossary: dict, lang: str) -> str:
     return text.format(**{f: SAMPLE.get(f, "12.5") for f in fields(text)})
 
 
+def rendered_problems(renders: Path, lang: str, rules: str) -> list[str]:
+    """The break problems of every beat of every clip rendered in ``lang``
+    under ``renders`` (``<lang>/<quality>/<Scene>.beats.json``)."""
+    from qkv_lens.beats import SUFFIX, BeatsError, read
+
+    found, clips = [], 0
+    for path in sorted((renders / lang).glob(f"*/*{SUFFIX}")):
+        try:
+            beats = read(path.parent, path.name)
+        except BeatsError as err:
+            found.append(f"{path}: {err}")
+            continue
+        clips += 1
+        for beat in beats.beats:
+            found += [f"{path.parent.name}/{beats.scene} {beat.id} at {beat.start:.1f}s: {p}"
+                      for p in cues.break_problems([c.text for c in beat.cues], rules)]
+    print(f"renders: {clips} clips in {lang} under {renders}")
+    if not clips:
+        found.append(f"no clip rendered in {lang} under {renders}")
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("lang")
     ap.add_argument("--rules", help="the cue rules' language (default: LANG if known, else en)")
     ap.add_argument("--texts", type=Path, default=TEXTS)
+    ap.add_argument("--renders", type=Path, help="also check the cues of the clips rendered in LANG under DIR")
     args = ap.parse_args(argv)
     lang = args.lang
     rules = args.rules or (lang if lang in cues.LINE_WIDTH else "en")
@@ -87,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             n_cues += 1
             worst_line = max(worst_line, *map(len, cue.split("\n")))
             problems += [f"{key}: {p} in {cue!r}" for p in cues.check_cue(cue, rules)]
+        problems += [f"{key}: {p}" for p in cues.break_problems(split, rules)]
         seconds[lang] += cues.reading_seconds(text, rules)
         seconds["en"] += cues.reading_seconds(fill(en[key], glossary, "en"), "en")
 
@@ -105,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     for k in longer[:12]:
         a, b = fill(other[k], glossary, lang), fill(en[k], glossary, "en")
         print(f"  {len(a):3d} vs {len(b):3d}  {k}: {a!r}")
+    if args.renders is not None:
+        problems += rendered_problems(args.renders, lang, rules)
     for p in problems:
         print("PROBLEM", p)
     print(f"{len(problems)} problems")
