@@ -45,6 +45,7 @@ from qkv_lens import beats as beats_file
 from qkv_lens.app import handout, manifest
 from qkv_lens.app.subtitles import cues, srt_to_vtt
 from qkv_lens.languages import font_file, font_for, language, offered
+from qkv_lens.latex import LatexFailed
 from qkv_lens.lesson import Chapter
 from qkv_lens.registry import QUALITIES, SceneInfo
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, shown, temp_beside
@@ -784,10 +785,14 @@ def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path)
             picture = handout.key_frame(clip.video, handout.key_time(seconds, ends, probe.stream.rate))
         except (OSError, ValueError) as err:
             raise ExportError(f"{shown(clip.video)}: cannot read its key frame ({err})") from None
+        try:
+            formula = handout.formula_for(section)
+        except LatexFailed as err:
+            raise ExportError(f"formulas.{section}: {err}") from None
         pages.append(handout.PageContent(
             lesson=tr(lang, "lesson.title"), title=tr(lang, f"{section}.title"),
             question=tr(lang, f"page.ask.{section}"), picture=picture, summary=tr(lang, f"{section}.summary"),
-            formula_words=tr(lang, f"export.formula.{section}"), formula=handout.formula_for(section),
+            formula_words=tr(lang, f"export.formula.{section}"), formula=formula,
             sayings=tuple(narration(clip, lang)),
             footer=tr(lang, "export.footer", n=n, total=len(clips), length=f"{minutes}:{rest:02d}")))
     handout.write_pdf(pages, lang, dest, f"{tr(lang, 'lesson.title')} · {tr(lang, 'export.handout')}")

@@ -144,11 +144,12 @@ class Writer:
 
 def typeset(latex: str) -> Outline:
     """``latex`` in display math, typeset as manim's MathTex does (its
-    template, latex and dvisvgm, through the shared typesetting cache), as
-    outlines; nothing is left on disk but the cache's SVG."""
+    template, latex and dvisvgm, through the shared typesetting cache), each
+    run bounded in time (``qkv_lens.latex``), as outlines; nothing is left on
+    disk but the cache's SVG.  LatexFailed (one line) when it cannot be."""
     from manim import config, logger
-    from manim.utils.tex_file_writing import tex_to_svg_file
 
+    from qkv_lens import latex as tex
     from qkv_lens.app import texcache
 
     logger.setLevel(logging.WARNING)      # manim logs every formula it writes
@@ -156,7 +157,7 @@ def typeset(latex: str) -> Outline:
     with tempfile.TemporaryDirectory(prefix="qkv-handout-") as tmp:
         texcache.seed(Path(tmp))
         config.media_dir = tmp
-        formula = outline(Path(tex_to_svg_file(latex, environment="align*")))
+        formula = outline(tex.typeset(latex, environment="align*"))
         texcache.publish(Path(tmp))
     return formula
 
