@@ -1,6 +1,7 @@
 """``qkv-lens export`` on a fake renders folder: tiny synthetic clips made with
 PyAV (no manim), their subtitles, posters, beats and a manifest."""
 import json
+import os
 import re
 import zipfile
 from fractions import Fraction
@@ -544,6 +545,49 @@ def test_a_failure_late_in_the_export_leaves_the_previous_files(tmp_path, monkey
     assert capsys.readouterr().err.count("\n") == 1
     assert leftovers(tmp_path) == ["lesson.mp4"]
     assert (folder / "lesson.mp4").read_bytes() == b"the previous export"
+
+
+def previous_export(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """An earlier export's files (one absent: lesson.chapters.vtt), each's bytes and mtime."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("lesson.mp4", "lesson.srt", "lesson.vtt", "lesson.pptx"):
+        (folder / name).write_bytes(f"the previous {name}".encode())
+        os.utime(folder / name, ns=(1_000_000_000, 1_000_000_000))
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir() if p.name.startswith("lesson.")}
+
+
+@pytest.mark.parametrize("fault", ["pdf_is_a_folder", "rename_of_the_pptx_fails", "interrupt_at_the_pptx"])
+def test_a_failure_while_the_files_are_renamed_into_place_leaves_every_previous_file(tmp_path, monkeypatch, capsys,
+                                                                                     fault):
+    """All or nothing: the outputs are renamed into place only together; when
+    one rename fails, those already renamed are put back (the earlier export's
+    files with their bytes and times, a file that was not there removed)."""
+    make_renders(tmp_path)
+    folder = tmp_path / "en" / "480p15"
+    before = previous_export(folder)
+    if fault == "pdf_is_a_folder":
+        (folder / "lesson.pdf").mkdir()
+        (folder / "lesson.pdf" / "notes.txt").write_text("kept", encoding="utf-8")
+    else:
+        real, failed = os.replace, []
+
+        def replace(src, dst, *args, **kw):     # the new pptx's rename fails, once
+            if Path(dst).name == "lesson.pptx" and not failed:
+                failed.append(src)
+                raise OSError(5, "Input/output error") if fault == "rename_of_the_pptx_fails" else KeyboardInterrupt()
+            return real(src, dst, *args, **kw)
+
+        monkeypatch.setattr(export.os, "replace", replace)
+    status = run(tmp_path, "--lang", "en", "--pdf")
+    assert status == (130 if fault.startswith("interrupt") else 1)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ("nothing was exported" in err or status == 130), err
+    after = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir() if p.name.startswith("lesson.")
+             and p.is_file()}
+    assert after == before
+    assert not [p.name for p in tmp_path.rglob(".lesson.*")]           # no temporary file left
+    if fault == "pdf_is_a_folder":
+        assert (folder / "lesson.pdf" / "notes.txt").read_text(encoding="utf-8") == "kept"
 
 
 def test_default_language_is_the_lessons(tmp_path, monkeypatch):

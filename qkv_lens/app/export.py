@@ -25,11 +25,14 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
 Everything is checked first (a scene without a render, a listed file that
 is missing, clips that cannot be joined: an ExportError, one line), then
 written to temporary files in the target folders and renamed into place
-only when every file of every language is complete; a failure or an
-interrupt leaves nothing behind and the previous exports as they were.
+only when every file of every language is complete, all or none (a rename
+that fails puts back the files renamed before it, ``Staging.commit``); a
+failure or an interrupt leaves nothing behind and the previous exports as
+they were.
 """
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -800,7 +803,7 @@ def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path)
 
 class Staging:
     """Temporary files beside their targets (``qkv_lens.store.temp_beside``:
-    random names created exclusively), renamed into place together by
+    random names created exclusively), renamed into place all or none by
     ``commit``; ``discard`` removes them all."""
 
     def __init__(self) -> None:
@@ -816,13 +819,53 @@ class Staging:
         self.path(target).write_text(text, encoding="utf-8")
 
     def commit(self) -> list[Path]:
-        for tmp, target in self.parts:
-            os.replace(tmp, target)
+        """Rename each temporary file over its target, all or none: the file
+        a target held is kept first (``keep``); when a rename fails or is
+        interrupted, every target already renamed gets its previous file
+        back (or is removed when it had none) and the error is raised.  The
+        kept files go once every file is in place."""
+        done: list[tuple[Path, Path | None]] = []     # a target renamed into place, its previous file
+        try:
+            for tmp, target in self.parts:
+                kept = keep(target)
+                done.append((target, kept))
+                os.replace(tmp, target)
+        except BaseException:
+            for target, kept in reversed(done):
+                try:
+                    if kept is not None:
+                        os.replace(kept, target)
+                        kept.unlink(missing_ok=True)   # still there when both name one file: rename does nothing
+                    else:
+                        target.unlink(missing_ok=True)
+                except OSError:
+                    continue
+            raise
+        for _, kept in done:
+            if kept is not None:
+                kept.unlink(missing_ok=True)
         return [target for _, target in self.parts]
 
     def discard(self) -> None:
         for tmp, _ in self.parts:
             tmp.unlink(missing_ok=True)
+
+
+def keep(target: Path) -> Path | None:
+    """The file at ``target`` kept under a new temporary name beside it (a
+    hard link, so ``target`` stays in place; moved where the file system has
+    none); None when nothing is there.  IsADirectoryError for a folder."""
+    if not os.path.lexists(target):
+        return None
+    if os.path.isdir(target) and not os.path.islink(target):
+        raise IsADirectoryError(errno.EISDIR, "a folder is where the file goes", str(target))
+    kept = temp_beside(target)
+    try:
+        kept.unlink()
+        os.link(target, kept, follow_symlinks=False)    # a symlink is kept as the link it is
+    except OSError:
+        os.replace(target, kept)
+    return kept
 
 
 def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Chapter],
