@@ -415,6 +415,75 @@ def test_handout_formulas_are_typeset_outlines_not_text(exported):
         assert curves > 20, (scene.name, curves)
 
 
+def long_text(lang: str, tag: str, n: int = 1000) -> str:
+    """A text of exactly ``n`` characters (the most a text may have) whose
+    words are numbered (``ask001``), so each can be found in order."""
+    sep = "" if lang == "zh" else " "
+    filler = "投影矩阵把每个向量换个说法" if lang == "zh" else "and the matrix moves"
+    words, i = [], 0
+    while len(sep.join(words)) < n:
+        words.append(f"{tag}{i:03d}{sep}{filler}")
+        i += 1
+    return sep.join(words)[:n].rstrip()
+
+
+def text_runs(path: Path) -> list[list[tuple[str, float, float]]]:
+    """Per page: each run of text with its baseline y (from the top) and size, as pypdf reads it."""
+    import pypdf
+    pages = []
+    for page in pypdf.PdfReader(str(path)).pages:
+        runs: list[tuple[str, float, float]] = []
+
+        def visit(text, cm, tm, font, size, runs=runs):
+            if text.strip():
+                scale = abs(tm[3] * cm[3]) * size
+                runs.append((text, handout.A4[1] - (cm[3] * tm[5] + cm[5]), scale))    # PDF's y is up
+        page.extract_text(visitor_text=visit)
+        pages.append(runs)
+    return pages
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_long_texts_flow_onto_continuation_pages_clear_of_the_footer(tmp_path, lang):
+    """A scene whose question, summary, formula words and two beats each have
+    1000 characters: the text flows onto continuation pages headed by the
+    scene's title, every word is there in order, and no text reaches the
+    footer or leaves the page; a scene of short texts keeps its one page."""
+    import io as io_
+    buf = io_.BytesIO()
+    Image.new("RGB", (640, 360), (30, 60, 90)).save(buf, format="PNG")
+    texts = {tag: long_text(lang, tag) for tag in ("ask", "sum", "eq", "one", "two")}
+    formula = handout.typeset(FORMULAS["space_deformation"])
+    long_page = handout.PageContent("The lesson", "A long scene", texts["ask"], buf.getvalue(), texts["sum"],
+                                    texts["eq"], formula, (texts["one"], "A short beat.", texts["two"]),
+                                    "Scene 1 of 2 · 0:09")
+    short_page = handout.PageContent("The lesson", "A short scene", "Why?", buf.getvalue(), "Short.", "So:",
+                                     formula, ("One.", "Two."), "Scene 2 of 2 · 0:03")
+    dest = tmp_path / "handout.pdf"
+    handout.write_pdf([long_page, short_page], lang, dest, "The lesson")
+    pages = page_texts(dest)
+    assert len(pages) > 2                                            # more pages than scenes
+    assert all(p.startswith("The lesson A long scene") for p in pages[:-1]), [p[:40] for p in pages]
+    assert pages[-1].startswith("The lesson A short scene")          # the short scene: one page
+    document = flat(" ".join(pages))
+    at = 0
+    for tag, text in texts.items():                                  # every word, in order
+        for word in re.findall(rf"{tag}\d\d\d", text):
+            found = document.find(word, at)
+            assert found >= 0, (tag, word)
+            at = found
+        at = 0
+    assert all(flat(t) in document for t in ("A short beat.", "Why?", "Short.", "So:", "One.", "Two."))
+    for n, runs in enumerate(text_runs(dest)):
+        [footer] = [(y, size) for text, y, size in runs if text.startswith("Scene ")]
+        footer_top = footer[0] - 0.8 * footer[1]
+        for text, y, size in runs:
+            if text.startswith("Scene "):
+                continue
+            assert y + 0.3 * size < footer_top, (n, text[:30], y, footer)   # above the footer, never over it
+            assert y - size > 0
+
+
 def test_handout_picture_is_the_end_of_the_last_beat(exported):
     """The key frame: the frame at the end of the clip's last beat (the clips'
     bar grows every frame, so each frame is told apart by its bar)."""
