@@ -746,6 +746,33 @@ def test_burned_captions_are_drawn_in_the_bottom_band_only(tmp_path):
     assert text_tracks(folder / "lesson.mp4")["eng"]            # the text track stays too
 
 
+WORD_91 = "Pneumonoultramicroscopicsilicovolcanoconiosis" * 2 + "s"
+
+
+@pytest.mark.parametrize("lang, text, size", [
+    ("en", WORD_91, (320, 180)),
+    ("en", f"A word of 91 letters, {WORD_91}, burned", (640, 360)),
+    ("en", "W" * 42, (1920, 1080)),                        # a full cue line of the widest letter
+    ("en", "x" * 42 + "\n" + "W" * 42, (854, 480)),
+    ("zh", "投影矩阵就是一套固定的滤镜规则。", (320, 180)),
+])
+def test_a_burned_caption_stays_inside_the_frame(lang, text, size):
+    """--burn-captions: a cue line wider than the frame (a 91-letter word,
+    which cannot break at a space) is broken inside itself, with a hyphen in
+    a spaced script, and every line is drawn inside the frame, all of it."""
+    width, height = size
+    captions = export.Captions([], lang, height)
+    lines = captions.lines(text, width)
+    joined = "".join(line[:-1] if line.endswith("-") and lang == "en" else line for line in lines)
+    assert flat(joined) == flat(text.replace("-", "")), lines
+    for line in lines:
+        assert captions.pen.length(line) <= width * (1 - 2 * export.Captions.SIDE), line
+    drawn = captions.overlay(text, width, height).getchannel("A").getbbox()
+    assert drawn is not None
+    left, top, right, bottom = drawn
+    assert 0 < left and right < width and 0 < top and bottom <= height, (drawn, size)
+
+
 def test_the_page_links_the_exports_after_an_export(exported):
     index = (exported.parents[1] / "index.html").read_text(encoding="utf-8")
     for name in ("lesson.mp4", "lesson.pptx", "lesson.pdf", "lesson.srt"):

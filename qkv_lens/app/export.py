@@ -266,12 +266,16 @@ def _silence_or_sound(video: Path, has_audio: bool, rate: int, layout: str) -> I
 class Captions:
     """Cues drawn into the picture (``export --burn-captions``): each frame
     gets the cue shown at its time, in the lesson's font, white with a dark
-    outline, centred in the band the scenes keep free at the bottom."""
+    outline, centred in the band the scenes keep free at the bottom, each
+    line inside the frame less SIDE of its width on each side."""
+
+    SIDE = 0.04      # of the frame's width, kept free left and right
 
     def __init__(self, cues_of: list[srt.Subtitle], lang: str, height: int):
         self.cues = sorted(cues_of, key=lambda c: c.start)
         self.size = max(12, round(0.045 * height))
         self.pen = Pen(lang, self.size)
+        self.hyphen = language(lang).spaced
         self._drawn: dict[str, Any] = {}
 
     def at(self, seconds: float) -> str | None:
@@ -282,6 +286,28 @@ class Captions:
                 break
         return None
 
+    def lines(self, text: str, width: int) -> list[str]:
+        """The cue's lines as drawn in a frame ``width`` wide: a line wider
+        than the room is broken again, at its last space that fits, else
+        inside the word (with a hyphen in a spaced script)."""
+        room = width * (1 - 2 * self.SIDE)
+        out = []
+        for line in text.splitlines():
+            rest = line.strip()
+            while self.pen.length(rest) > room:
+                tail = "-" if self.hyphen else ""
+                k = 1
+                while k < len(rest) and self.pen.length(rest[:k + 1].rstrip() + tail) <= room:
+                    k += 1
+                space = rest.rfind(" ", 1, k + 1)
+                if space > 0 and self.pen.length(rest[:space]) <= room:
+                    head, rest = rest[:space].rstrip(), rest[space:].lstrip()
+                else:
+                    head, rest = rest[:k] + tail, rest[k:]
+                out.append(head)
+            out.append(rest)
+        return out
+
     def overlay(self, text: str, width: int, height: int) -> Any:
         """The caption as an RGBA image of the frame's size (kept per text)."""
         from PIL import Image, ImageDraw
@@ -289,7 +315,7 @@ class Captions:
         if text not in self._drawn:
             image = Image.new("RGBA", (width, height), (0, 0, 0, 0))
             draw = ImageDraw.Draw(image)
-            lines = text.splitlines()
+            lines = self.lines(text, width)
             step = round(1.25 * self.size)
             y = height - round(0.015 * height) - step * len(lines)
             for line in lines:
