@@ -231,7 +231,7 @@ TEXT_WORDS = frozenset({"text", "textrm", "textbf", "textit"})     # their argum
 MATH_SYMBOLS = frozenset(",;:! \\{}|&%#_$")     # \, \; \: \! "\ " \\ \{ \} \| \& \% \# \_ \$
 MATH_ENVIRONMENTS = frozenset({"matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "smallmatrix",
                                "array", "cases", "aligned", "gathered", "split"})
-_TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.?|\^\^|[{}%#$]|[^ -~]", re.S)
+_TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.?|\^\^|[{}%#$]")
 _ENVIRONMENT = re.compile(r"\s*\{([A-Za-z*]*)\}")
 _PLAIN_TEXT = re.compile(r"\s*\{[^{}\\$%#^_&~]*\}")
 
@@ -244,6 +244,10 @@ def formula_fault(latex: str) -> str | None:
     None when it is math."""
     if len(latex) > MAX_FORMULA:
         return f"expected a formula of at most {MAX_FORMULA} characters, found {len(latex)}"
+    other = next((ch for ch in latex if not " " <= ch <= "~"), None)
+    if other is not None:
+        return (f"the character U+{ord(other):04X} ({other!r}) is not ASCII LaTeX; write its command "
+                "(\\alpha for α, \\times for ×)")
     depth = 0
     for m in _TEX_TOKEN.finditer(latex):
         token, after = m.group(), latex[m.end():]
@@ -257,9 +261,6 @@ def formula_fault(latex: str) -> str | None:
             return "^^ (TeX's character code notation) is not math; write ^{^...} for a double superscript"
         elif token in ("%", "#", "$"):
             return f"{token} is not math in a formula; write \\{token} for the sign"
-        elif not token.startswith("\\"):
-            return (f"the character U+{ord(token):04X} ({token!r}) is not ASCII LaTeX; write its command "
-                    "(\\alpha for α, \\times for ×)")
         elif token in ("\\begin", "\\end"):
             env = _ENVIRONMENT.match(after)
             name = env.group(1) if env else "..."

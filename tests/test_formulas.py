@@ -65,6 +65,7 @@ def test_every_shipped_formula_passes_the_allow_list():
     ("x % a comment", "%"),
     ("x # y", "#"),
     ("\\frac{a}{b}\nx", "U+000A"),                          # a control character
+    ("x \\\x1b[2J", "U+001B"),                                # an escape after a backslash
     ("\u03b1 + 1", "U+03B1"),                               # LaTeX reads ASCII here: \alpha
     (r"\frac{a}{b", "{"),
     (r"\frac{a}}{b}", "}"),
