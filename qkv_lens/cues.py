@@ -32,15 +32,16 @@ How the breaks are chosen
     character, e.g. "上。").  Cue ends cost more than line ends at the same
     place, so cues end at sentence and clause ends where they can.
 
-Text is preserved: the lines are slices of the text; only the spaces at a
-break (and at both ends of the text) are dropped, and a cue's own ``"\\n"`` is
+Text is preserved: the lines are slices of the text (but for the hyphens
+below); only the spaces at a break (and at both ends of the text) are dropped, and a cue's own ``"\\n"`` is
 the only line separator (tabs and newlines in the input count as spaces).
 Joining the lines, with the dropped space put back where a break consumed one,
 gives the text back.
 
-Documented exception: a single unbreakable token longer than a line (a
-50-letter word, a 20-character formula inside Chinese) goes on a line of its
-own and exceeds the width; :func:`check_cue` still reports that line.
+A token no allowed break splits and longer than a line (a 50-letter word, a
+20-character formula inside Chinese) is cut into even pieces that fit, each
+but the last ending with a hyphen in a spaced script (``cut_token``): a line
+never exceeds the width; the hyphens are the only characters added.
 """
 from __future__ import annotations
 
@@ -544,7 +545,31 @@ def split_cues(text: str, lang: str) -> list[str]:
             cues.append(text[starts[i]:ends[k]] + "\n" + text[starts[k]:ends[j]])
         j = i
     cues.reverse()
-    return cues
+    if all(len(line) <= width for cue in cues for line in cue.split("\n")):
+        return cues
+    spaced = language(lang).spaced
+    lines = [piece for cue in cues for line in cue.split("\n") for piece in cut_token(line, width, spaced)]
+    return ["\n".join(lines[k:k + MAX_LINES]) for k in range(0, len(lines), MAX_LINES)]
+
+
+def cut_token(line: str, width: int, hyphen: bool) -> list[str]:
+    """``line`` as it is when it fits ``width``; else (a token no allowed
+    break splits) cut into as few even pieces as fit, each ending with a
+    hyphen when ``hyphen`` (a spaced script) and the cut is inside a word;
+    no piece starts with closing or ends with opening punctuation where a
+    cut can avoid it."""
+    pieces: list[str] = []
+    rest = line
+    while len(rest) > width:
+        room = width - 1 if hyphen else width
+        aim = -(-len(rest) // -(-len(rest) // room))      # as few pieces as fit, even
+        end = next((e for d in range(room) for e in (aim - d, aim + d) if 0 < e <= room
+                    and rest[:e].rstrip(" \u3000")[-1:] not in _OPEN and rest[e:].lstrip(" \u3000")[:1] not in _CLOSE),
+                   aim)
+        head, rest = rest[:end].rstrip(" \u3000"), rest[end:].lstrip(" \u3000")
+        inside = hyphen and head[-1:] not in ("", "-") and not line[len(line) - len(rest) - 1].isspace()
+        pieces.append(head + "-" if inside else head)
+    return [*pieces, rest] if rest else pieces
 
 
 def cue_seconds(cue: str, lang: str) -> float:

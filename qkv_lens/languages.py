@@ -33,6 +33,7 @@ install command (``check_fonts``).  A leaf: imports nothing of qkv_lens.
 from __future__ import annotations
 
 import bisect
+import re
 import shutil
 import subprocess
 import sys
@@ -170,6 +171,9 @@ def _merge(tables: Tables, raw: dict, where: str) -> None:
             for section, latex in table.items():
                 if not isinstance(latex, str):
                     raise LanguageError(f"{where}: formulas.{section}: expected LaTeX (a text)")
+                fault = formula_fault(latex)
+                if fault:
+                    raise LanguageError(f"{where}: formulas.{section}: {fault}")
             tables.formulas.update(table)
         else:
             for key, text in table.items():
@@ -200,6 +204,86 @@ def _row(code: str, row: Any, where: str) -> dict[str, Any]:
         if key in row and (not isinstance(row[key], list) or not all(isinstance(v, str) for v in row[key])):
             raise LanguageError(f"{at}.{key}: expected a list of texts")
     return row
+
+
+# -- formulas: math from an allow-list ---------------------------------------------------
+# A formula of the text tables ([formulas]) goes to LaTeX (the handout), so one from a
+# lesson folder may use only what math needs: the control words below (what the shipped
+# formulas and the scenes' own use, and the common vocabulary of a math lesson), the
+# environments below, and printable ASCII.  Anything else (\input, \def, \csname, \write,
+# ^^5c, $, %, ...) is refused when the tables load, naming it.
+
+MAX_FORMULA = 1000        # characters, as a text of the tables
+MATH_WORDS = frozenset("""
+    alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu
+    xi pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega
+    Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega
+    frac dfrac tfrac binom sqrt sum prod coprod int iint oint bigcup bigcap limits nolimits substack
+    sin cos tan exp log ln det dim ker deg arg max min sup inf lim Pr operatorname
+    cdot times div pm mp ast star circ bullet oplus otimes odot setminus cup cap wedge vee dagger
+    leq geq le ge neq ne approx equiv sim simeq cong propto ll gg subset subseteq supset supseteq
+    in notin ni not perp parallel mid colon
+    to gets rightarrow leftarrow leftrightarrow Rightarrow Leftarrow Leftrightarrow longrightarrow
+    longleftarrow longleftrightarrow Longrightarrow Longleftrightarrow mapsto implies iff uparrow downarrow
+    top intercal prime infty partial nabla forall exists emptyset varnothing ldots cdots vdots ddots
+    dots ell hbar imath jmath Re Im angle
+    left right middle big Big bigg Bigg bigl bigr Bigl Bigr langle rangle lVert rVert lvert rvert
+    Vert vert lfloor rfloor lceil rceil
+    hat bar vec tilde dot ddot check breve acute grave widehat widetilde overline underline
+    overbrace underbrace overrightarrow overset underset stackrel
+    mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak boldsymbol
+    quad qquad displaystyle textstyle scriptstyle hline
+    """.split())
+TEXT_WORDS = frozenset({"text", "textrm", "textbf", "textit"})     # their argument: plain text only
+MATH_SYMBOLS = frozenset(",;:! \\{}|&%#_$")     # \, \; \: \! "\ " \\ \{ \} \| \& \% \# \_ \$
+MATH_ENVIRONMENTS = frozenset({"matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "smallmatrix",
+                               "array", "cases", "aligned", "gathered", "split"})
+_TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.?|\^\^|[{}%#$]")
+_ENVIRONMENT = re.compile(r"\s*\{([A-Za-z*]*)\}")
+_PLAIN_TEXT = re.compile(r"\s*\{[^{}\\$%#^_&~]*\}")
+
+
+def formula_fault(latex: str) -> str | None:
+    """What makes ``latex`` more than math from the allow-list (``MATH_WORDS``,
+    ``TEXT_WORDS`` with a plain-text argument, ``MATH_SYMBOLS``,
+    ``\\begin``/``\\end`` of ``MATH_ENVIRONMENTS``, printable ASCII, balanced
+    braces, at most MAX_FORMULA characters), as a short phrase naming it;
+    None when it is math."""
+    if len(latex) > MAX_FORMULA:
+        return f"expected a formula of at most {MAX_FORMULA} characters, found {len(latex)}"
+    other = next((ch for ch in latex if not " " <= ch <= "~"), None)
+    if other is not None:
+        return (f"the character U+{ord(other):04X} ({other!r}) is not ASCII LaTeX; write its command "
+                "(\\alpha for α, \\times for ×)")
+    depth = 0
+    for m in _TEX_TOKEN.finditer(latex):
+        token, after = m.group(), latex[m.end():]
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth -= 1
+            if depth < 0:
+                return "a } closes no {"
+        elif token == "^^":
+            return "^^ (TeX's character code notation) is not math; write ^{^...} for a double superscript"
+        elif token in ("%", "#", "$"):
+            return f"{token} is not math in a formula; write \\{token} for the sign"
+        elif token in ("\\begin", "\\end"):
+            env = _ENVIRONMENT.match(after)
+            name = env.group(1) if env else "..."
+            if name not in MATH_ENVIRONMENTS:
+                return (f"{token}{{{name}}} is not a math environment a formula may use; expected one of "
+                        f"{', '.join(sorted(MATH_ENVIRONMENTS))}")
+        elif token[1:] in TEXT_WORDS:
+            if not _PLAIN_TEXT.match(after):
+                return f"{token}{{...}} holds plain text only (no commands, braces or $%#^_&~ inside)"
+        elif len(token) == 1:
+            return "a lone \\ ends the formula"
+        elif not (token[1:] in MATH_WORDS if token[1:].isalpha() else token[1:] in MATH_SYMBOLS):
+            return f"{token} is not a command a formula may use (math only; see docs/trust.md for the list)"
+    if depth:
+        return "a { is never closed"
+    return None
 
 
 # -- the tables in use -----------------------------------------------------------------

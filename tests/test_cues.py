@@ -65,29 +65,39 @@ def _lines(cue_list):
     return [line for cue in cue_list for line in cue.split("\n")]
 
 
+def _long_token_at(text, k, lang):
+    """Whether position ``k`` of ``text`` lies inside a stretch no allowed
+    break splits that is longer than a line (where a cut may fall)."""
+    return any(e < k < s and s - e > LINE_WIDTH[lang]
+               for (_, e, _), (s, _, _) in zip(cues.line_breaks(text, lang), cues.line_breaks(text, lang)[1:]))
+
+
 def _round_trips(text, cue_list, lang):
     """Whether the cue lines give the text back; the joint at each line break must
-    be nothing (Chinese only) or the spaces the break consumed."""
-    rest, prev = text.strip(" \u3000"), ""
+    be nothing (Chinese only) or the spaces the break consumed, or, inside a
+    token longer than a line, nothing (in English after a hyphen the line ends with)."""
+    at = len(text) - len(text.lstrip(" \u3000"))
+    hyphen = False
     for n, line in enumerate(_lines(cue_list)):
         if n:
-            stripped = rest.lstrip(" \u3000")
-            gap = len(rest) - len(stripped)
-            if lang == "en" and gap == 0:
-                return False  # an English line may only break at a space
-            if lang == "zh" and gap == 0 and not (cues._wide(prev[-1]) or cues._wide(stripped[0])):
-                return False  # a Latin run was cut: W_|Q, 0.|87
-            rest = stripped
-        if not rest.startswith(line):
+            k = at
+            while k < len(text) and text[k] in " \u3000":
+                k += 1
+            if k == at:
+                cut = _long_token_at(text, at, lang) and (lang == "zh" or hyphen)
+                if lang == "en" and not cut:
+                    return False  # an English line may only break at a space, or after a hyphen in a long word
+                if lang == "zh" and not (cut or cues._wide(text[at - 1]) or cues._wide(text[at])):
+                    return False  # a Latin run was cut: W_|Q, 0.|87
+            at = k
+        hyphen = line.endswith("-")
+        if text.startswith(line, at):
+            at += len(line)
+        elif lang == "en" and hyphen and text.startswith(line[:-1], at):
+            at += len(line) - 1     # the hyphen a long word's piece ends with
+        else:
             return False
-        rest = rest[len(line):]
-        prev = line
-    return rest == ""
-
-
-def _single_token(line, lang):
-    """True when ``line`` cannot be broken anywhere (the documented overlong case)."""
-    return len(cues._breaks(line, lang)) == 2
+    return at == len(text.rstrip(" \u3000"))
 
 
 # ---- the project's texts --------------------------------------------------
@@ -213,16 +223,24 @@ def test_a_bracket_group_that_would_not_fit_a_line_with_its_closing_mark_breaks_
 @pytest.mark.parametrize("lang,text,token", [
     ("en", "The word " + "a" * 50 + " is far too long for one line.", "a" * 50),
     ("en", "b" * 120, "b" * 120),
+    ("en", "A word of 91 letters: " + "Pneumonoultramicroscopicsilicovolcanoconiosis" * 2 + "s, once.",
+     "Pneumonoultramicroscopicsilicovolcanoconiosis" * 2 + "s,"),
     ("zh", "这个符号 " + "W" * 20 + " 实在太长了，放不进一行。", "W" * 20),
 ])
-def test_an_overlong_token_gets_its_own_line(lang, text, token):
+def test_a_token_longer_than_a_line_is_cut_into_lines_that_fit(lang, text, token):
+    """Never a line over the width: a token longer than a line is cut into
+    even pieces (in English each but the last ends with a hyphen)."""
     result = split_cues(text, lang)
     lines = _lines(result)
-    assert token in lines
     for cue in result:
-        for problem in check_cue(cue, lang):
-            assert "too long" in problem and token in cue
-    assert all(len(line) <= LINE_WIDTH[lang] for line in lines if line != token)
+        assert check_cue(cue, lang) == [], (cue, check_cue(cue, lang))
+    assert all(len(line) <= LINE_WIDTH[lang] for line in lines)
+    pieces = [line for line in lines if line.rstrip("-") in token]
+    assert len(pieces) >= 2 and "".join(p[:-1] if lang == "en" and p != pieces[-1] else p for p in pieces) \
+        == token, pieces
+    if lang == "en":
+        assert all(p.endswith("-") for p in pieces[:-1]) and not pieces[-1].endswith("-")
+    assert max(map(len, pieces)) - min(map(len, pieces)) <= 2      # even, no scrap of a word alone
     assert _round_trips(text, result, lang)
 
 
@@ -293,10 +311,10 @@ def _orphan_free_split_exists(text, lang):
 
 
 def _allowed(problem, line, n, lines, text, lang):
-    """The documented exceptions: an overlong single token, an orphan no split
-    avoids, punctuation that opens or closes the whole text."""
+    """The documented exceptions: an orphan no split avoids, punctuation that
+    opens or closes the whole text (never a line too long)."""
     if "too long" in problem:
-        return _single_token(line, lang)
+        return False  # a token longer than a line is cut
     if "orphan" in problem:
         return not _orphan_free_split_exists(text, lang)
     if "closing" in problem:

@@ -1,6 +1,7 @@
 """``qkv-lens export`` on a fake renders folder: tiny synthetic clips made with
 PyAV (no manim), their subtitles, posters, beats and a manifest."""
 import json
+import os
 import re
 import zipfile
 from fractions import Fraction
@@ -414,6 +415,75 @@ def test_handout_formulas_are_typeset_outlines_not_text(exported):
         assert curves > 20, (scene.name, curves)
 
 
+def long_text(lang: str, tag: str, n: int = 1000) -> str:
+    """A text of exactly ``n`` characters (the most a text may have) whose
+    words are numbered (``ask001``), so each can be found in order."""
+    sep = "" if lang == "zh" else " "
+    filler = "投影矩阵把每个向量换个说法" if lang == "zh" else "and the matrix moves"
+    words, i = [], 0
+    while len(sep.join(words)) < n:
+        words.append(f"{tag}{i:03d}{sep}{filler}")
+        i += 1
+    return sep.join(words)[:n].rstrip()
+
+
+def text_runs(path: Path) -> list[list[tuple[str, float, float]]]:
+    """Per page: each run of text with its baseline y (from the top) and size, as pypdf reads it."""
+    import pypdf
+    pages = []
+    for page in pypdf.PdfReader(str(path)).pages:
+        runs: list[tuple[str, float, float]] = []
+
+        def visit(text, cm, tm, font, size, runs=runs):
+            if text.strip():
+                scale = abs(tm[3] * cm[3]) * size
+                runs.append((text, handout.A4[1] - (cm[3] * tm[5] + cm[5]), scale))    # PDF's y is up
+        page.extract_text(visitor_text=visit)
+        pages.append(runs)
+    return pages
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_long_texts_flow_onto_continuation_pages_clear_of_the_footer(tmp_path, lang):
+    """A scene whose question, summary, formula words and two beats each have
+    1000 characters: the text flows onto continuation pages headed by the
+    scene's title, every word is there in order, and no text reaches the
+    footer or leaves the page; a scene of short texts keeps its one page."""
+    import io as io_
+    buf = io_.BytesIO()
+    Image.new("RGB", (640, 360), (30, 60, 90)).save(buf, format="PNG")
+    texts = {tag: long_text(lang, tag) for tag in ("ask", "sum", "eq", "one", "two")}
+    formula = handout.typeset(FORMULAS["space_deformation"])
+    long_page = handout.PageContent("The lesson", "A long scene", texts["ask"], buf.getvalue(), texts["sum"],
+                                    texts["eq"], formula, (texts["one"], "A short beat.", texts["two"]),
+                                    "Scene 1 of 2 · 0:09")
+    short_page = handout.PageContent("The lesson", "A short scene", "Why?", buf.getvalue(), "Short.", "So:",
+                                     formula, ("One.", "Two."), "Scene 2 of 2 · 0:03")
+    dest = tmp_path / "handout.pdf"
+    handout.write_pdf([long_page, short_page], lang, dest, "The lesson")
+    pages = page_texts(dest)
+    assert len(pages) > 2                                            # more pages than scenes
+    assert all(p.startswith("The lesson A long scene") for p in pages[:-1]), [p[:40] for p in pages]
+    assert pages[-1].startswith("The lesson A short scene")          # the short scene: one page
+    document = flat(" ".join(pages))
+    at = 0
+    for tag, text in texts.items():                                  # every word, in order
+        for word in re.findall(rf"{tag}\d\d\d", text):
+            found = document.find(word, at)
+            assert found >= 0, (tag, word)
+            at = found
+        at = 0
+    assert all(flat(t) in document for t in ("A short beat.", "Why?", "Short.", "So:", "One.", "Two."))
+    for n, runs in enumerate(text_runs(dest)):
+        [footer] = [(y, size) for text, y, size in runs if text.startswith("Scene ")]
+        footer_top = footer[0] - 0.8 * footer[1]
+        for text, y, size in runs:
+            if text.startswith("Scene "):
+                continue
+            assert y + 0.3 * size < footer_top, (n, text[:30], y, footer)   # above the footer, never over it
+            assert y - size > 0
+
+
 def test_handout_picture_is_the_end_of_the_last_beat(exported):
     """The key frame: the frame at the end of the clip's last beat (the clips'
     bar grows every frame, so each frame is told apart by its bar)."""
@@ -546,6 +616,49 @@ def test_a_failure_late_in_the_export_leaves_the_previous_files(tmp_path, monkey
     assert (folder / "lesson.mp4").read_bytes() == b"the previous export"
 
 
+def previous_export(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """An earlier export's files (one absent: lesson.chapters.vtt), each's bytes and mtime."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("lesson.mp4", "lesson.srt", "lesson.vtt", "lesson.pptx"):
+        (folder / name).write_bytes(f"the previous {name}".encode())
+        os.utime(folder / name, ns=(1_000_000_000, 1_000_000_000))
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir() if p.name.startswith("lesson.")}
+
+
+@pytest.mark.parametrize("fault", ["pdf_is_a_folder", "rename_of_the_pptx_fails", "interrupt_at_the_pptx"])
+def test_a_failure_while_the_files_are_renamed_into_place_leaves_every_previous_file(tmp_path, monkeypatch, capsys,
+                                                                                     fault):
+    """All or nothing: the outputs are renamed into place only together; when
+    one rename fails, those already renamed are put back (the earlier export's
+    files with their bytes and times, a file that was not there removed)."""
+    make_renders(tmp_path)
+    folder = tmp_path / "en" / "480p15"
+    before = previous_export(folder)
+    if fault == "pdf_is_a_folder":
+        (folder / "lesson.pdf").mkdir()
+        (folder / "lesson.pdf" / "notes.txt").write_text("kept", encoding="utf-8")
+    else:
+        real, failed = os.replace, []
+
+        def replace(src, dst, *args, **kw):     # the new pptx's rename fails, once
+            if Path(dst).name == "lesson.pptx" and not failed:
+                failed.append(src)
+                raise OSError(5, "Input/output error") if fault == "rename_of_the_pptx_fails" else KeyboardInterrupt()
+            return real(src, dst, *args, **kw)
+
+        monkeypatch.setattr(export.os, "replace", replace)
+    status = run(tmp_path, "--lang", "en", "--pdf")
+    assert status == (130 if fault.startswith("interrupt") else 1)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ("nothing was exported" in err or status == 130), err
+    after = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir() if p.name.startswith("lesson.")
+             and p.is_file()}
+    assert after == before
+    assert not [p.name for p in tmp_path.rglob(".lesson.*")]           # no temporary file left
+    if fault == "pdf_is_a_folder":
+        assert (folder / "lesson.pdf" / "notes.txt").read_text(encoding="utf-8") == "kept"
+
+
 def test_default_language_is_the_lessons(tmp_path, monkeypatch):
     lesson = tmp_path / "lesson.toml"
     lesson.write_text('language = "en"\n', encoding="utf-8")
@@ -631,6 +744,33 @@ def test_burned_captions_are_drawn_in_the_bottom_band_only(tmp_path):
     cue_a, cue_b = burned[2][band].astype(int), burned[7][band].astype(int)   # "First beat" / "of one, ..."
     assert np.abs(cue_a - cue_b).max(axis=2).__gt__(60).sum() > 100
     assert text_tracks(folder / "lesson.mp4")["eng"]            # the text track stays too
+
+
+WORD_91 = "Pneumonoultramicroscopicsilicovolcanoconiosis" * 2 + "s"
+
+
+@pytest.mark.parametrize("lang, text, size", [
+    ("en", WORD_91, (320, 180)),
+    ("en", f"A word of 91 letters, {WORD_91}, burned", (640, 360)),
+    ("en", "W" * 42, (1920, 1080)),                        # a full cue line of the widest letter
+    ("en", "x" * 42 + "\n" + "W" * 42, (854, 480)),
+    ("zh", "投影矩阵就是一套固定的滤镜规则。", (320, 180)),
+])
+def test_a_burned_caption_stays_inside_the_frame(lang, text, size):
+    """--burn-captions: a cue line wider than the frame (a 91-letter word,
+    which cannot break at a space) is broken inside itself, with a hyphen in
+    a spaced script, and every line is drawn inside the frame, all of it."""
+    width, height = size
+    captions = export.Captions([], lang, height)
+    lines = captions.lines(text, width)
+    joined = "".join(line[:-1] if line.endswith("-") and lang == "en" else line for line in lines)
+    assert flat(joined) == flat(text.replace("-", "")), lines
+    for line in lines:
+        assert captions.pen.length(line) <= width * (1 - 2 * export.Captions.SIDE), line
+    drawn = captions.overlay(text, width, height).getchannel("A").getbbox()
+    assert drawn is not None
+    left, top, right, bottom = drawn
+    assert 0 < left and right < width and 0 < top and bottom <= height, (drawn, size)
 
 
 def test_the_page_links_the_exports_after_an_export(exported):

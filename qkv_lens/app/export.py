@@ -25,11 +25,14 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
 Everything is checked first (a scene without a render, a listed file that
 is missing, clips that cannot be joined: an ExportError, one line), then
 written to temporary files in the target folders and renamed into place
-only when every file of every language is complete; a failure or an
-interrupt leaves nothing behind and the previous exports as they were.
+only when every file of every language is complete, all or none (a rename
+that fails puts back the files renamed before it, ``Staging.commit``); a
+failure or an interrupt leaves nothing behind and the previous exports as
+they were.
 """
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -45,6 +48,7 @@ from qkv_lens import beats as beats_file
 from qkv_lens.app import handout, manifest
 from qkv_lens.app.subtitles import cues, srt_to_vtt
 from qkv_lens.languages import font_file, font_for, language, offered
+from qkv_lens.latex import LatexFailed
 from qkv_lens.lesson import Chapter
 from qkv_lens.registry import QUALITIES, SceneInfo
 from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, shown, temp_beside
@@ -262,12 +266,16 @@ def _silence_or_sound(video: Path, has_audio: bool, rate: int, layout: str) -> I
 class Captions:
     """Cues drawn into the picture (``export --burn-captions``): each frame
     gets the cue shown at its time, in the lesson's font, white with a dark
-    outline, centred in the band the scenes keep free at the bottom."""
+    outline, centred in the band the scenes keep free at the bottom, each
+    line inside the frame less SIDE of its width on each side."""
+
+    SIDE = 0.04      # of the frame's width, kept free left and right
 
     def __init__(self, cues_of: list[srt.Subtitle], lang: str, height: int):
         self.cues = sorted(cues_of, key=lambda c: c.start)
         self.size = max(12, round(0.045 * height))
         self.pen = Pen(lang, self.size)
+        self.hyphen = language(lang).spaced
         self._drawn: dict[str, Any] = {}
 
     def at(self, seconds: float) -> str | None:
@@ -278,6 +286,28 @@ class Captions:
                 break
         return None
 
+    def lines(self, text: str, width: int) -> list[str]:
+        """The cue's lines as drawn in a frame ``width`` wide: a line wider
+        than the room is broken again, at its last space that fits, else
+        inside the word (with a hyphen in a spaced script)."""
+        room = width * (1 - 2 * self.SIDE)
+        out = []
+        for line in text.splitlines():
+            rest = line.strip()
+            while self.pen.length(rest) > room:
+                tail = "-" if self.hyphen else ""
+                k = 1
+                while k < len(rest) and self.pen.length(rest[:k + 1].rstrip() + tail) <= room:
+                    k += 1
+                space = rest.rfind(" ", 1, k + 1)
+                if space > 0 and self.pen.length(rest[:space]) <= room:
+                    head, rest = rest[:space].rstrip(), rest[space:].lstrip()
+                else:
+                    head, rest = rest[:k] + tail, rest[k:]
+                out.append(head)
+            out.append(rest)
+        return out
+
     def overlay(self, text: str, width: int, height: int) -> Any:
         """The caption as an RGBA image of the frame's size (kept per text)."""
         from PIL import Image, ImageDraw
@@ -285,7 +315,7 @@ class Captions:
         if text not in self._drawn:
             image = Image.new("RGBA", (width, height), (0, 0, 0, 0))
             draw = ImageDraw.Draw(image)
-            lines = text.splitlines()
+            lines = self.lines(text, width)
             step = round(1.25 * self.size)
             y = height - round(0.015 * height) - step * len(lines)
             for line in lines:
@@ -784,10 +814,14 @@ def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path)
             picture = handout.key_frame(clip.video, handout.key_time(seconds, ends, probe.stream.rate))
         except (OSError, ValueError) as err:
             raise ExportError(f"{shown(clip.video)}: cannot read its key frame ({err})") from None
+        try:
+            formula = handout.formula_for(section)
+        except LatexFailed as err:
+            raise ExportError(f"formulas.{section}: {err}") from None
         pages.append(handout.PageContent(
             lesson=tr(lang, "lesson.title"), title=tr(lang, f"{section}.title"),
             question=tr(lang, f"page.ask.{section}"), picture=picture, summary=tr(lang, f"{section}.summary"),
-            formula_words=tr(lang, f"export.formula.{section}"), formula=handout.formula_for(section),
+            formula_words=tr(lang, f"export.formula.{section}"), formula=formula,
             sayings=tuple(narration(clip, lang)),
             footer=tr(lang, "export.footer", n=n, total=len(clips), length=f"{minutes}:{rest:02d}")))
     handout.write_pdf(pages, lang, dest, f"{tr(lang, 'lesson.title')} · {tr(lang, 'export.handout')}")
@@ -795,7 +829,7 @@ def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path)
 
 class Staging:
     """Temporary files beside their targets (``qkv_lens.store.temp_beside``:
-    random names created exclusively), renamed into place together by
+    random names created exclusively), renamed into place all or none by
     ``commit``; ``discard`` removes them all."""
 
     def __init__(self) -> None:
@@ -811,13 +845,53 @@ class Staging:
         self.path(target).write_text(text, encoding="utf-8")
 
     def commit(self) -> list[Path]:
-        for tmp, target in self.parts:
-            os.replace(tmp, target)
+        """Rename each temporary file over its target, all or none: the file
+        a target held is kept first (``keep``); when a rename fails or is
+        interrupted, every target already renamed gets its previous file
+        back (or is removed when it had none) and the error is raised.  The
+        kept files go once every file is in place."""
+        done: list[tuple[Path, Path | None]] = []     # a target renamed into place, its previous file
+        try:
+            for tmp, target in self.parts:
+                kept = keep(target)
+                done.append((target, kept))
+                os.replace(tmp, target)
+        except BaseException:
+            for target, kept in reversed(done):
+                try:
+                    if kept is not None:
+                        os.replace(kept, target)
+                        kept.unlink(missing_ok=True)   # still there when both name one file: rename does nothing
+                    else:
+                        target.unlink(missing_ok=True)
+                except OSError:
+                    continue
+            raise
+        for _, kept in done:
+            if kept is not None:
+                kept.unlink(missing_ok=True)
         return [target for _, target in self.parts]
 
     def discard(self) -> None:
         for tmp, _ in self.parts:
             tmp.unlink(missing_ok=True)
+
+
+def keep(target: Path) -> Path | None:
+    """The file at ``target`` kept under a new temporary name beside it (a
+    hard link, so ``target`` stays in place; moved where the file system has
+    none); None when nothing is there.  IsADirectoryError for a folder."""
+    if not os.path.lexists(target):
+        return None
+    if os.path.isdir(target) and not os.path.islink(target):
+        raise IsADirectoryError(errno.EISDIR, "a folder is where the file goes", str(target))
+    kept = temp_beside(target)
+    try:
+        kept.unlink()
+        os.link(target, kept, follow_symlinks=False)    # a symlink is kept as the link it is
+    except OSError:
+        os.replace(target, kept)
+    return kept
 
 
 def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Chapter],

@@ -4,10 +4,13 @@ Each page holds the scene's title, the question to think about first, its
 key frame (the picture at the end of its last beat), its summary, its key
 formula typeset by LaTeX from the text tables' ``[formulas]`` (the
 same way the scenes typeset theirs, drawn as vector outlines), and what the
-clip says, beat by beat, in two columns.  Text is real PDF text (cairo's PDF
+clip says, beat by beat, in two columns.  Texts too long for the page
+(each may have 1000 characters) flow on, line by line, onto continuation
+pages headed by the scene's title; the footer is on every page, below all
+text.  Text is real PDF text (cairo's PDF
 surface with the lesson's fonts), so the handout is searchable and prints
-sharp.  Drawing goes through a cairo context, so the same page can be drawn
-onto an image to look at (``draw_page``).
+sharp.  Drawing goes through cairo contexts, so the same pages can be drawn
+onto images to look at (``page_pngs``).
 
 Coordinates are PDF points (1/72 inch), y down, on an A4 page.
 """
@@ -17,7 +20,7 @@ import io
 import logging
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -144,11 +147,12 @@ class Writer:
 
 def typeset(latex: str) -> Outline:
     """``latex`` in display math, typeset as manim's MathTex does (its
-    template, latex and dvisvgm, through the shared typesetting cache), as
-    outlines; nothing is left on disk but the cache's SVG."""
+    template, latex and dvisvgm, through the shared typesetting cache), each
+    run bounded in time (``qkv_lens.latex``), as outlines; nothing is left on
+    disk but the cache's SVG.  LatexFailed (one line) when it cannot be."""
     from manim import config, logger
-    from manim.utils.tex_file_writing import tex_to_svg_file
 
+    from qkv_lens import latex as tex
     from qkv_lens.app import texcache
 
     logger.setLevel(logging.WARNING)      # manim logs every formula it writes
@@ -156,7 +160,7 @@ def typeset(latex: str) -> Outline:
     with tempfile.TemporaryDirectory(prefix="qkv-handout-") as tmp:
         texcache.seed(Path(tmp))
         config.media_dir = tmp
-        formula = outline(Path(tex_to_svg_file(latex, environment="align*")))
+        formula = outline(tex.typeset(latex, environment="align*"))
         texcache.publish(Path(tmp))
     return formula
 
@@ -236,78 +240,169 @@ class PageContent:
     footer: str
 
 
-def draw_page(ctx: Any, page: PageContent, lang: str) -> None:
-    """Draw one handout page on ``ctx`` (A4 in points)."""
-    import cairo
+FOOT = A4[1] - MARGIN - 22        # text ends above this line; the footer is below it
+FOOTER_Y = A4[1] - MARGIN + 8     # the footer's baseline
+SIZES = (10.5, 10, 9.5, 9, 8.5, 8, 7.5, 7, 6.5)   # the transcript's sizes, tried in turn to fit its page
+FLOW_SIZE = 9.0                   # the transcript's size when it fits at none: it flows on
 
-    w = Writer(ctx, lang)
-    width = A4[0] - 2 * MARGIN
-    w.show(MARGIN, MARGIN, page.lesson, 9, GREY)
-    y = w.block(MARGIN, MARGIN + 4, page.title, width, 19, INK, bold=True, leading=1.3)
-    # the question, on a pale band
-    think = tr(lang, "page.think")
-    lines = w.lines(page.question, width - 16 - w.width(think, 10.5, True) - 6, 10.5)
-    band = 10.5 * 1.4 * len(lines) + 12
-    ctx.set_source_rgb(1.0, 0.97, 0.9)
-    ctx.rectangle(MARGIN, y + 8, width, band)
-    ctx.fill()
-    x = w.show(MARGIN + 8, y + 8 + 6 + 10.5, think, 10.5, AMBER, bold=True) + 6
-    for i, line in enumerate(lines):
-        w.show(x, y + 8 + 6 + 10.5 + i * 10.5 * 1.4, line, 10.5)
-    y += 8 + band + 10
+
+def draw_page(page: PageContent, lang: str, new_page: Callable[[], Any]) -> int:
+    """Draw one scene's handout, A4 in points, on as many pages as its texts
+    need (``new_page()`` gives the cairo context of each next page); return
+    how many.  Each piece goes below the last, and one that would reach the
+    footer goes on a continuation page headed by the scene's title again;
+    every page has the footer, and no text reaches it."""
+    sheet = Sheet(page, lang, new_page)
+    sheet.question()
     if page.picture is not None:
-        image = cairo.ImageSurface.create_from_png(io.BytesIO(page.picture))
-        scale = width / image.get_width()
-        ctx.save()
-        ctx.translate(MARGIN, y)
-        ctx.scale(scale, scale)
-        ctx.set_source_surface(image, 0, 0)
-        ctx.get_source().set_filter(cairo.FILTER_BEST)
-        ctx.paint()
-        ctx.restore()
-        y += image.get_height() * scale + 12
-    y = w.block(MARGIN, y, tr(lang, "export.summary"), width, 11, AMBER, bold=True)
-    y = w.block(MARGIN, y, page.summary, width, 10.5) + 8
-    y = w.block(MARGIN, y, tr(lang, "export.formula"), width, 11, AMBER, bold=True)
+        sheet.picture(page.picture)
+    sheet.heading(tr(lang, "export.summary"))
+    sheet.paragraph(page.summary, 10.5, after=8)
+    sheet.heading(tr(lang, "export.formula"))
     if page.formula_words:
-        y = w.block(MARGIN, y, page.formula_words, width, 10.5)
+        sheet.paragraph(page.formula_words, 10.5)
     if page.formula is not None:
-        bx, by, bw, bh = page.formula.box
-        scale = min(FORMULA_PT / bh, width / bw)
-        draw_outline(ctx, page.formula, MARGIN + (width - bw * scale) / 2, y + 8, FORMULA_PT, width)
-        y += 8 + bh * scale + 6
-    y += 8
+        sheet.formula(page.formula)
+    sheet.y += 8
     if page.sayings:
-        y = w.block(MARGIN, y, tr(lang, "export.transcript"), width, 11, AMBER, bold=True)
-        _columns(w, page.sayings, MARGIN, y + 2, width, A4[1] - MARGIN - 22 - y)
-    w.show(MARGIN, A4[1] - MARGIN + 8, page.footer, 9, GREY)
+        sheet.heading(tr(lang, "export.transcript"))
+        sheet.transcript(page.sayings)
+    return sheet.pages
 
 
-def _columns(w: Writer, sayings: Sequence[str], x: float, y: float, width: float, height: float) -> None:
-    """The numbered sentences in two columns filling ``height``: the largest
-    size from 10.5 pt down to 6.5 pt at which they fit (the last one tried otherwise)."""
-    gap = 16.0
-    column = (width - gap) / 2
-    for size in (10.5, 10, 9.5, 9, 8.5, 8, 7.5, 7, 6.5):
-        lead = size * 1.3
-        blocks = [w.lines(f"{i + 1}. {s}", column, size) for i, s in enumerate(sayings)]
-        heights = [len(b) * lead + size * 0.5 for b in blocks]
-        split, run = len(blocks), 0.0
-        for k, h in enumerate(heights):
-            if run + h > sum(heights) / 2 and k:
-                split = k
+class Sheet:
+    """The pages of one scene as they are drawn: where the next piece goes
+    (``y``), and turning to a continuation page when it would not fit."""
+
+    def __init__(self, page: PageContent, lang: str, new_page: Callable[[], Any]):
+        self.page, self.lang, self.new_page = page, lang, new_page
+        self.width = A4[0] - 2 * MARGIN
+        self.pages = 0
+        self.turn()
+
+    def turn(self) -> None:
+        """Start the next page: the lesson's name, the scene's title and the footer."""
+        self.ctx = self.new_page()
+        self.w = Writer(self.ctx, self.lang)
+        self.pages += 1
+        self.w.show(MARGIN, MARGIN, self.page.lesson, 9, GREY)
+        self.y = self.top = self.w.block(MARGIN, MARGIN + 4, self.page.title, self.width, 19, INK, bold=True,
+                                         leading=1.3)
+        self.w.show(MARGIN, FOOTER_Y, self.page.footer, 9, GREY)
+
+    def room(self, height: float) -> None:
+        """Turn the page unless ``height`` more fits above the footer (a fresh page takes it anyway)."""
+        if self.y + height > FOOT and self.y > self.top:
+            self.turn()
+
+    def paragraph(self, text: str, size: float, colour=INK, bold: bool = False, after: float = 0.0) -> None:
+        """``text`` filled into lines, line by line onto the next page when the page is full."""
+        lead = size * 1.35
+        for line in self.w.lines(text, self.width, size, bold):
+            self.room(lead)
+            self.y += lead
+            self.w.show(MARGIN, self.y - 0.3 * size, line, size, colour, bold)
+        self.y += after
+
+    def heading(self, text: str) -> None:
+        """A section's name, kept on the page of the line after it."""
+        self.room(11 * 1.35 + 10.5 * 1.35)
+        self.paragraph(text, 11, AMBER, bold=True)
+
+    def question(self) -> None:
+        """The question on a pale band, "Think first:" before its first line."""
+        think, size = tr(self.lang, "page.think"), 10.5
+        lead = size * 1.4
+        lines = self.w.lines(self.page.question, self.width - 16 - self.w.width(think, size, True) - 6, size)
+        done = 0
+        while True:
+            self.room(8 + 12 + lead)
+            part = lines[done:done + max(1, int((FOOT - self.y - 8 - 12) // lead))]
+            band = lead * len(part) + 12
+            self.ctx.set_source_rgb(1.0, 0.97, 0.9)
+            self.ctx.rectangle(MARGIN, self.y + 8, self.width, band)
+            self.ctx.fill()
+            x = MARGIN + 8 + self.w.width(think, size, True) + 6
+            if done == 0:
+                self.w.show(MARGIN + 8, self.y + 8 + 6 + size, think, size, AMBER, bold=True)
+            for i, line in enumerate(part):
+                self.w.show(x, self.y + 8 + 6 + size + i * lead, line, size)
+            self.y += 8 + band
+            done += len(part)
+            if done >= len(lines):
                 break
-            run += h
-        left, right = sum(heights[:split]), sum(heights[split:])
-        if max(left, right) <= height:
-            break
-    for col, part in enumerate((blocks[:split], blocks[split:])):
-        cy = y
-        for b in part:
-            for line in b:
+            self.turn()
+        self.y += 10
+
+    def picture(self, png: bytes) -> None:
+        """The key frame across the page (smaller when even a fresh page has no room for it)."""
+        import cairo
+
+        image = cairo.ImageSurface.create_from_png(io.BytesIO(png))
+        scale = self.width / image.get_width()
+        self.room(image.get_height() * scale + 12)
+        scale = min(scale, (FOOT - self.y - 12) / image.get_height())
+        self.ctx.save()
+        self.ctx.translate(MARGIN + (self.width - image.get_width() * scale) / 2, self.y)
+        self.ctx.scale(scale, scale)
+        self.ctx.set_source_surface(image, 0, 0)
+        self.ctx.get_source().set_filter(cairo.FILTER_BEST)
+        self.ctx.paint()
+        self.ctx.restore()
+        self.y += image.get_height() * scale + 12
+
+    def formula(self, formula: Outline) -> None:
+        """The key formula, centred, FORMULA_PT tall at most."""
+        bx, by, bw, bh = formula.box
+        scale = min(FORMULA_PT / bh, self.width / bw)
+        self.room(8 + bh * scale + 6)
+        draw_outline(self.ctx, formula, MARGIN + (self.width - bw * scale) / 2, self.y + 8, FORMULA_PT, self.width)
+        self.y += 8 + bh * scale + 6
+
+    def transcript(self, sayings: Sequence[str]) -> None:
+        """The numbered sentences in two columns: balanced on this page at the
+        largest of SIZES at which they fit, else at FLOW_SIZE down the left
+        column, the right one, and on over continuation pages."""
+        gap = 16.0
+        column = (self.width - gap) / 2
+        for size in SIZES:
+            lead = size * 1.3
+            blocks = [self.w.lines(f"{i + 1}. {s}", column, size) for i, s in enumerate(sayings)]
+            heights = [len(b) * lead + size * 0.5 for b in blocks]
+            split, run = len(blocks), 0.0
+            for k, h in enumerate(heights):
+                if run + h > sum(heights) / 2 and k:
+                    split = k
+                    break
+                run += h
+            if max(sum(heights[:split]), sum(heights[split:])) <= FOOT - self.y - 2:
+                for col, part in enumerate((blocks[:split], blocks[split:])):
+                    cy = self.y + 2
+                    for b in part:
+                        for line in b:
+                            cy += lead
+                            self.w.show(MARGIN + col * (column + gap), cy - 0.3 * size, line, size)
+                        cy += size * 0.5
+                self.y += 2 + max(sum(heights[:split]), sum(heights[split:]))
+                return
+        size = FLOW_SIZE
+        lead = size * 1.3
+        col, top = 0, self.y + 2
+        cy = bottom = top
+        for i, saying in enumerate(sayings):
+            for line in self.w.lines(f"{i + 1}. {saying}", column, size):
+                if cy + lead > FOOT:
+                    if col == 0:
+                        col, cy = 1, top
+                    else:
+                        self.turn()
+                        col, top = 0, self.y + 2
+                        cy = bottom = top
                 cy += lead
-                w.show(x + col * (column + gap), cy - 0.3 * size, line, size)
+                bottom = max(bottom, cy)
+                self.w.show(MARGIN + col * (column + gap), cy - 0.3 * size, line, size)
             cy += size * 0.5
+        self.y = bottom
 
 
 def write_pdf(pages: Sequence[PageContent], lang: str, dest: Path, title: str) -> None:
@@ -318,25 +413,44 @@ def write_pdf(pages: Sequence[PageContent], lang: str, dest: Path, title: str) -
     surface.set_metadata(cairo.PDF_METADATA_TITLE, title)
     surface.set_metadata(cairo.PDF_METADATA_CREATOR, "qkv-lens")
     ctx = cairo.Context(surface)
+    started = False
+
+    def new_page() -> Any:
+        nonlocal started
+        if started:
+            ctx.show_page()
+        started = True
+        return ctx
+
     for page in pages:
-        draw_page(ctx, page, lang)
+        draw_page(page, lang, new_page)
+    if started:
         ctx.show_page()
     surface.finish()
 
 
-def page_png(page: PageContent, lang: str, scale: float = 2.0) -> bytes:
-    """One page drawn as a PNG (``scale`` pixels a point), to look at."""
+def page_pngs(page: PageContent, lang: str, scale: float = 2.0) -> list[bytes]:
+    """One scene's pages drawn as PNGs (``scale`` pixels a point), to look at."""
     import cairo
 
-    surface = cairo.ImageSurface(cairo.FORMAT_RGB24, round(A4[0] * scale), round(A4[1] * scale))
-    ctx = cairo.Context(surface)
-    ctx.set_source_rgb(1, 1, 1)
-    ctx.paint()
-    ctx.scale(scale, scale)
-    draw_page(ctx, page, lang)
-    buf = io.BytesIO()
-    surface.write_to_png(buf)
-    return buf.getvalue()
+    surfaces = []
+
+    def new_page() -> Any:
+        surface = cairo.ImageSurface(cairo.FORMAT_RGB24, round(A4[0] * scale), round(A4[1] * scale))
+        surfaces.append(surface)
+        ctx = cairo.Context(surface)
+        ctx.set_source_rgb(1, 1, 1)
+        ctx.paint()
+        ctx.scale(scale, scale)
+        return ctx
+
+    draw_page(page, lang, new_page)
+    out = []
+    for surface in surfaces:
+        buf = io.BytesIO()
+        surface.write_to_png(buf)
+        out.append(buf.getvalue())
+    return out
 
 
 def key_frame(video: Path, at: float) -> bytes:

@@ -14,5 +14,9 @@ shading Cairo draws in 3-D; ``plane`` the deformable plane;
 ``scene`` ``LessonScene``; ``sections`` the lesson sections two scenes share;
 ``moments`` key moments read back for tests.  Numbers are written by
 ``qkv_lens.numbers`` (``tex_number``, ``plain_number``), which the loader
-shares to measure what a scene will write.
+shares to measure what a scene will write.  Importing the kit bounds every
+LaTeX run of manim's ``MathTex`` and ``Tex`` in time (``qkv_lens.latex``).
 """
+from qkv_lens.latex import bound_manim
+
+bound_manim()   # every formula a scene typesets runs LaTeX under a time bound (qkv_lens.latex)
