@@ -159,6 +159,8 @@ def test_clock_and_math_typography():
     assert page.math_html("W_Q, √d_k") == "W<sub>Q</sub>, √d<sub>k</sub>"
     assert page.math_html(r"\sqrt{d_k} < 2") == "√d<sub>k</sub> &lt; 2"
     assert page.math_html("x_{ij} and a_b_c?") == "x<sub>ij</sub> and a<sub>b</sub><sub>c</sub>?"
+    assert page.math_runs(r"W_Q < \sqrt{d_k}") == ["W", {"sub": "Q"}, " < √d", {"sub": "k"}]
+    assert page.math_html("<b>x_<i></b>") == "&lt;b&gt;x_&lt;i&gt;&lt;/b&gt;"
 
 
 def test_a_damaged_manifest_or_beats_file_is_a_page_error(site, tmp_path):
@@ -203,7 +205,7 @@ def test_the_beats_are_inlined_and_a_clip_without_them_is_one_beat(site, tmp_pat
     page.build(out, CHAPTERS)
     [clip] = [c for c in lesson_data(out / "index.html")["clips"]["en"] if c["scene"] == "WorkedExample"]
     assert [(b["start"], b["end"]) for b in clip["beats"]] == [(0.0, 4.0)]
-    assert clip["beats"][0]["say"] == page.math_html(tr("en", "worked_example.summary"))
+    assert clip["beats"][0]["say"] == page.math_runs(tr("en", "worked_example.summary"))
 
 
 def test_presenter_mode_steps_through_beats(open_page):
@@ -671,3 +673,167 @@ def test_a_page_not_watched_polls_nothing(open_page):
     pg.on("request", lambda r: asked.append(r.url) if "build.js" in r.url else None)
     pg.wait_for_timeout(2500)
     assert asked == [] and pg.evaluate("JSON.parse(document.getElementById('lesson-data').textContent).live") is False
+
+# -- a colleague's texts and rows are data: shown as text, never run -------------------------------
+
+# markup in every text: an image whose error runs script, an element, a closed style and a script
+MARK = ('<img src=x onerror=window.__pwned=1><b class=pwn>&amp;</b>'
+        '</style><script>window.__pwned=1</script>"\'')
+
+
+def marked(key: str) -> str:
+    """The text of ``key`` in the marked tables (no ``_``: W_Q-like math would be typeset)."""
+    return MARK + key.replace("_", "-")
+
+
+def assert_nothing_ran(pg) -> None:
+    """No script of the texts ran in ``pg``, and none of their markup is an element."""
+    # an image that fails like the texts' ones: its error comes after theirs would have
+    pg.evaluate("() => new Promise(r => { const i = new Image(); i.onerror = i.onload = r; i.src = 'x'; })")
+    assert pg.evaluate("window.__pwned") is None
+    assert pg.evaluate("document.querySelectorAll('.pwn, [onerror], img[src=x]').length") == 0
+    assert pg.evaluate("[document.scripts.length, document.querySelectorAll('style').length]") == [2, 1]
+
+
+@pytest.fixture
+def marked_site(site, tmp_path):
+    """The site built again with markup in every text of the tables (a
+    teacher's texts.toml laid over the shipped ones), in every field of the
+    zh and en rows (put there past the loader, which refuses it: the page
+    must not rely on that), in the chapter titles and the beats' sentences."""
+    from qkv_lens import languages, texts
+    from qkv_lens.lesson import Chapter
+    from qkv_lens.lesson.schema import Named
+    from tests.helpers import toml_text
+    out = copy_site(site, tmp_path / "renders")
+    doc = {lang: {key: marked(key) for key in texts.TEXTS[lang]} for lang in languages.offered()}
+    doc["glossary"] = {term: {lang: marked(term) for lang in entry} for term, entry in texts.GLOSSARY.items()}
+    (tmp_path / "texts.toml").write_text(toml_text(doc), encoding="utf-8")
+    for lang in ("zh", "en"):
+        for scene in CLIPS:
+            path = out / lang / "480p15" / f"{scene}.beats.json"
+            beats = json.loads(path.read_text(encoding="utf-8"))
+            for i, b in enumerate(beats["beats"]):
+                b["say"] = marked(f"say {scene} {i + 1}")
+            path.write_text(json.dumps(beats), encoding="utf-8")
+    (out / "en" / "480p15" / "lesson.mp4").write_bytes(b"mp4")
+    chapters = [Chapter(Named.of({lang: marked(f"chapter {i}") for lang in ("zh", "en")}), ch.scenes)
+                for i, ch in enumerate(CHAPTERS)]
+    texts.use_lesson_texts(tmp_path)
+    try:
+        tables = languages.current()
+        for lang in ("zh", "en"):
+            tables.rows[lang].update({"name": MARK, "voice": MARK, "font_package": MARK, "fonts": [MARK, "Noto Sans"],
+                                      "end_bad": [MARK], "start_good": [MARK]})
+        languages.install(tables)
+        page.build(out, chapters)
+    finally:
+        texts.use_lesson_texts(None)
+    return out
+
+
+def test_texts_and_rows_are_shown_as_text_never_run(marked_site, browser):
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    errors: list[str] = []
+    context.on("weberror", lambda e: errors.append(str(e.error)))
+    try:
+        pg = context.new_page()
+        pg.goto((marked_site / "index.html").as_uri() + "?lang=en")
+        assert_nothing_ran(pg)
+        assert pg.title() == marked("lesson.title")
+        en = pg.locator("section[lang=en]")
+        assert en.locator("h1").inner_text() == marked("lesson.title")
+        assert en.locator("> h2").first.inner_text() == marked("chapter 0")
+        assert en.locator("nav.toc h2").inner_text() == marked("page.contents")
+        assert en.locator(".intro li").first.inner_text() == marked("page.goal1")
+        assert en.locator(".total").inner_text() == marked("page.total")
+        assert en.locator(".downloads a").inner_text() == marked("page.dl_video")
+        fig = pg.locator("#en-WorkedExample")
+        assert fig.locator("h3").inner_text() == marked("worked_example.title")
+        assert fig.locator(".ask").inner_text() == marked("page.think") + marked("page.ask.worked_example")
+        assert fig.locator("figcaption").inner_text() == marked("worked_example.summary")
+        assert fig.locator(".transcript li").all_text_contents() == [marked(f"say WorkedExample {i}")
+                                                                     for i in (1, 2, 3, 4)]
+        assert fig.evaluate("f => f.querySelector('track').label") == marked("lesson.language")
+        assert pg.locator("nav.langs button[data-lang=en]").inner_text() == marked("lesson.language")
+        assert pg.locator("footer").inner_text() == marked("page.footer")
+        # the font stack keeps the row's font as a font name
+        family = pg.evaluate("getComputedStyle(document.querySelector('section[lang=en] .intro')).fontFamily")
+        assert "</style><script>" in family
+        # presenter mode: the title card, the live region, the key help, the overview
+        pg.keyboard.press("p")
+        assert pg.locator("#card .title").inner_text() == marked("space_deformation.title")
+        assert pg.locator("#card .question").inner_text() == marked("page.ask.space_deformation")
+        assert pg.locator("#live").inner_text().startswith(marked("space_deformation.title") + " · "
+                                                           + marked("page.step"))
+        assert marked("page.key_step") in pg.locator("#help").inner_text()
+        pg.keyboard.press("o")
+        assert pg.locator("#overview li button").all_inner_texts() == [
+            marked(f"{CLIPS[s][0]}.title") for s in ORDER]
+        assert pg.locator("#overview h2").inner_text() == marked("page.overview")
+        pg.keyboard.press("Escape")
+        # the speaker window: a beat, the next beat, then the next clip and the last
+        with context.expect_page() as opened:
+            pg.keyboard.press("s")
+        notes = opened.value
+        notes.wait_for_function("document.body.dataset.beat === 'SpaceDeformation/0'")
+        assert notes.title() == marked("page.speaker") + " · " + marked("lesson.title")
+        speaker = notes.locator("#speaker")
+        assert speaker.locator(".title").inner_text() == marked("space_deformation.title")
+        assert speaker.locator(".say").inner_text() == marked("say SpaceDeformation 1")
+        assert speaker.locator(".next").inner_text() == marked("say SpaceDeformation 2")
+        assert speaker.locator(".question").inner_text() == marked("page.ask.space_deformation")
+        assert speaker.locator(".step").inner_text() == marked("page.step")
+        assert speaker.locator(".state").inner_text() == marked("page.ready")
+        pg.bring_to_front()
+        pg.keyboard.press("End")
+        notes.wait_for_function("document.body.dataset.beat === 'SpaceDeformation/2'")
+        assert speaker.locator(".next").inner_text() == marked("page.next_clip") + " " + marked("worked_example.title")
+        pg.keyboard.press("n")
+        pg.keyboard.press("n")
+        pg.keyboard.press("End")
+        notes.wait_for_function("document.body.dataset.beat === 'DotProductSoftmax/1'")
+        assert speaker.locator(".next").inner_text() == marked("page.last")
+        for window in (pg, notes):
+            assert_nothing_ran(window)
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_the_page_script_writes_no_markup():
+    """page.js puts text into the page as text: no HTML parser is reached from it."""
+    script = (Path(page.__file__).parent / "page.js").read_text(encoding="utf-8")
+    assert not re.findall(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|createContextualFragment|"
+                          r"DOMParser|srcdoc", script)
+
+
+def test_a_font_name_stays_one_css_string(browser):
+    """A row's font, whatever its characters, is one family name in one rule
+    (Chromium's own CSS parser reads it back; CSS.escape says what it must be)."""
+    from qkv_lens import languages
+    tables = languages.current()
+    row = dict(tables.rows["en"])
+    hostile = ['a"; } body { display: none } :lang(en) { x: "', "</style><script>alert(1)</script>", "b\\", "c\nd",
+               "e'f", "/* g */"]
+    tables.rows["en"] = dict(row, fonts=hostile)
+    languages.install(tables)
+    try:
+        css = page.font_css(["en"])
+    finally:
+        tables.rows["en"] = row
+        languages.install(tables)
+    pg = browser.new_page()
+    try:
+        pg.set_content(f"<!DOCTYPE html><html><head><style>{css}</style></head><body></body></html>")
+        rules, selector, got, want = pg.evaluate("""families => {
+            const rules = [...document.styleSheets].flatMap(s => [...s.cssRules]);
+            const e = document.createElement('p');
+            e.style.fontFamily = [...families.map(f => CSS.escape(f)), 'sans-serif'].join(', ');
+            return [rules.length, rules[0].selectorText, rules[0].style.fontFamily, e.style.fontFamily]; }""",
+                                                 [*page.LATIN_FONTS, *hostile])
+        assert (rules, selector) == (1, ":lang(en)")
+        assert got == want
+        assert pg.evaluate("[document.scripts.length, document.body.children.length]") == [0, 0]
+    finally:
+        pg.close()

@@ -6,7 +6,8 @@
    origin, so each side checks who sent a message instead of where from).
    The place is kept in the hash (#en-WorkedExample/3) and resumed on reload.
    The data (texts, clips, beats) is the JSON in #lesson-data: a page opened
-   from file:// cannot fetch files. */
+   from file:// cannot fetch files.  Its texts are a colleague's data: they
+   reach the page as text (textContent, text nodes), never as markup. */
 (function () {
   'use strict';
   var DATA = JSON.parse(document.getElementById('lesson-data').textContent);
@@ -27,7 +28,16 @@
   function fill(text, fields) {
     return text.replace(/\{(\w+)\}/g, function (m, name) { return name in fields ? String(fields[name]) : m; });
   }
-  function plain(markup) { var d = document.createElement('div'); d.innerHTML = markup; return d.textContent; }
+  /* a text of runs (page.math_runs: strings, and {sub: ...} for a subscript) into el, as text */
+  function setRuns(el, runs) {
+    el.textContent = '';
+    runs.forEach(function (r) {
+      if (typeof r === 'string') { el.appendChild(document.createTextNode(r)); return; }
+      var sub = document.createElement('sub');
+      sub.textContent = r.sub;
+      el.appendChild(sub);
+    });
+  }
 
   function showLang(lang, keep) {
     if (!valid(lang)) return;
@@ -81,18 +91,19 @@
 
   function where() {
     var c = clip();
-    return plain(c.title) + ' · ' + fill(ui('step'), { n: S.beat + 1, total: c.beats.length }) + ' · ' + status();
+    return c.title + ' · ' + fill(ui('step'), { n: S.beat + 1, total: c.beats.length }) + ' · ' + status();
   }
 
   function paint() {   /* the speaker panel (in the speaker window) */
     var c = clip(), b = beat(), next = c.beats[S.beat + 1], panel = $('#speaker');
-    panel.querySelector('.title').innerHTML = c.title;
+    panel.querySelector('.title').textContent = c.title;
     panel.querySelector('.step').textContent = fill(ui('step'), { n: S.beat + 1, total: c.beats.length });
     panel.querySelector('.state').textContent = status();
-    panel.querySelector('.say').innerHTML = b.say;
-    panel.querySelector('.question').innerHTML = c.ask;
-    panel.querySelector('.next').innerHTML = next ? next.say
-      : (S.scene + 1 < clips().length ? ui('next_clip') + ' ' + clips()[S.scene + 1].title : ui('last'));
+    setRuns(panel.querySelector('.say'), b.say);
+    setRuns(panel.querySelector('.question'), c.ask);
+    if (next) setRuns(panel.querySelector('.next'), next.say);
+    else panel.querySelector('.next').textContent =
+      S.scene + 1 < clips().length ? ui('next_clip') + ' ' + clips()[S.scene + 1].title : ui('last');
     panel.querySelector('.keys').textContent = help();
     tick();
   }
@@ -118,7 +129,7 @@
     /* a clip cued at its start shows its question to the class until it plays */
     var card = S.beat === 0 && S.status === 'ready';
     document.body.classList.toggle('card', card);
-    if (card) { $('#card .title').innerHTML = c.title; $('#card .question').innerHTML = c.ask; }
+    if (card) { $('#card .title').textContent = c.title; setRuns($('#card .question'), c.ask); }
     $('#live').textContent = where();
     setHash(place());
     send();
@@ -206,11 +217,11 @@
   /* the overview of the clips (O), with a clip number to go to (G) */
   function overview(number) {
     var box = $('#overview'), list = box.querySelector('ol');
-    list.innerHTML = '';
+    list.textContent = '';
     clips().forEach(function (c, i) {
       var li = document.createElement('li'), b = document.createElement('button');
       b.type = 'button';
-      b.innerHTML = c.title;
+      b.textContent = c.title;
       if (i === S.scene) b.setAttribute('aria-current', 'true');
       b.addEventListener('click', function () { closeOverview(); toClip(i); });
       li.appendChild(b);
