@@ -307,6 +307,13 @@ def test_the_speaker_window_follows_the_projected_one(open_page, browser):
         pg.keyboard.press("p")
         notes.wait_for_function("document.documentElement.lang === 'zh'")
         assert notes.locator("#speaker .say").inner_text() == SEEN["zh"].format(i=1, scene="SpaceDeformation")
+        # a link followed on the page, then a reload (presenting again, ?present=1): found again
+        pg.keyboard.press("Escape")
+        pg.click("section[lang=zh] nav.toc a[href='#zh-WorkedExample']")
+        pg.reload()
+        assert state(pg) == ("WorkedExample/0", "ready")
+        notes.wait_for_function("document.body.dataset.beat === 'WorkedExample/0'", timeout=5000)
+        assert len(context.pages) == 2
     finally:
         context.close()
 
@@ -837,3 +844,120 @@ def test_a_font_name_stays_one_css_string(browser):
         assert pg.evaluate("[document.scripts.length, document.body.children.length]") == [0, 0]
     finally:
         pg.close()
+
+# -- the speaker window is the one the lesson opened, and speaks with its secret -------------------
+
+ATTACK = """<!DOCTYPE html><html><body><script>
+  // a window of the attacker's named as the lesson's speaker window used to be, then the lesson
+  if (location.search === '?via=opener') {   // the lesson in this very tab: the planted window's opener is the lesson
+    window.open('drive.html?via=opener', 'qkv-lens-speaker');
+    location.href = LESSON;
+  } else {
+    window.trap = window.open('about:blank', 'qkv-lens-speaker');
+    window.lesson = window.open(LESSON, 'qkv-lens-lesson');
+  }
+</script></body></html>"""
+DRIVE = """<!DOCTYPE html><html><body><script>
+  // sends the lesson keys, hellos and a state, without the secret and with guesses of it
+  var via = new URLSearchParams(location.search).get('via');
+  var lesson = via === 'opener' ? window.opener : window.open('', 'qkv-lens-lesson');
+  var guesses = [undefined, '', 'null', '00000000000000000000000000000000', 'qkv-lens-speaker'];
+  window.sent = 0;
+  setInterval(function () {
+    guesses.forEach(function (token) {
+      ['hello', 'key'].forEach(function (kind) {
+        lesson.postMessage({ qkv: kind, key: 'ArrowRight', token: token }, '*');
+        lesson.postMessage({ qkv: kind, key: 'b', token: token }, '*');
+        window.sent += 2;
+      });
+    });
+  }, 50);
+</script></body></html>"""
+
+
+def speaker_page(context):
+    """The window showing the speaker notes, once it shows them."""
+    for _ in range(100):
+        found = [p for p in context.pages if "speaker=1" in p.url]
+        if found:
+            found[0].wait_for_function("document.body.dataset.beat !== undefined")
+            return found[0]
+        context.pages[0].wait_for_timeout(50)
+    raise AssertionError(f"no speaker window among {[p.url for p in context.pages]}")
+
+
+def lesson_page(context):
+    for _ in range(100):
+        found = [p for p in context.pages if "present=1" in p.url]
+        if found:
+            found[0].wait_for_function("document.body.dataset.beat === 'SpaceDeformation/0'")
+            return found[0]
+        context.pages[0].wait_for_timeout(50)
+    raise AssertionError(f"no lesson among {[p.url for p in context.pages]}")
+
+
+@pytest.mark.parametrize("via", ["name", "opener"])
+def test_a_planted_window_cannot_drive_the_class_screen(site, browser, tmp_path, via):
+    """A page that opens a window named like the speaker window, then the
+    lesson (in a window of its own, or in its own tab), and sends keys from
+    that window: the lesson never takes it for its speaker window, and the
+    speaker window it opens itself still steps it."""
+    lesson_url = (site / "index.html").as_uri() + "?lang=en&present=1"
+    (tmp_path / "attack.html").write_text(ATTACK.replace("LESSON", json.dumps(lesson_url)), encoding="utf-8")
+    (tmp_path / "drive.html").write_text(DRIVE, encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    errors: list[str] = []
+    context.on("weberror", lambda e: errors.append(str(e.error)))
+    try:
+        attacker = context.new_page()
+        attacker.goto((tmp_path / "attack.html").as_uri() + ("?via=opener" if via == "opener" else ""))
+        lesson = lesson_page(context)
+        lesson.evaluate("window.heard = 0; addEventListener('message', () => { window.heard++; })")
+        lesson.bring_to_front()
+        lesson.keyboard.press("s")                  # the presenter opens the speaker window
+        notes = speaker_page(context)
+        if via == "name":                           # the attacker takes over the window it planted
+            attacker.evaluate("trap.location.href = 'drive.html'")
+        lesson.wait_for_function("window.heard >= 200", timeout=10000)
+        assert state(lesson) == ("SpaceDeformation/0", "ready")
+        assert not lesson.evaluate("document.body.classList.contains('blank')")
+        # the lesson's own speaker window still steps it
+        notes.bring_to_front()
+        notes.keyboard.press("ArrowRight")
+        lesson.wait_for_function("document.body.dataset.state === 'playing'")
+        notes.wait_for_function("document.body.dataset.state !== 'ready'")
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_the_speaker_window_takes_state_only_with_its_secret(open_page, browser):
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    try:
+        pg = open_page("?lang=en&present=1", context=context)
+        with context.expect_page() as opened:
+            pg.keyboard.press("s")
+        notes = opened.value
+        notes.wait_for_function("document.body.dataset.beat === 'SpaceDeformation/0'")
+        notes.evaluate("window.heard = 0; addEventListener('message', () => { window.heard++; })")
+        name, secret = notes.evaluate("[window.name, location.hash.slice(1)]")
+        assert name != "qkv-lens-speaker" and len(secret) >= 32
+        # from the presenting window itself (the right source), a state without the secret or with another
+        tell = """([name, token]) => { const w = window.open('', name);
+            w.postMessage({ qkv: 'state', lang: 'en', scene: 2, beat: 1, status: 'done', blank: true,
+                            captions: true, started: 0, token: token }, '*'); }"""
+        for token in (None, "", "0" * len(secret), secret.upper()):
+            pg.evaluate(tell, [name, token])
+        notes.wait_for_function("window.heard >= 4")
+        assert notes.evaluate("document.body.dataset.beat") == "SpaceDeformation/0"
+        pg.evaluate(tell, [name, secret])           # with it: followed (the message was right otherwise)
+        notes.wait_for_function("document.body.dataset.beat === 'DotProductSoftmax/1'")
+        # a second presenting window has a secret of its own
+        other = open_page("?lang=en&present=1", context=context)
+        with context.expect_page() as opened:
+            other.keyboard.press("s")
+        other_notes = opened.value
+        other_notes.wait_for_function("document.body.dataset.beat !== undefined")
+        assert other_notes.evaluate("[window.name, location.hash.slice(1)]") != [name, secret]
+    finally:
+        context.close()
