@@ -6,6 +6,7 @@ qkv_lens.app.manifest) for three scenes in zh and en, then builds the
 page and drives it from file:// with the keyboard."""
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -961,3 +962,26 @@ def test_the_speaker_window_takes_state_only_with_its_secret(open_page, browser)
         assert other_notes.evaluate("[window.name, location.hash.slice(1)]") != [name, secret]
     finally:
         context.close()
+
+
+def test_the_caption_track_shows_the_narration_as_written(site, tmp_path, browser):
+    """Narration WebVTT would take for tags, entities or a timing line is, in
+    Chromium's own reading of the track, the narration as written."""
+    from qkv_lens.app.subtitles import srt_to_vtt
+    said = ["a<b: 1 < 2 & 3 > 2", "x --> y", "<c.red>tag</c> <v Bob>hi</v> &amp; &lt;", "W_Q · √d_k\nline two"]
+    subrip = "".join(f"{i + 1}\n00:00:0{i},000 --> 00:00:0{i},900\n{text}\n\n" for i, text in enumerate(said))
+    out = copy_site(site, tmp_path / "renders")
+    (out / "en" / "480p15" / "WorkedExample.vtt").write_text(srt_to_vtt(subrip), encoding="utf-8")
+    page.build(out, CHAPTERS)
+    pg = browser.new_page()
+    try:
+        pg.goto((out / "index.html").as_uri() + "?lang=en")
+        track = "document.querySelector('#en-WorkedExample video').textTracks[0]"
+        pg.evaluate(f"{track}.mode = 'hidden'")
+        pg.wait_for_function(f"{track}.cues && {track}.cues.length >= {len(said)}")
+        cues = pg.evaluate(f"[...{track}.cues].map(c => [c.startTime, c.text, c.getCueAsHTML().textContent])")
+    finally:
+        pg.close()
+    assert [c[0] for c in cues] == [0, 1, 2, 3]
+    assert [c[2] for c in cues] == said                      # what the viewer reads
+    assert [html.unescape(c[1]) for c in cues] == said       # the cue text, its references resolved
