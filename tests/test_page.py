@@ -662,7 +662,8 @@ def test_a_watched_page_reloads_at_its_place_when_it_is_built_again(site, tmp_pa
         scene = next(iter(CLIPS))
         pg.goto((out / "index.html").as_uri() + f"#en-{scene}")
         pg.evaluate("window.marker = 1")
-        pg.wait_for_timeout(2500)                                   # polled, nothing changed: no reload
+        polls = "Number(document.body.dataset.polls || 0)"
+        pg.wait_for_function(f"{polls} >= 2", timeout=10000)        # polled twice, nothing changed: no reload
         assert pg.evaluate("window.marker") == 1
         entries = manifest.load(out)                                # a scene rendered again: a new key
         first = next(iter(entries))
@@ -675,12 +676,31 @@ def test_a_watched_page_reloads_at_its_place_when_it_is_built_again(site, tmp_pa
         context.close()
 
 
-def test_a_page_not_watched_polls_nothing(open_page):
-    pg = open_page()
-    asked = []
-    pg.on("request", lambda r: asked.append(r.url) if "build.js" in r.url else None)
-    pg.wait_for_timeout(2500)
-    assert asked == [] and pg.evaluate("JSON.parse(document.getElementById('lesson-data').textContent).live") is False
+# counts the build.js scripts the page adds (the poll), as it adds them
+COUNT_POLLS = """window.__polls = 0;
+new MutationObserver(ms => ms.forEach(m => m.addedNodes.forEach(n => {
+  if (n.tagName === 'SCRIPT' && /build[.]js/.test(n.src)) window.__polls++; })))
+  .observe(document, {childList: true, subtree: true});"""
+
+
+def test_a_page_not_watched_polls_nothing(site, tmp_path, browser):
+    live = copy_site(site, tmp_path / "renders")
+    page.build(live, CHAPTERS, live=True)
+    seen = {}
+    for name, out in (("watched", live), ("not watched", site)):
+        context = browser.new_context()
+        try:
+            pg = context.new_page()
+            pg.add_init_script(COUNT_POLLS)
+            pg.clock.install()
+            pg.goto((out / "index.html").as_uri())
+            pg.clock.run_for(15_000)                                # ten polls' time, at once
+            seen[name] = pg.evaluate("window.__polls")
+        finally:
+            context.close()
+    assert seen["watched"] >= 9                                     # the count sees polls where there are some
+    assert seen["not watched"] == 0
+
 
 # -- a colleague's texts and rows are data: shown as text, never run -------------------------------
 
@@ -845,6 +865,7 @@ def test_a_font_name_stays_one_css_string(browser):
         assert pg.evaluate("[document.scripts.length, document.body.children.length]") == [0, 0]
     finally:
         pg.close()
+
 
 # -- the speaker window is the one the lesson opened, and speaks with its secret -------------------
 

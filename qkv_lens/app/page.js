@@ -407,14 +407,16 @@
      at the same place (the hash), when the page was built again */
   function follow() {
     if (!DATA.live) return;
+    var polls = 0;
     window.setInterval(function () {
       var s = document.createElement('script');
+      function done() { s.remove(); document.body.dataset.polls = String(++polls); }   /* for tests: polls done */
       s.src = 'build.js?' + Date.now();
       s.onload = function () {
-        s.remove();
+        done();
         if (window.qkvBuild && window.qkvBuild !== DATA.build) location.reload();
       };
-      s.onerror = function () { s.remove(); };
+      s.onerror = done;
       document.head.appendChild(s);
     }, 1500);
   }
