@@ -203,6 +203,27 @@ def _row(code: str, row: Any, where: str) -> dict[str, Any]:
     for key in ("fonts", *_WORD_LISTS):
         if key in row and (not isinstance(row[key], list) or not all(isinstance(v, str) for v in row[key])):
             raise LanguageError(f"{at}.{key}: expected a list of texts")
+    # each field has the shape of what it names: no markup for the page, no option or command for a shell
+    if not _shaped(row["name"], 40, "<>"):
+        raise LanguageError(f"{at}.name: expected a name of 1 to 40 printable characters without < or >, "
+                            f"found {row['name']!r}")
+    if not _VOICE.fullmatch(row["voice"]):
+        raise LanguageError(f"{at}.voice: expected an espeak-ng voice (letters, digits and _+/-, like en, cmn or "
+                            f"roa/es+f3), found {row['voice']!r}")
+    if "font_package" in row and not (isinstance(row["font_package"], str)
+                                      and _PACKAGE.fullmatch(row["font_package"])):
+        raise LanguageError(f"{at}.font_package: expected a Debian package name (like fonts-noto-cjk), "
+                            f"found {row['font_package']!r}")
+    for key, most, each, ok in (
+            ("fonts", 20, f"font family names (each 1 to 64 printable characters, none of {_NOT_IN_FONT})",
+             lambda f: _shaped(f, 64, _NOT_IN_FONT) and f == f.strip()),
+            *((key, 1000, "a list of words (each 1 to 32 printable characters, no spaces)",
+               lambda w: _shaped(w, 32, "") and not any(c.isspace() for c in w)) for key in _WORD_LISTS)):
+        values = row.get(key, [])
+        bad = next((v for v in values if not ok(v)), None)
+        if bad is not None or len(values) > most:
+            found = repr(bad) if bad is not None else f"{len(values)} of them"
+            raise LanguageError(f"{at}.{key}: expected {each}, at most {most}; found {found}")
     return row
 
 
@@ -284,6 +305,16 @@ def formula_fault(latex: str) -> str | None:
     if depth:
         return "a { is never closed"
     return None
+
+
+_VOICE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+/-]{0,39}")
+_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]{1,63}")    # Debian policy, 5.6.1
+_NOT_IN_FONT = "<>{}[];:,\"'`\\"                       # CSS and fontconfig syntax, markup, quotes
+
+
+def _shaped(text: str, most: int, refused: str) -> bool:
+    """``text`` is 1 to ``most`` printable characters, none of ``refused``."""
+    return 0 < len(text) <= most and text.isprintable() and not any(c in refused for c in text)
 
 
 # -- the tables in use -----------------------------------------------------------------

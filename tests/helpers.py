@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 
 from manim import config, tempconfig
@@ -332,3 +333,21 @@ def watching(lesson: Path, code):
         stop.set()
         t.join(timeout=10)
     assert not t.is_alive()
+
+
+def vtt_cues(text: str) -> list[tuple[int, int, str]]:
+    """The cues of WebVTT ``text`` as an independent parser reads them
+    (webvtt-py, strict: a malformed block is an error), character references
+    resolved and cue tags dropped: (start ms, end ms, text)."""
+    import html
+
+    import webvtt
+    return [(c.start_time.in_milliseconds(), c.end_time.in_milliseconds(), html.unescape(c.text))
+            for c in webvtt.from_string(text, strict=True)]
+
+
+def srt_cues(text: str) -> list[tuple[int, int, str]]:
+    """The cues of SubRip ``text`` as the ``srt`` package reads them: (start ms, end ms, text)."""
+    import srt
+    return [(c.start // timedelta(milliseconds=1), c.end // timedelta(milliseconds=1), c.content)
+            for c in srt.parse(text, ignore_errors=False)]

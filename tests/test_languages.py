@@ -263,13 +263,40 @@ def test_a_row_without_a_table_is_not_offered(tmp_path):
     ('[languages]\nxx = { name = "X", script = "rtl", voice = "en" }\n', "languages.xx.script: expected one of cjk"),
     ('[languages]\nxx = { name = "X", script = "spaced" }\n', "languages.xx: missing voice"),
     ('[languages]\nXX1 = { name = "X", script = "spaced", voice = "x" }\n', "2 to 8 lower-case letters"),
+    # row fields are names, not markup or commands: each refused naming its row and field
+    ('[languages]\nxx = { name = "X", script = "spaced", voice = "en", fonts = ["</style><script>"] }\n',
+     "languages.xx.fonts: expected font family names"),
+    ('[languages]\nxx = { name = "X", script = "spaced", voice = "en", fonts = ["a\\"; } b { x: \\""] }\n',
+     "languages.xx.fonts: expected font family names"),
+    ('[languages]\nxx = { name = "X", script = "spaced", voice = "en", fonts = [""] }\n',
+     "languages.xx.fonts: expected font family names"),
+    ('[languages]\nxx = { name = "X", script = "spaced", voice = "en", fonts = ["%s"] }\n' % ("N" * 65),
+     "languages.xx.fonts: expected font family names"),
+    ('[languages]\nxx = { name = "X", script = "spaced", voice = "en", font_package = "fonts-x; rm -rf ~" }\n',
+     "languages.xx.font_package: expected a Debian package name"),
+    ('[languages]\nxx = { name = "X", script = "spaced", voice = "-w /tmp/x" }\n',
+     "languages.xx.voice: expected an espeak-ng voice"),
+    ('[languages]\nxx = { name = "X\\u001b[2J", script = "spaced", voice = "en" }\n',
+     "languages.xx.name: expected a name of 1 to 40 printable characters"),
+    ('[languages]\nxx = { name = "<b>X</b>", script = "spaced", voice = "en" }\n',
+     "languages.xx.name: expected a name of 1 to 40 printable characters"),
+    ('[languages]\nxx = { name = "X", script = "spaced", voice = "en", end_bad = ["a b"] }\n',
+     "languages.xx.end_bad: expected a list of words"),
 ])
 def test_bad_tables_are_refused_in_one_line(tmp_path, content, said):
     path = tmp_path / "texts.toml"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(LanguageError) as err:
         load_tables(path)
-    assert said in str(err.value) and "\n" not in str(err.value)
+    assert said in str(err.value) and "\n" not in str(err.value) and str(err.value).isprintable()
+
+
+def test_the_shipped_rows_and_usual_row_fields_pass(tmp_path):
+    path = tmp_path / "texts.toml"
+    path.write_text('[languages]\nxx = { name = "Español (España)", script = "spaced", voice = "roa/es+f3", '
+                    'fonts = ["Noto Sans CJK SC", "DejaVu Sans", "Source Han Sans-SC"], '
+                    'font_package = "fonts-noto-cjk", end_bad = ["l\'", "d\u2019"] }\n', encoding="utf-8")
+    assert load_tables(path).rows["xx"]["fonts"][2] == "Source Han Sans-SC"
 
 
 def test_a_column_no_font_draws_is_refused_with_the_install_command(column, tmp_path):

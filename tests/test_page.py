@@ -6,6 +6,7 @@ qkv_lens.app.manifest) for three scenes in zh and en, then builds the
 page and drives it from file:// with the keyboard."""
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -159,6 +160,8 @@ def test_clock_and_math_typography():
     assert page.math_html("W_Q, √d_k") == "W<sub>Q</sub>, √d<sub>k</sub>"
     assert page.math_html(r"\sqrt{d_k} < 2") == "√d<sub>k</sub> &lt; 2"
     assert page.math_html("x_{ij} and a_b_c?") == "x<sub>ij</sub> and a<sub>b</sub><sub>c</sub>?"
+    assert page.math_runs(r"W_Q < \sqrt{d_k}") == ["W", {"sub": "Q"}, " < √d", {"sub": "k"}]
+    assert page.math_html("<b>x_<i></b>") == "&lt;b&gt;x_&lt;i&gt;&lt;/b&gt;"
 
 
 def test_a_damaged_manifest_or_beats_file_is_a_page_error(site, tmp_path):
@@ -203,7 +206,7 @@ def test_the_beats_are_inlined_and_a_clip_without_them_is_one_beat(site, tmp_pat
     page.build(out, CHAPTERS)
     [clip] = [c for c in lesson_data(out / "index.html")["clips"]["en"] if c["scene"] == "WorkedExample"]
     assert [(b["start"], b["end"]) for b in clip["beats"]] == [(0.0, 4.0)]
-    assert clip["beats"][0]["say"] == page.math_html(tr("en", "worked_example.summary"))
+    assert clip["beats"][0]["say"] == page.math_runs(tr("en", "worked_example.summary"))
 
 
 def test_presenter_mode_steps_through_beats(open_page):
@@ -305,6 +308,13 @@ def test_the_speaker_window_follows_the_projected_one(open_page, browser):
         pg.keyboard.press("p")
         notes.wait_for_function("document.documentElement.lang === 'zh'")
         assert notes.locator("#speaker .say").inner_text() == SEEN["zh"].format(i=1, scene="SpaceDeformation")
+        # a link followed on the page, then a reload (presenting again, ?present=1): found again
+        pg.keyboard.press("Escape")
+        pg.click("section[lang=zh] nav.toc a[href='#zh-WorkedExample']")
+        pg.reload()
+        assert state(pg) == ("WorkedExample/0", "ready")
+        notes.wait_for_function("document.body.dataset.beat === 'WorkedExample/0'", timeout=5000)
+        assert len(context.pages) == 2
     finally:
         context.close()
 
@@ -652,7 +662,8 @@ def test_a_watched_page_reloads_at_its_place_when_it_is_built_again(site, tmp_pa
         scene = next(iter(CLIPS))
         pg.goto((out / "index.html").as_uri() + f"#en-{scene}")
         pg.evaluate("window.marker = 1")
-        pg.wait_for_timeout(2500)                                   # polled, nothing changed: no reload
+        polls = "Number(document.body.dataset.polls || 0)"
+        pg.wait_for_function(f"{polls} >= 2", timeout=10000)        # polled twice, nothing changed: no reload
         assert pg.evaluate("window.marker") == 1
         entries = manifest.load(out)                                # a scene rendered again: a new key
         first = next(iter(entries))
@@ -665,9 +676,333 @@ def test_a_watched_page_reloads_at_its_place_when_it_is_built_again(site, tmp_pa
         context.close()
 
 
-def test_a_page_not_watched_polls_nothing(open_page):
-    pg = open_page()
-    asked = []
-    pg.on("request", lambda r: asked.append(r.url) if "build.js" in r.url else None)
-    pg.wait_for_timeout(2500)
-    assert asked == [] and pg.evaluate("JSON.parse(document.getElementById('lesson-data').textContent).live") is False
+# counts the build.js scripts the page adds (the poll), as it adds them
+COUNT_POLLS = """window.__polls = 0;
+new MutationObserver(ms => ms.forEach(m => m.addedNodes.forEach(n => {
+  if (n.tagName === 'SCRIPT' && /build[.]js/.test(n.src)) window.__polls++; })))
+  .observe(document, {childList: true, subtree: true});"""
+
+
+def test_a_page_not_watched_polls_nothing(site, tmp_path, browser):
+    live = copy_site(site, tmp_path / "renders")
+    page.build(live, CHAPTERS, live=True)
+    seen = {}
+    for name, out in (("watched", live), ("not watched", site)):
+        context = browser.new_context()
+        try:
+            pg = context.new_page()
+            pg.add_init_script(COUNT_POLLS)
+            pg.clock.install()
+            pg.goto((out / "index.html").as_uri())
+            pg.clock.run_for(15_000)                                # ten polls' time, at once
+            seen[name] = pg.evaluate("window.__polls")
+        finally:
+            context.close()
+    assert seen["watched"] >= 9                                     # the count sees polls where there are some
+    assert seen["not watched"] == 0
+
+
+# -- a colleague's texts and rows are data: shown as text, never run -------------------------------
+
+# markup in every text: an image whose error runs script, an element, a closed style and a script
+MARK = ('<img src=x onerror=window.__pwned=1><b class=pwn>&amp;</b>'
+        '</style><script>window.__pwned=1</script>"\'')
+
+
+def marked(key: str) -> str:
+    """The text of ``key`` in the marked tables (no ``_``: W_Q-like math would be typeset)."""
+    return MARK + key.replace("_", "-")
+
+
+def assert_nothing_ran(pg) -> None:
+    """No script of the texts ran in ``pg``, and none of their markup is an element."""
+    # an image that fails like the texts' ones: its error comes after theirs would have
+    pg.evaluate("() => new Promise(r => { const i = new Image(); i.onerror = i.onload = r; i.src = 'x'; })")
+    assert pg.evaluate("window.__pwned") is None
+    assert pg.evaluate("document.querySelectorAll('.pwn, [onerror], img[src=x]').length") == 0
+    assert pg.evaluate("[document.scripts.length, document.querySelectorAll('style').length]") == [2, 1]
+
+
+@pytest.fixture
+def marked_site(site, tmp_path):
+    """The site built again with markup in every text of the tables (a
+    teacher's texts.toml laid over the shipped ones), in every field of the
+    zh and en rows (put there past the loader, which refuses it: the page
+    must not rely on that), in the chapter titles and the beats' sentences."""
+    from qkv_lens import languages, texts
+    from qkv_lens.lesson import Chapter
+    from qkv_lens.lesson.schema import Named
+    from tests.helpers import toml_text
+    out = copy_site(site, tmp_path / "renders")
+    doc = {lang: {key: marked(key) for key in texts.TEXTS[lang]} for lang in languages.offered()}
+    doc["glossary"] = {term: {lang: marked(term) for lang in entry} for term, entry in texts.GLOSSARY.items()}
+    (tmp_path / "texts.toml").write_text(toml_text(doc), encoding="utf-8")
+    for lang in ("zh", "en"):
+        for scene in CLIPS:
+            path = out / lang / "480p15" / f"{scene}.beats.json"
+            beats = json.loads(path.read_text(encoding="utf-8"))
+            for i, b in enumerate(beats["beats"]):
+                b["say"] = marked(f"say {scene} {i + 1}")
+            path.write_text(json.dumps(beats), encoding="utf-8")
+    (out / "en" / "480p15" / "lesson.mp4").write_bytes(b"mp4")
+    chapters = [Chapter(Named.of({lang: marked(f"chapter {i}") for lang in ("zh", "en")}), ch.scenes)
+                for i, ch in enumerate(CHAPTERS)]
+    texts.use_lesson_texts(tmp_path)
+    try:
+        tables = languages.current()
+        for lang in ("zh", "en"):
+            tables.rows[lang].update({"name": MARK, "voice": MARK, "font_package": MARK, "fonts": [MARK, "Noto Sans"],
+                                      "end_bad": [MARK], "start_good": [MARK]})
+        languages.install(tables)
+        page.build(out, chapters)
+    finally:
+        texts.use_lesson_texts(None)
+    return out
+
+
+def test_texts_and_rows_are_shown_as_text_never_run(marked_site, browser):
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    errors: list[str] = []
+    context.on("weberror", lambda e: errors.append(str(e.error)))
+    try:
+        pg = context.new_page()
+        pg.goto((marked_site / "index.html").as_uri() + "?lang=en")
+        assert_nothing_ran(pg)
+        assert pg.title() == marked("lesson.title")
+        en = pg.locator("section[lang=en]")
+        assert en.locator("h1").inner_text() == marked("lesson.title")
+        assert en.locator("> h2").first.inner_text() == marked("chapter 0")
+        assert en.locator("nav.toc h2").inner_text() == marked("page.contents")
+        assert en.locator(".intro li").first.inner_text() == marked("page.goal1")
+        assert en.locator(".total").inner_text() == marked("page.total")
+        assert en.locator(".downloads a").inner_text() == marked("page.dl_video")
+        fig = pg.locator("#en-WorkedExample")
+        assert fig.locator("h3").inner_text() == marked("worked_example.title")
+        assert fig.locator(".ask").inner_text() == marked("page.think") + marked("page.ask.worked_example")
+        assert fig.locator("figcaption").inner_text() == marked("worked_example.summary")
+        assert fig.locator(".transcript li").all_text_contents() == [marked(f"say WorkedExample {i}")
+                                                                     for i in (1, 2, 3, 4)]
+        assert fig.evaluate("f => f.querySelector('track').label") == marked("lesson.language")
+        assert pg.locator("nav.langs button[data-lang=en]").inner_text() == marked("lesson.language")
+        assert pg.locator("footer").inner_text() == marked("page.footer")
+        # the font stack keeps the row's font as a font name
+        family = pg.evaluate("getComputedStyle(document.querySelector('section[lang=en] .intro')).fontFamily")
+        assert "</style><script>" in family
+        # presenter mode: the title card, the live region, the key help, the overview
+        pg.keyboard.press("p")
+        assert pg.locator("#card .title").inner_text() == marked("space_deformation.title")
+        assert pg.locator("#card .question").inner_text() == marked("page.ask.space_deformation")
+        assert pg.locator("#live").inner_text().startswith(marked("space_deformation.title") + " · "
+                                                           + marked("page.step"))
+        assert marked("page.key_step") in pg.locator("#help").inner_text()
+        pg.keyboard.press("o")
+        assert pg.locator("#overview li button").all_inner_texts() == [
+            marked(f"{CLIPS[s][0]}.title") for s in ORDER]
+        assert pg.locator("#overview h2").inner_text() == marked("page.overview")
+        pg.keyboard.press("Escape")
+        # the speaker window: a beat, the next beat, then the next clip and the last
+        with context.expect_page() as opened:
+            pg.keyboard.press("s")
+        notes = opened.value
+        notes.wait_for_function("document.body.dataset.beat === 'SpaceDeformation/0'")
+        assert notes.title() == marked("page.speaker") + " · " + marked("lesson.title")
+        speaker = notes.locator("#speaker")
+        assert speaker.locator(".title").inner_text() == marked("space_deformation.title")
+        assert speaker.locator(".say").inner_text() == marked("say SpaceDeformation 1")
+        assert speaker.locator(".next").inner_text() == marked("say SpaceDeformation 2")
+        assert speaker.locator(".question").inner_text() == marked("page.ask.space_deformation")
+        assert speaker.locator(".step").inner_text() == marked("page.step")
+        assert speaker.locator(".state").inner_text() == marked("page.ready")
+        pg.bring_to_front()
+        pg.keyboard.press("End")
+        notes.wait_for_function("document.body.dataset.beat === 'SpaceDeformation/2'")
+        assert speaker.locator(".next").inner_text() == marked("page.next_clip") + " " + marked("worked_example.title")
+        pg.keyboard.press("n")
+        pg.keyboard.press("n")
+        pg.keyboard.press("End")
+        notes.wait_for_function("document.body.dataset.beat === 'DotProductSoftmax/1'")
+        assert speaker.locator(".next").inner_text() == marked("page.last")
+        for window in (pg, notes):
+            assert_nothing_ran(window)
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_the_page_script_writes_no_markup():
+    """page.js puts text into the page as text: no HTML parser is reached from it."""
+    script = (Path(page.__file__).parent / "page.js").read_text(encoding="utf-8")
+    assert not re.findall(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|createContextualFragment|"
+                          r"DOMParser|srcdoc", script)
+
+
+def test_a_font_name_stays_one_css_string(browser):
+    """A row's font, whatever its characters, is one family name in one rule
+    (Chromium's own CSS parser reads it back; CSS.escape says what it must be)."""
+    from qkv_lens import languages
+    tables = languages.current()
+    row = dict(tables.rows["en"])
+    hostile = ['a"; } body { display: none } :lang(en) { x: "', "</style><script>alert(1)</script>", "b\\", "c\nd",
+               "e'f", "/* g */"]
+    tables.rows["en"] = dict(row, fonts=hostile)
+    languages.install(tables)
+    try:
+        css = page.font_css(["en"])
+    finally:
+        tables.rows["en"] = row
+        languages.install(tables)
+    pg = browser.new_page()
+    try:
+        pg.set_content(f"<!DOCTYPE html><html><head><style>{css}</style></head><body></body></html>")
+        rules, selector, got, want = pg.evaluate("""families => {
+            const rules = [...document.styleSheets].flatMap(s => [...s.cssRules]);
+            const e = document.createElement('p');
+            e.style.fontFamily = [...families.map(f => CSS.escape(f)), 'sans-serif'].join(', ');
+            return [rules.length, rules[0].selectorText, rules[0].style.fontFamily, e.style.fontFamily]; }""",
+                                                 [*page.LATIN_FONTS, *hostile])
+        assert (rules, selector) == (1, ":lang(en)")
+        assert got == want
+        assert pg.evaluate("[document.scripts.length, document.body.children.length]") == [0, 0]
+    finally:
+        pg.close()
+
+
+# -- the speaker window is the one the lesson opened, and speaks with its secret -------------------
+
+ATTACK = """<!DOCTYPE html><html><body><script>
+  // a window of the attacker's named as the lesson's speaker window used to be, then the lesson
+  if (location.search === '?via=opener') {   // the lesson in this very tab: the planted window's opener is the lesson
+    window.open('drive.html?via=opener', 'qkv-lens-speaker');
+    location.href = LESSON;
+  } else {
+    window.trap = window.open('about:blank', 'qkv-lens-speaker');
+    window.lesson = window.open(LESSON, 'qkv-lens-lesson');
+  }
+</script></body></html>"""
+DRIVE = """<!DOCTYPE html><html><body><script>
+  // sends the lesson keys, hellos and a state, without the secret and with guesses of it
+  var via = new URLSearchParams(location.search).get('via');
+  var lesson = via === 'opener' ? window.opener : window.open('', 'qkv-lens-lesson');
+  var guesses = [undefined, '', 'null', '00000000000000000000000000000000', 'qkv-lens-speaker'];
+  window.sent = 0;
+  setInterval(function () {
+    guesses.forEach(function (token) {
+      ['hello', 'key'].forEach(function (kind) {
+        lesson.postMessage({ qkv: kind, key: 'ArrowRight', token: token }, '*');
+        lesson.postMessage({ qkv: kind, key: 'b', token: token }, '*');
+        window.sent += 2;
+      });
+    });
+  }, 50);
+</script></body></html>"""
+
+
+def speaker_page(context):
+    """The window showing the speaker notes, once it shows them."""
+    for _ in range(100):
+        found = [p for p in context.pages if "speaker=1" in p.url]
+        if found:
+            found[0].wait_for_function("document.body.dataset.beat !== undefined")
+            return found[0]
+        context.pages[0].wait_for_timeout(50)
+    raise AssertionError(f"no speaker window among {[p.url for p in context.pages]}")
+
+
+def lesson_page(context):
+    for _ in range(100):
+        found = [p for p in context.pages if "present=1" in p.url]
+        if found:
+            found[0].wait_for_function("document.body.dataset.beat === 'SpaceDeformation/0'")
+            return found[0]
+        context.pages[0].wait_for_timeout(50)
+    raise AssertionError(f"no lesson among {[p.url for p in context.pages]}")
+
+
+@pytest.mark.parametrize("via", ["name", "opener"])
+def test_a_planted_window_cannot_drive_the_class_screen(site, browser, tmp_path, via):
+    """A page that opens a window named like the speaker window, then the
+    lesson (in a window of its own, or in its own tab), and sends keys from
+    that window: the lesson never takes it for its speaker window, and the
+    speaker window it opens itself still steps it."""
+    lesson_url = (site / "index.html").as_uri() + "?lang=en&present=1"
+    (tmp_path / "attack.html").write_text(ATTACK.replace("LESSON", json.dumps(lesson_url)), encoding="utf-8")
+    (tmp_path / "drive.html").write_text(DRIVE, encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    errors: list[str] = []
+    context.on("weberror", lambda e: errors.append(str(e.error)))
+    try:
+        attacker = context.new_page()
+        attacker.goto((tmp_path / "attack.html").as_uri() + ("?via=opener" if via == "opener" else ""))
+        lesson = lesson_page(context)
+        lesson.evaluate("window.heard = 0; addEventListener('message', () => { window.heard++; })")
+        lesson.bring_to_front()
+        lesson.keyboard.press("s")                  # the presenter opens the speaker window
+        notes = speaker_page(context)
+        if via == "name":                           # the attacker takes over the window it planted
+            attacker.evaluate("trap.location.href = 'drive.html'")
+        lesson.wait_for_function("window.heard >= 200", timeout=10000)
+        assert state(lesson) == ("SpaceDeformation/0", "ready")
+        assert not lesson.evaluate("document.body.classList.contains('blank')")
+        # the lesson's own speaker window still steps it
+        notes.bring_to_front()
+        notes.keyboard.press("ArrowRight")
+        lesson.wait_for_function("document.body.dataset.state === 'playing'")
+        notes.wait_for_function("document.body.dataset.state !== 'ready'")
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_the_speaker_window_takes_state_only_with_its_secret(open_page, browser):
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    try:
+        pg = open_page("?lang=en&present=1", context=context)
+        with context.expect_page() as opened:
+            pg.keyboard.press("s")
+        notes = opened.value
+        notes.wait_for_function("document.body.dataset.beat === 'SpaceDeformation/0'")
+        notes.evaluate("window.heard = 0; addEventListener('message', () => { window.heard++; })")
+        name, secret = notes.evaluate("[window.name, location.hash.slice(1)]")
+        assert name != "qkv-lens-speaker" and len(secret) >= 32
+        # from the presenting window itself (the right source), a state without the secret or with another
+        tell = """([name, token]) => { const w = window.open('', name);
+            w.postMessage({ qkv: 'state', lang: 'en', scene: 2, beat: 1, status: 'done', blank: true,
+                            captions: true, started: 0, token: token }, '*'); }"""
+        for token in (None, "", "0" * len(secret), secret.upper()):
+            pg.evaluate(tell, [name, token])
+        notes.wait_for_function("window.heard >= 4")
+        assert notes.evaluate("document.body.dataset.beat") == "SpaceDeformation/0"
+        pg.evaluate(tell, [name, secret])           # with it: followed (the message was right otherwise)
+        notes.wait_for_function("document.body.dataset.beat === 'DotProductSoftmax/1'")
+        # a second presenting window has a secret of its own
+        other = open_page("?lang=en&present=1", context=context)
+        with context.expect_page() as opened:
+            other.keyboard.press("s")
+        other_notes = opened.value
+        other_notes.wait_for_function("document.body.dataset.beat !== undefined")
+        assert other_notes.evaluate("[window.name, location.hash.slice(1)]") != [name, secret]
+    finally:
+        context.close()
+
+
+def test_the_caption_track_shows_the_narration_as_written(site, tmp_path, browser):
+    """Narration WebVTT would take for tags, entities or a timing line is, in
+    Chromium's own reading of the track, the narration as written."""
+    from qkv_lens.app.subtitles import srt_to_vtt
+    said = ["a<b: 1 < 2 & 3 > 2", "x --> y", "<c.red>tag</c> <v Bob>hi</v> &amp; &lt;", "W_Q · √d_k\nline two"]
+    subrip = "".join(f"{i + 1}\n00:00:0{i},000 --> 00:00:0{i},900\n{text}\n\n" for i, text in enumerate(said))
+    out = copy_site(site, tmp_path / "renders")
+    (out / "en" / "480p15" / "WorkedExample.vtt").write_text(srt_to_vtt(subrip), encoding="utf-8")
+    page.build(out, CHAPTERS)
+    pg = browser.new_page()
+    try:
+        pg.goto((out / "index.html").as_uri() + "?lang=en")
+        track = "document.querySelector('#en-WorkedExample video').textTracks[0]"
+        pg.evaluate(f"{track}.mode = 'hidden'")
+        pg.wait_for_function(f"{track}.cues && {track}.cues.length >= {len(said)}")
+        cues = pg.evaluate(f"[...{track}.cues].map(c => [c.startTime, c.text, c.getCueAsHTML().textContent])")
+    finally:
+        pg.close()
+    assert [c[0] for c in cues] == [0, 1, 2, 3]
+    assert [c[2] for c in cues] == said                      # what the viewer reads
+    assert [html.unescape(c[1]) for c in cues] == said       # the cue text, its references resolved

@@ -46,7 +46,7 @@ import srt
 
 from qkv_lens import beats as beats_file
 from qkv_lens.app import handout, manifest
-from qkv_lens.app.subtitles import cues, srt_to_vtt
+from qkv_lens.app.subtitles import cue_text, cues, srt_to_vtt
 from qkv_lens.languages import font_file, font_for, language, offered
 from qkv_lens.latex import LatexFailed
 from qkv_lens.lesson import Chapter
@@ -548,13 +548,13 @@ def _add_text_tracks(out: Any, tracks: Sequence[tuple[str, list[srt.Subtitle]]])
 
 
 def chapters_vtt(titles: list[str], starts: list[Fraction]) -> str:
-    """WebVTT chapters: one cue per scene, from its start to the next's."""
+    """WebVTT chapters: one cue per scene, from its start to the next's, its title as text."""
     def t(s: Fraction) -> str:
         return srt.timedelta_to_srt_timestamp(_stamp(s)).replace(",", ".")
 
     out = ["WEBVTT", ""]
     for i, title in enumerate(titles):
-        out += [str(i + 1), f"{t(starts[i])} --> {t(starts[i + 1])}", title, ""]
+        out += [str(i + 1), f"{t(starts[i])} --> {t(starts[i + 1])}", cue_text(title), ""]
     return "\n".join(out)
 
 

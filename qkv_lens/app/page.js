@@ -3,10 +3,12 @@
    The projected window shows only the clip and its captions; S opens the
    speaker window (this page with ?speaker=1), which the two windows keep in
    step by postMessage (it works from file://, where every page is its own
-   origin, so each side checks who sent a message instead of where from).
+   origin, so each side checks who sent a message instead of where from: the
+   window it opened or was opened by, and the secret the two share).
    The place is kept in the hash (#en-WorkedExample/3) and resumed on reload.
    The data (texts, clips, beats) is the JSON in #lesson-data: a page opened
-   from file:// cannot fetch files. */
+   from file:// cannot fetch files.  Its texts are a colleague's data: they
+   reach the page as text (textContent, text nodes), never as markup. */
 (function () {
   'use strict';
   var DATA = JSON.parse(document.getElementById('lesson-data').textContent);
@@ -16,8 +18,11 @@
   var TOUCH = navigator.maxTouchPoints > 0 || window.matchMedia('(pointer: coarse)').matches;
   var KEYBOARD = !window.matchMedia('(pointer: coarse)').matches || window.matchMedia('(any-pointer: fine)').matches;
   var STATES = ['ready', 'playing', 'done'];
+  var SECRET = /^[0-9a-f]{32}$/;
+  /* where messages may go: this page's origin when served; from file:// (each page its own origin) anywhere */
+  var TARGET = window.location.protocol === 'file:' || window.location.origin === 'null' ? '*' : window.location.origin;
   var S = { lang: DATA.first, presenting: false, scene: 0, beat: 0, status: 'ready', stopAt: null,
-            captions: true, blank: false, started: 0, speaker: null };
+            captions: true, blank: false, started: 0, speaker: null, link: null };
 
   function $(sel) { return document.querySelector(sel); }
   function stored() { try { return window.localStorage.getItem(KEY); } catch (e) { return null; } }
@@ -27,7 +32,16 @@
   function fill(text, fields) {
     return text.replace(/\{(\w+)\}/g, function (m, name) { return name in fields ? String(fields[name]) : m; });
   }
-  function plain(markup) { var d = document.createElement('div'); d.innerHTML = markup; return d.textContent; }
+  /* a text of runs (page.math_runs: strings, and {sub: ...} for a subscript) into el, as text */
+  function setRuns(el, runs) {
+    el.textContent = '';
+    runs.forEach(function (r) {
+      if (typeof r === 'string') { el.appendChild(document.createTextNode(r)); return; }
+      var sub = document.createElement('sub');
+      sub.textContent = r.sub;
+      el.appendChild(sub);
+    });
+  }
 
   function showLang(lang, keep) {
     if (!valid(lang)) return;
@@ -69,7 +83,26 @@
 
   function setHash(hash) {
     if (window.location.hash === hash) return;
-    try { window.history.replaceState(null, '', hash); } catch (e) { window.location.replace(hash); }
+    try { window.history.replaceState(window.history.state, '', hash); } catch (e) { window.location.replace(hash); }
+  }
+
+  /* The speaker window is one this window opened, under a random name (never a name another page could
+     have given a window first), and the two share a random secret that every message carries (the
+     speaker window gets it in its URL's fragment).  Name and secret are kept in history.state, which a
+     reload keeps and no other page can write (another file:// page can seed sessionStorage and name
+     the window it opens), so a reloaded window finds its speaker window again. */
+  function secret() {
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (x) { return ('0' + x.toString(16)).slice(-2); }).join('');
+  }
+  function keptLink() {
+    var k = window.history.state && window.history.state.speaker;
+    return k && SECRET.test(k.name) && SECRET.test(k.token) ? { name: k.name, token: k.token } : null;
+  }
+  function keepLink() {
+    if (!S.link) return;
+    try { window.history.replaceState({ speaker: S.link }, ''); } catch (e) { /* kept until a reload */ }
   }
 
   function status() {   /* the state as the live region and the speaker window say it */
@@ -81,18 +114,19 @@
 
   function where() {
     var c = clip();
-    return plain(c.title) + ' · ' + fill(ui('step'), { n: S.beat + 1, total: c.beats.length }) + ' · ' + status();
+    return c.title + ' · ' + fill(ui('step'), { n: S.beat + 1, total: c.beats.length }) + ' · ' + status();
   }
 
   function paint() {   /* the speaker panel (in the speaker window) */
     var c = clip(), b = beat(), next = c.beats[S.beat + 1], panel = $('#speaker');
-    panel.querySelector('.title').innerHTML = c.title;
+    panel.querySelector('.title').textContent = c.title;
     panel.querySelector('.step').textContent = fill(ui('step'), { n: S.beat + 1, total: c.beats.length });
     panel.querySelector('.state').textContent = status();
-    panel.querySelector('.say').innerHTML = b.say;
-    panel.querySelector('.question').innerHTML = c.ask;
-    panel.querySelector('.next').innerHTML = next ? next.say
-      : (S.scene + 1 < clips().length ? ui('next_clip') + ' ' + clips()[S.scene + 1].title : ui('last'));
+    setRuns(panel.querySelector('.say'), b.say);
+    setRuns(panel.querySelector('.question'), c.ask);
+    if (next) setRuns(panel.querySelector('.next'), next.say);
+    else panel.querySelector('.next').textContent =
+      S.scene + 1 < clips().length ? ui('next_clip') + ' ' + clips()[S.scene + 1].title : ui('last');
     panel.querySelector('.keys').textContent = help();
     tick();
   }
@@ -106,7 +140,7 @@
   function send() {
     if (!S.speaker || S.speaker.closed) return;
     S.speaker.postMessage({ qkv: 'state', lang: S.lang, scene: S.scene, beat: S.beat, status: S.status,
-                            blank: S.blank, captions: S.captions, started: S.started }, '*');
+                            blank: S.blank, captions: S.captions, started: S.started, token: S.link.token }, TARGET);
   }
 
   function show() {
@@ -118,7 +152,7 @@
     /* a clip cued at its start shows its question to the class until it plays */
     var card = S.beat === 0 && S.status === 'ready';
     document.body.classList.toggle('card', card);
-    if (card) { $('#card .title').innerHTML = c.title; $('#card .question').innerHTML = c.ask; }
+    if (card) { $('#card .title').textContent = c.title; setRuns($('#card .question'), c.ask); }
     $('#live').textContent = where();
     setHash(place());
     send();
@@ -198,19 +232,20 @@
 
   function openSpeaker() {
     if (S.speaker && !S.speaker.closed) { S.speaker.focus(); send(); return; }
-    var url = window.location.href.split('#')[0].split('?')[0] + '?speaker=1';
-    S.speaker = window.open(url, 'qkv-lens-speaker', 'popup,width=960,height=600');
+    if (!S.link) { S.link = { name: secret(), token: secret() }; keepLink(); }
+    var url = window.location.href.split('#')[0].split('?')[0] + '?speaker=1#' + S.link.token;
+    S.speaker = window.open(url, 'qkv-lens-speaker-' + S.link.name, 'popup,width=960,height=600');
     if (!S.speaker) $('#live').textContent = ui('blocked');
   }
 
   /* the overview of the clips (O), with a clip number to go to (G) */
   function overview(number) {
     var box = $('#overview'), list = box.querySelector('ol');
-    list.innerHTML = '';
+    list.textContent = '';
     clips().forEach(function (c, i) {
       var li = document.createElement('li'), b = document.createElement('button');
       b.type = 'button';
-      b.innerHTML = c.title;
+      b.textContent = c.title;
       if (i === S.scene) b.setAttribute('aria-current', 'true');
       b.addEventListener('click', function () { closeOverview(); toClip(i); });
       li.appendChild(b);
@@ -332,14 +367,17 @@
     return m && valid(m[1]) ? { lang: m[1], scene: m[2], beat: m[3] === undefined ? null : Number(m[3]) } : null;
   }
 
-  /* the speaker window: shows what the presenting window sends, sends it the keys */
+  /* the speaker window: shows what the presenting window sends, sends it the keys; only with the
+     secret of its URL's fragment (opened by hand, without one, it follows nothing) */
   function speakerView() {
+    var token = window.location.hash.slice(1);
     document.body.classList.add('speaker-view');
     showLang(DATA.first, false);
     S.started = 0;
+    if (!SECRET.test(token)) return;
     window.addEventListener('message', function (e) {
       var d = e.data;
-      if (e.source !== window.opener || !d || d.qkv !== 'state' || !valid(d.lang)) return;
+      if (e.source !== window.opener || !d || d.token !== token || d.qkv !== 'state' || !valid(d.lang)) return;
       var list = DATA.clips[d.lang];
       if (!(d.scene >= 0 && d.scene < list.length && d.beat >= 0 && d.beat < list[d.scene].beats.length)) return;
       if (d.lang !== S.lang) showLang(d.lang, false);
@@ -356,11 +394,11 @@
       var k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
       if (k === 'f') { fullscreen(); e.preventDefault(); return; }
       if (FORWARDED.indexOf(k) < 0) return;
-      window.opener.postMessage({ qkv: 'key', key: k }, '*');
+      window.opener.postMessage({ qkv: 'key', key: k, token: token }, TARGET);
       e.preventDefault();
     }, true);
     window.setInterval(function () { if (S.presenting) tick(); }, 1000);
-    function hello() { if (window.opener) window.opener.postMessage({ qkv: 'hello' }, '*'); }
+    function hello() { if (window.opener) window.opener.postMessage({ qkv: 'hello', token: token }, TARGET); }
     hello();
     window.setInterval(hello, 2000);   /* finds the presenting window again after it reloads */
   }
@@ -369,14 +407,16 @@
      at the same place (the hash), when the page was built again */
   function follow() {
     if (!DATA.live) return;
+    var polls = 0;
     window.setInterval(function () {
       var s = document.createElement('script');
+      function done() { s.remove(); document.body.dataset.polls = String(++polls); }   /* for tests: polls done */
       s.src = 'build.js?' + Date.now();
       s.onload = function () {
-        s.remove();
+        done();
         if (window.qkvBuild && window.qkvBuild !== DATA.build) location.reload();
       };
-      s.onerror = function () { s.remove(); };
+      s.onerror = done;
       document.head.appendChild(s);
     }, 1500);
   }
@@ -408,16 +448,19 @@
     document.addEventListener('touchstart', onTouchStart, { passive: true });
     document.addEventListener('touchmove', onTouchMove, { passive: false });
     document.addEventListener('touchend', onTouchEnd, { passive: false });
+    S.link = keptLink();
     window.addEventListener('message', function (e) {
       var d = e.data;
-      if (!S.speaker && d && d.qkv === 'hello' && e.source && e.source.opener === window) {
+      if (!S.link || !d || typeof d !== 'object' || d.token !== S.link.token || !e.source) return;
+      if (!S.speaker && d.qkv === 'hello' && e.source.opener === window) {
         S.speaker = e.source;   /* the speaker window of this window before a reload */
       }
-      if (!S.speaker || e.source !== S.speaker || !d || typeof d !== 'object') return;
+      if (e.source !== S.speaker) return;
       if (d.qkv === 'hello' && S.presenting) send();
       else if (d.qkv === 'key' && S.presenting && FORWARDED.indexOf(d.key) >= 0) command(d.key);
     });
     window.addEventListener('hashchange', function () {
+      keepLink();   /* a link followed on the page made a history entry without it */
       var h = fromHash();
       if (!h || S.presenting) return;
       if (h.lang !== S.lang) showLang(h.lang, false);

@@ -56,16 +56,33 @@ _SUB = re.compile(r"(?<=[A-Za-z0-9)])_(?:\{([^}]*)\}|([A-Za-z0-9]+))")
 _SQRT = re.compile(r"\\sqrt\{([^}]*)\}|\\sqrt\b")
 
 
+# a text as runs: str (text) and {"sub": str} (a subscript); page.js sets each as text, never as markup
+Runs = list[str | dict[str, str]]
+
+
+def math_runs(text: str) -> Runs:
+    """``text`` with TeX-like math as plain typography, as runs of text:
+    ``W_Q`` -> ["W", {"sub": "Q"}], ``√d_k`` -> ["√d", {"sub": "k"}],
+    ``\\sqrt{x}`` -> ["√x"].  Every run is text, never markup."""
+    text = _SQRT.sub(lambda m: "√" + (m.group(1) or ""), text)
+    out: Runs = []
+    last = 0
+    for m in _SUB.finditer(text):
+        out += [text[last:m.start()], {"sub": m.group(1) or m.group(2)}]
+        last = m.end()
+    out.append(text[last:])
+    return [r for r in out if r]
+
+
+def runs_html(runs: Runs) -> str:
+    """``runs`` (``math_runs``) as HTML: each run escaped, subscripts in <sub>."""
+    return "".join(html.escape(r) if isinstance(r, str) else f"<sub>{html.escape(r['sub'])}</sub>" for r in runs)
+
+
 def math_html(text: str) -> str:
     """``text`` escaped for HTML, with TeX-like math as plain typography:
     ``W_Q`` -> W<sub>Q</sub>, ``√d_k`` -> √d<sub>k</sub>, ``\\sqrt{x}`` -> √x."""
-    text = _SQRT.sub(lambda m: "√" + (m.group(1) or ""), text)
-    out, last = [], 0
-    for m in _SUB.finditer(text):
-        out += [html.escape(text[last:m.start()]), "<sub>", html.escape(m.group(1) or m.group(2)), "</sub>"]
-        last = m.end()
-    out.append(html.escape(text[last:]))
-    return "".join(out)
+    return runs_html(math_runs(text))
 
 
 def clock(seconds: float) -> str:
@@ -113,23 +130,24 @@ def _files(e: dict) -> dict[str, str]:
 
 def beats(e: dict, lang: str, out_root: Path) -> list[dict]:
     """The clip's beats for presenter mode: id, start, end (seconds) and the
-    narration as HTML; a clip without a beats file is one beat, its summary.
+    narration (``say``: runs of text, ``math_runs``); a clip without a beats
+    file is one beat, its summary.
     The file is checked (``qkv_lens.beats``): PageError when it is damaged."""
     name = _files(e).get("beats")
     if name is None:
         return [{"id": e["scene"], "start": 0.0, "end": float(e["duration"]),
-                 "say": math_html(tr(lang, f"{e['section']}.summary"))}]
+                 "say": math_runs(tr(lang, f"{e['section']}.summary"))}]
     try:
         found = beats_file.read(out_root, name, float(e["duration"]))
     except beats_file.BeatsError as err:
         raise PageError(str(err)) from None
-    return [{"id": b.id, "start": b.start, "end": b.end, "say": math_html(b.say)} for b in found]
+    return [{"id": b.id, "start": b.start, "end": b.end, "say": math_runs(b.say)} for b in found]
 
 
 def _transcript(lang: str, said: list[dict]) -> str:
     """The beats' sentences, folded under the clip (what a reader of the page
     without the video, or a screen reader, gets of it)."""
-    items = "".join(f"<li>{b['say']}</li>" for b in said)
+    items = "".join(f"<li>{runs_html(b['say'])}</li>" for b in said)
     return (f'<details class="transcript"><summary>{html.escape(tr(lang, "page.transcript"))}</summary>'
             f'<ol>{items}</ol></details>')
 
@@ -152,14 +170,16 @@ def _clip(e: dict, lang: str, out_root: Path, said: list[dict]) -> str:
         if "vtt" in files:
             label = html.escape(tr(lang, "lesson.language"))
             track = (f'<track kind="subtitles" src="{_track_src(out_root, files["vtt"])}" '
-                     f'data-file="{html.escape(files["vtt"])}" srclang="{lang}" label="{label}" default>')
+                     f'data-file="{html.escape(files["vtt"])}" srclang="{html.escape(lang)}" label="{label}" '
+                     f'default>')
         media = (f'<video controls preload="metadata" poster="{html.escape(poster)}" '
                  f'data-duration="{e["duration"]:.3f}" data-scene="{html.escape(e["scene"])}">'
                  f'<source src="{html.escape(files[video_ext])}" type="{MIME[video_ext]}">{track}</video>')
     ask = (f'<p class="ask"><strong>{html.escape(tr(lang, "page.think"))}</strong>'
            f'{math_html(tr(lang, "page.ask." + e["section"]))}</p>')
     summary = math_html(tr(lang, f"{e['section']}.summary"))
-    return (f'<figure id="{lang}-{e["scene"]}" data-scene="{e["scene"]}"><h3>{title}</h3>{ask}{media}'
+    return (f'<figure id="{html.escape(lang)}-{html.escape(e["scene"])}" data-scene="{html.escape(e["scene"])}">'
+            f'<h3>{title}</h3>{ask}{media}'
             f'<figcaption>{summary}</figcaption>{_transcript(lang, said)}</figure>')
 
 
@@ -167,7 +187,8 @@ def _intro(lang: str, on_page: list[dict]) -> str:
     """The introduction (what the learner will be able to do) and the table
     of contents: every clip with its duration, and the total."""
     goals = "".join(f"<li>{math_html(tr(lang, f'page.goal{i}'))}</li>" for i in range(1, 6))
-    items = "".join(f'<li><a href="#{lang}-{e["scene"]}">{html.escape(tr(lang, e["section"] + ".title"))}</a>'
+    items = "".join(f'<li><a href="#{html.escape(lang)}-{html.escape(e["scene"])}">'
+                    f'{html.escape(tr(lang, e["section"] + ".title"))}</a>'
                     f'<span class="dur">{clock(e["duration"])}</span></li>' for e in on_page)
     total = html.escape(tr(lang, "page.total", count=len(on_page),
                            time=clock(sum(e["duration"] for e in on_page))))
@@ -210,6 +231,13 @@ def _json_script(data: object) -> str:
 LATIN_FONTS = ("Noto Sans", "DejaVu Sans")   # a space-separated script's page text: its own quotes and widths
 
 
+def css_string(text: str) -> str:
+    """``text`` as a CSS string: every character but a letter, a digit, a
+    space, ``-`` or ``_`` written as a hex escape, so nothing in it can end
+    the string, the rule or the <style> element."""
+    return '"' + "".join(c if c.isascii() and (c.isalnum() or c in " -_") else f"\\{ord(c):x} " for c in text) + '"'
+
+
 def font_css(langs: Sequence[str]) -> str:
     """Each language's font stack for the elements in that language (the
     page, a section, a switch button): a space-separated script starts with
@@ -219,8 +247,8 @@ def font_css(langs: Sequence[str]) -> str:
     for lang in langs:
         known = language(lang)
         fonts = (*LATIN_FONTS, *known.fonts) if known.spaced else (*known.fonts, *LATIN_FONTS)
-        stack = ", ".join(json.dumps(f) for f in dict.fromkeys(fonts))
-        rules.append(f':lang({lang}) {{ font-family: {stack}, sans-serif; }}')
+        stack = ", ".join(css_string(f) for f in dict.fromkeys(fonts))
+        rules.append(f':lang({known.code}) {{ font-family: {stack}, sans-serif; }}')
     return "\n" + "\n".join(rules) if rules else ""
 
 
@@ -270,11 +298,11 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
             except OSError as err:
                 raise PageError(f"{shown(err.filename)}: cannot read it ({err.strerror})") from None
             if e["format"] in MIME:
-                clips[lang].append({"scene": info.name, "title": html.escape(tr(lang, f"{info.section}.title")),
-                                    "ask": math_html(tr(lang, f"page.ask.{info.section}")),
+                clips[lang].append({"scene": info.name, "title": tr(lang, f"{info.section}.title"),
+                                    "ask": math_runs(tr(lang, f"page.ask.{info.section}")),
                                     "beats": said})
         hidden = "" if lang == first else " hidden"
-        sections.append(f'<section class="lesson" lang="{lang}"{hidden}>'
+        sections.append(f'<section class="lesson" lang="{html.escape(lang)}"{hidden}>'
                         f'<h1>{html.escape(tr(lang, "lesson.title"))}</h1>{_intro(lang, listed_here)}'
                         f'{_downloads(out_root, lang)}'
                         f'{"".join(parts)}</section>')
@@ -287,7 +315,8 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
     nav = ""
     if len(langs) > 1:
         nav = '<nav class="langs">' + "".join(
-            f'<button type="button" lang="{l}" data-lang="{l}" aria-pressed="{str(l == first).lower()}">'
+            f'<button type="button" lang="{html.escape(l)}" data-lang="{html.escape(l)}" '
+            f'aria-pressed="{str(l == first).lower()}">'
             f'{html.escape(tr(l, "lesson.language"))}</button> ' for l in langs) + "</nav>"
     present = (f'<button type="button" id="present-btn" data-t="present">'
                f'{html.escape(tr(first, "page.present"))}</button>')
@@ -306,11 +335,11 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
                '<div class="side"><p><b data-t="think"></b> <span class="question"></span></p>'
                '<p><b data-t="next"></b> <span class="next"></span></p></div>'
                '<div class="keys"></div></aside>')
-    page = (f'<!DOCTYPE html>\n<html lang="{first}"><head><meta charset="utf-8">'
+    page = (f'<!DOCTYPE html>\n<html lang="{html.escape(first)}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{html.escape(tr(first, "lesson.title"))}</title>'
             f'<style>{_asset("page.css")}{font_css(langs)}</style>'
-            f'</head>\n<body data-lang="{first}"><header>{nav}{present}</header><main>'
+            f'</head>\n<body data-lang="{html.escape(first)}"><header>{nav}{present}</header><main>'
             f'{"".join(sections)}</main>{speaker}'
             f'<footer data-t="footer">{html.escape(tr(first, "page.footer"))}</footer>\n'
             f'<script type="application/json" id="lesson-data">{_json_script(data)}</script>\n'
