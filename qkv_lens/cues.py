@@ -110,7 +110,7 @@ _SOFT_GROUP = {  # short quotes and asides, by script: a break inside costs 3 mo
 # a longer [..] / (..) group may take a line break (2 more) but hardly a cue break (8 more)
 _LONG_GROUP = re.compile(r"\[[^\[\]\n]{15,60}\]|\([^()\n]{15,60}\)")
 _PUNCT = frozenset("。！？；：，、!?;:,…")
-_NUMBER = re.compile(r"^[-+−]?[\d.,%×⁰¹²³⁴⁵⁶⁷⁸⁹⁻°]*\d[\d.,%×⁰¹²³⁴⁵⁶⁷⁸⁹⁻°]*$")
+_NUMBER = re.compile(r"^[-+−]?[\d.,%×⁰¹²³⁴⁵⁶⁷⁸⁹⁻°\u202f]*\d[\d.,%×⁰¹²³⁴⁵⁶⁷⁸⁹⁻°\u202f]*$")
 # A break that binds (``binds``: a line ending on an end_bad word such as "the", "of", 的 or 被, or a
 # word of a bind_pos part of speech; a line starting with a start_bad character such as 的; a number cut
 # from its word) costs _BIND: taken only where nothing else fits.  A line ending in an end_weak word

@@ -22,7 +22,10 @@ parts of speech that bind to the next word, such as ``p`` prepositions and
 from, 行, 个) and ``copulas`` (a cjk script: characters never cut from the
 number after them, 为, 是); ``end_weak``, words a line had better not end with;
 ``start_good`` and ``end_good``, good places to break), and
-``iso639`` (its ISO 639-2 code, for the language of a media track).
+``iso639`` (its ISO 639-2 code, for the language of a media track) and
+``thousands`` (what groups the thousands of a large number in narration:
+"," by default, a narrow space for Spanish; decimals are written with a
+point in every language, as the lesson's matrices write them).
 
 A teacher's ``texts.toml`` adds columns or overrides texts key by key
 (``load_tables``, ``install``).  A language whose texts lack keys of the
@@ -70,6 +73,7 @@ SCRIPTS = {
     # one look: the CJK font also draws Latin letters; DejaVu Sans comes with manim
     "spaced": Script(42, 15.0, 14.2, 6, (*CJK_FONTS, "DejaVu Sans"), "fonts-noto-core", False),
 }
+THOUSANDS = (",", "\u202f", "'", "")      # a comma, a narrow space, an apostrophe, or nothing: never the point
 _WORD_LISTS = ("end_bad", "end_weak", "start_good", "start_bad", "end_good", "bind_pos", "units", "copulas")
 
 
@@ -92,6 +96,7 @@ class Language:
     font_package: str
     words: dict[str, frozenset[str]] = field(default_factory=dict)   # end_bad, end_weak, ... (see the module)
     iso639: str = "und"      # ISO 639-2, for the language of a media track
+    thousands: str = ","     # what groups a large number's thousands (29,000; 29 000 in Spanish)
 
     @property
     def facts(self) -> Script:
@@ -188,7 +193,7 @@ def _row(code: str, row: Any, where: str) -> dict[str, Any]:
         raise LanguageError(f"{at}: a language code is 2 to 8 lower-case letters (like es or qps), found {code!r}")
     if not isinstance(row, dict):
         raise LanguageError(f"{at}: expected {{ name = ..., script = ..., voice = ... }}")
-    known = {"name", "script", "voice", "fonts", "font_package", "iso639", *_WORD_LISTS}
+    known = {"name", "script", "voice", "fonts", "font_package", "iso639", "thousands", *_WORD_LISTS}
     unknown = sorted(set(row) - known)
     if unknown:
         raise LanguageError(f"{at}: unknown key {unknown[0]!r}; expected some of: {', '.join(sorted(known))}")
@@ -200,6 +205,9 @@ def _row(code: str, row: Any, where: str) -> dict[str, Any]:
         raise LanguageError(f"{at}.iso639: expected a three-letter ISO 639-2 code like spa, found {iso!r}")
     if row["script"] not in SCRIPTS:
         raise LanguageError(f"{at}.script: expected one of {', '.join(SCRIPTS)}, found {row['script']!r}")
+    if row.get("thousands", ",") not in THOUSANDS:
+        raise LanguageError(f"{at}.thousands: expected one of {', '.join(map(repr, THOUSANDS))} (what groups "
+                            f"the thousands of a large number: 29,000 or 29 000), found {row['thousands']!r}")
     for key in ("fonts", *_WORD_LISTS):
         if key in row and (not isinstance(row[key], list) or not all(isinstance(v, str) for v in row[key])):
             raise LanguageError(f"{at}.{key}: expected a list of texts")
@@ -373,7 +381,8 @@ def _language(code: str) -> Language:
     script = SCRIPTS[row["script"]]
     return Language(code, row["name"], row["script"], row["voice"], tuple(row.get("fonts", script.fonts)),
                     row.get("font_package", script.font_package),
-                    {key: frozenset(row.get(key, ())) for key in _WORD_LISTS}, row.get("iso639", "und"))
+                    {key: frozenset(row.get(key, ())) for key in _WORD_LISTS}, row.get("iso639", "und"),
+                    row.get("thousands", ","))
 
 
 def texts_of(code: str) -> Iterator[str]:

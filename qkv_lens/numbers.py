@@ -119,12 +119,15 @@ def percent(share: float) -> str:
     return plain_number(100 * float(share), 0)
 
 
-def about(v: float, digits: int = 2) -> str:
+def about(v: float, digits: int = 2, thousands: str = ",") -> str:
     """A large positive ratio rounded to ``digits`` significant digits, with
-    thousands separated, for narration: 29113.4 -> ``29,000``, 35.4 -> ``35``."""
+    its thousands grouped by ``thousands`` (the language's, ``Language.thousands``),
+    for narration: 29113.4 -> ``29,000`` (``29 000`` with a narrow space), 35.4 -> ``35``."""
     v = float(v)
     rounded = float(f"{v:.{digits - 1}e}")
-    return f"{rounded:,.0f}" if rounded >= 10 ** (digits - 1) else plain_number(rounded, digits)
+    if rounded < 10 ** (digits - 1):
+        return plain_number(rounded, digits)
+    return f"{rounded:,.0f}".replace(",", thousands)
 
 
 def _sci_parts(v: float, digits: int) -> tuple[str, int | None]:

@@ -43,6 +43,7 @@ from manim import (
 
 import qkv_math as qm
 from qkv_lens.cues import cue_seconds, split_cues
+from qkv_lens.languages import language
 from qkv_lens.numbers import about, percent, sci, sci_text, tex_number
 from qkv_lens.runs import training_runs
 from qkv_math.training import Run
@@ -673,7 +674,8 @@ class RolesEmerge(LessonScene):
         last = snaps[-1]
         i = 0
         result = dict(steps=self.params.steps, start=sci_text(snaps[0].loss), end=sci_text(last.loss),
-                      ratio=about(snaps[0].loss / last.loss), acc=percent(run.heldout_accuracy))
+                      ratio=about(snaps[0].loss / last.loss, thousands=language(self.lang).thousands),
+                      acc=percent(run.heldout_accuracy))
         if learned:
             with self.beat("outro_say", **result, who=s.names[i], asks=shown["asks"][i],
                            says=shown["says"][s.match[i]]) as said:

@@ -201,12 +201,17 @@ def cue_problems(cues, lang: str) -> list[str]:
 
 
 def assert_readable_beats(scene) -> None:
-    """Every beat of a dry-run scene: its cues within the limits, back to
-    back from the beat's start to its end, and the beats in order."""
+    """Every beat of a dry-run scene: its cues within the limits and broken
+    between phrases (``qkv_lens.cues.break_problems``: no line or cue ends on
+    a word that binds to the next), back to back from the beat's start to
+    its end, and the beats in order."""
+    from qkv_lens.cues import break_problems
+
     assert scene.beats, "the scene played no beats"
     problems, last_end = [], 0.0
     for beat in scene.beats:
         problems += cue_problems(beat.cues, scene.lang)
+        problems += [f"{beat.id}: {p}" for p in break_problems([c[2] for c in beat.cues], scene.lang)]
         assert beat.start >= last_end - 1e-6, f"{beat.id} starts before the previous beat ends"
         assert beat.cues[0][0] == beat.start and abs(beat.cues[-1][1] - beat.end) < 1e-6, beat.id
         last_end = beat.end

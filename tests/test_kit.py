@@ -142,6 +142,16 @@ def test_about_keeps_two_significant_digits():
     assert about(3.14159) == "3.1"
 
 
+def test_about_groups_thousands_as_the_language_does():
+    """A Spanish reader takes 29,000 for twenty-nine: its row groups the
+    thousands with a narrow space; decimals keep their point everywhere."""
+    from qkv_lens.languages import language
+    assert about(29113.4, thousands=language("es").thousands) == "29\u202f000"
+    assert about(29113.4, thousands=language("en").thousands) == "29,000"
+    assert about(3.14159, thousands=language("es").thousands) == "3.1"
+    assert "," not in about(1234567.0, thousands=language("es").thousands)
+
+
 def test_percent_is_a_whole_number():
     assert percent(0.953) == "95"
     assert percent(1.0) == "100"
