@@ -21,7 +21,8 @@ A teacher's ``texts.toml`` adds columns or overrides texts key by key
 (``load_tables``, ``install``).  A language whose texts lack keys of the
 others is refused with every missing key in one message (``language``); a
 language no installed font can draw is refused in one line with the
-install command (``check_fonts``).  A leaf: imports nothing of qkv_lens.
+install command (``check_fonts``).  A leaf: imports nothing of qkv_lens
+but ``store`` (``shown``: every name from a teacher's row escaped in messages).
 """
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from qkv_lens.store import shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -119,11 +122,11 @@ def _read(path: Path | tuple[dict, str] | None) -> tuple[dict, str]:
         text = resources.files("qkv_lens").joinpath("texts.toml").read_text(encoding="utf-8")
         return tomllib.loads(text), "texts.toml"
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8")), str(path)
+        return tomllib.loads(Path(path).read_text(encoding="utf-8")), shown(path)
     except (OSError, UnicodeDecodeError) as err:
-        raise LanguageError(f"{path}: cannot read the text tables ({err})") from None
+        raise LanguageError(f"{shown(path)}: cannot read the text tables ({err})") from None
     except tomllib.TOMLDecodeError as err:
-        raise LanguageError(f"{path}: not a TOML file ({err})") from None
+        raise LanguageError(f"{shown(path)}: not a TOML file ({err})") from None
 
 
 def load_tables(*overlays: Path | tuple[dict, str]) -> Tables:
@@ -141,38 +144,39 @@ def load_tables(*overlays: Path | tuple[dict, str]) -> Tables:
         tables.where = f"{tables.where} + {where}"
     for code in tables.texts:
         if code not in tables.rows:
-            raise LanguageError(f"{tables.where}: [{code}] has no row in [languages]; add "
-                                f'{code} = {{ name = "...", script = "spaced", voice = "{code}" }}')
+            raise LanguageError(f"{tables.where}: [{shown(code)}] has no row in [languages]; add "
+                                f'{shown(code)} = {{ name = "...", script = "spaced", voice = "{shown(code)}" }}')
     return tables
 
 
 def _merge(tables: Tables, raw: dict, where: str) -> None:
     for name, table in raw.items():
         if not isinstance(table, dict):
-            raise LanguageError(f"{where}: {name}: expected a table, found {type(table).__name__}")
+            raise LanguageError(f"{where}: {shown(name)}: expected a table, found {type(table).__name__}")
         if name == "languages":
             for code, row in table.items():
                 tables.rows[code] = _row(code, row, where)
         elif name == "glossary":
             for term, entry in table.items():
                 if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
-                    raise LanguageError(f"{where}: glossary.{term}: expected {{ zh = ..., en = ... }} (a text "
+                    raise LanguageError(f"{where}: glossary.{shown(term)}: expected {{ zh = ..., en = ... }} (a text "
                                         "per language)")
                 tables.glossary.setdefault(term, {}).update(entry)
         elif name == "formulas":
             for section, latex in table.items():
                 if not isinstance(latex, str):
-                    raise LanguageError(f"{where}: formulas.{section}: expected LaTeX (a text)")
+                    raise LanguageError(f"{where}: formulas.{shown(section)}: expected LaTeX (a text)")
             tables.formulas.update(table)
         else:
             for key, text in table.items():
                 if not isinstance(text, str):
-                    raise LanguageError(f"{where}: {name}.{key}: expected a text, found {type(text).__name__}")
+                    raise LanguageError(f"{where}: {shown(name)}.{shown(key)}: expected a text, found "
+                                        f"{type(text).__name__}")
             tables.texts.setdefault(name, {}).update(table)
 
 
 def _row(code: str, row: Any, where: str) -> dict[str, Any]:
-    at = f"{where}: languages.{code}"
+    at = f"{where}: languages.{shown(code)}"
     if not (code.isascii() and code.isalpha() and code.islower() and 2 <= len(code) <= 8):
         raise LanguageError(f"{at}: a language code is 2 to 8 lower-case letters (like es or qps), found {code!r}")
     if not isinstance(row, dict):
@@ -238,7 +242,7 @@ def _language(code: str) -> Language:
     tables = _TABLES
     if code not in TEXTS:
         if code in tables.rows:
-            raise LanguageError(f"{tables.where}: {code} ({tables.rows[code]['name']}) is declared in "
+            raise LanguageError(f"{tables.where}: {code} ({shown(tables.rows[code]['name'])}) is declared in "
                                 f"[languages] but has no [{code}] table of texts")
         raise LanguageError(f"no language {code!r} in {tables.where}; offered: {', '.join(offered())}")
     keys = set().union(*(set(t) for t in TEXTS.values()))
@@ -277,13 +281,14 @@ def font_for(code: str) -> str:
         if name in _installed():
             return name
     if lang.facts.needs_font:
-        raise FontMissing(f"no font for {lang.name} ({code}) is installed (any of {', '.join(lang.fonts)}), so "
+        raise FontMissing(f"no font for {shown(lang.name)} ({code}) is installed (any of "
+                          f"{', '.join(map(shown, lang.fonts))}), so "
                           f"its text would render as empty boxes; install one with: {install_hint(lang)}")
     return lang.fonts[-1]
 
 
 def install_hint(lang: Language) -> str:
-    return f"sudo apt-get install --no-install-recommends {lang.font_package}"
+    return f"sudo apt-get install --no-install-recommends {shown(lang.font_package)}"
 
 
 def check_fonts(code: str) -> str:
@@ -294,8 +299,8 @@ def check_fonts(code: str) -> str:
     lang = language(code)
     missing = _undrawn(code)
     if missing:
-        shown = ", ".join(f"U+{ord(ch):04X} {ch!r}" for ch in missing[:4])
-        raise FontMissing(f"no installed font draws the {lang.name} ({code}) texts' characters {shown}"
+        chars = ", ".join(f"U+{ord(ch):04X} {ch!r}" for ch in missing[:4])
+        raise FontMissing(f"no installed font draws the {shown(lang.name)} ({code}) texts' characters {chars}"
                           f"{' and more' if len(missing) > 4 else ''}; install one with: {install_hint(lang)}")
     return family
 

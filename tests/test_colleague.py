@@ -1,0 +1,148 @@
+"""A colleague's lesson folder is input, not code the terminal obeys (issue 36).
+
+A teacher unpacks a colleague's folder (``lesson.toml``, ``texts.toml`` with
+its texts, ``[languages]`` rows and glossary, ``my_scenes/*.py``) and runs
+``qkv-lens`` on it.  Whatever the folder holds, each command ends in one
+line (exit status 2), never a traceback or a hang:
+
+- every name, text and file name from the folder, and every argument, is
+  printed escaped: no ESC, BEL, C1 control or bidi override reaches the
+  terminal (``store.shown``, ``store.escaped``);
+- a scene module is a regular file inside the folder, capped and parsed
+  with a bound; a text's braces are fields its key is given and glossary
+  terms the tables have, checked when the tables load; a teacher's scene
+  lacking texts is named with every key it lacks, in every language;
+- ``new`` checks first and writes all or nothing, reads ``texts.toml`` as
+  TOML, and refuses a class name its module already binds;
+- a teacher's scene never stands in for a shipped one, whatever its case;
+- ``--dask`` is checked before anything connects, a cost file that cannot
+  be kept is a warning, and ``doctor`` checks the lesson's own languages."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from qkv_lens import store, texts
+from qkv_lens.app import cli
+from qkv_lens.store import shown
+from tests.helpers import ROOT, one_error_line, toml_text
+from tests.test_trust import stand_in  # noqa: F401 - a fixture: the real pipeline with a stand-in manim child
+
+NAME, SNAKE = "Shear", "shear"
+POISON = "\x1b[31mRED\x07"
+# what must never reach a terminal raw: C0 controls but tab and newline, DEL, C1 controls (CSI is U+009B),
+# line and paragraph separators, bidi embeddings, overrides and isolates
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+SHIPPED = tomllib.loads((ROOT / "qkv_lens" / "texts.toml").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(autouse=True)
+def shipped_texts():
+    """The shipped texts again after each test (a lesson's texts are in use for the whole process)."""
+    yield
+    texts.use_lesson_texts(None)
+
+
+def lesson_folder(folder: Path) -> Path:
+    """``folder`` made a lesson by `qkv-lens init` and `qkv-lens new Shear`; its lesson file."""
+    assert cli.main(["init", str(folder)]) == 0
+    assert cli.main(["new", NAME, "--lesson", str(folder / "lesson.toml")]) == 0
+    return folder / "lesson.toml"
+
+
+@pytest.fixture
+def lesson(tmp_path, capsys):
+    path = lesson_folder(tmp_path / "colleague")
+    capsys.readouterr()
+    return path
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    status = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def assert_no_raw(*outputs: str) -> None:
+    for text in outputs:
+        found = RAW.search(text)
+        assert found is None, f"raw {found.group()!r} in {text!r}"
+
+
+def refused(capsys, *args: str) -> str:
+    """The one error line of a command that must refuse, checked free of raw controls."""
+    status, out, err = run(capsys, *args)
+    assert status == 2, (status, out, err)
+    assert_no_raw(out, err)
+    return one_error_line(err)
+
+
+def with_language(lesson: Path, row: dict, table: bool = True) -> None:
+    """The lesson's texts.toml with a language ``qq`` (``row``), its texts
+    English (the shipped ones and the lesson's own) when ``table``."""
+    path = lesson.parent / "texts.toml"
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    doc.setdefault("languages", {})["qq"] = row
+    if table:
+        doc["qq"] = {**SHIPPED["en"], **doc["en"]}
+        doc["glossary"] = {term: {"qq": entry["en"]} for term, entry in SHIPPED["glossary"].items()}
+    path.write_text(toml_text(doc), encoding="utf-8")
+
+
+def names_in_qq(node):
+    """A lesson table with a qq name beside every English one (the English name)."""
+    if isinstance(node, dict):
+        out = {k: names_in_qq(v) for k, v in node.items()}
+        if isinstance(node.get("en"), str) and isinstance(node.get("zh"), str):
+            out["qq"] = node["en"]
+        return out
+    return [names_in_qq(v) for v in node] if isinstance(node, list) else node
+
+
+def edit_texts(lesson: Path, lang: str, key: str, value: str | None) -> None:
+    """Set (or, with None, remove) one text of the lesson's texts.toml."""
+    path = lesson.parent / "texts.toml"
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    if value is None:
+        del doc[lang][key]
+    else:
+        doc.setdefault(lang, {})[key] = value
+    path.write_text(toml_text(doc), encoding="utf-8")
+
+
+# -- 1. nothing from the folder reaches the terminal raw ------------------------------------
+
+@pytest.mark.parametrize("ch", ["\x1b", "\x07", "\x9b", "\u202e", "\u200b", "\n", "\r", "\u2028", "\x00"])
+def test_shown_and_escaped_catch_a_control_anywhere_in_a_name(ch):
+    name = f"my_scenes/ok{ch}[2Jstill ok.py"
+    for text in (store.shown(name), store.escaped(name)):
+        assert ch not in text and text.isprintable() and "still ok" in text
+    assert store.shown(name) == repr(name)
+
+
+def test_shown_keeps_a_printable_name_with_wide_spaces_as_it_is():
+    for name in ("第一章　投影矩阵让空间变形", "Capítulo 1. Una matriz", "a b", "über\u00a0große"):
+        assert store.shown(name) == name and store.escaped(name) == name
+
+
+def test_a_language_rows_name_is_escaped_in_render_lang(lesson, capsys):
+    with_language(lesson, {"name": f"Q{POISON}", "script": "spaced", "voice": "en"}, table=False)
+    line = refused(capsys, "render", "--lang", "qq", "--lesson", str(lesson))
+    assert "has no [qq] table" in line and shown(f"Q{POISON}") in line
+
+
+def test_a_language_rows_font_package_is_escaped_in_the_missing_font_line(lesson, capsys):
+    with_language(lesson, {"name": "Qq", "script": "cjk", "voice": "en", "fonts": ["Qq Sans Nowhere"],
+                           "font_package": f"fonts-qq{POISON}"})
+    lesson.write_text(toml_text(names_in_qq(tomllib.loads(lesson.read_text(encoding="utf-8")))), encoding="utf-8")
+    line = refused(capsys, "render", "--lang", "qq", "--lesson", str(lesson))
+    assert "no font for Qq" in line and shown(f"fonts-qq{POISON}") in line
+
+
+def test_an_unknown_scene_name_is_escaped(lesson, capsys):
+    for command in ("render", "preview", "script", "export"):
+        line = refused(capsys, command, f"X{POISON}", "--lesson", str(lesson))
+        assert f'unknown scene "{shown(f"X{POISON}")}"' in line, command
