@@ -19,7 +19,11 @@ line (exit status 2), never a traceback or a hang:
   be kept is a warning, and ``doctor`` checks the lesson's own languages."""
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -146,3 +150,90 @@ def test_an_unknown_scene_name_is_escaped(lesson, capsys):
     for command in ("render", "preview", "script", "export"):
         line = refused(capsys, command, f"X{POISON}", "--lesson", str(lesson))
         assert f'unknown scene "{shown(f"X{POISON}")}"' in line, command
+
+
+# -- 2. a scene module is read as input, and never stands in for a shipped one -----------------
+
+def qkv(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """The command in a child with its memory capped at 4 GiB: a file that
+    would be read whole fails fast instead of filling the machine."""
+    import resource
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    return subprocess.run([sys.executable, "-m", "qkv_lens", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout, preexec_fn=cap)
+
+
+def test_a_scene_module_that_is_a_device_or_a_fifo_is_one_line_at_once(lesson):
+    scenes = lesson.parent / "my_scenes"
+    (scenes / "zero.py").symlink_to("/dev/zero")
+    start = time.monotonic()
+    p = qkv("list", "--lesson", str(lesson))
+    assert p.returncode == 2 and "leads outside" in one_error_line(p.stderr) and "zero.py" in p.stderr
+    (scenes / "zero.py").unlink()
+    os.mkfifo(scenes / "pipe.py")
+    p = qkv("list", "--lesson", str(lesson), timeout=30)
+    assert p.returncode == 2 and "pipe.py: expected a scene module (a regular file)" in one_error_line(p.stderr)
+    assert time.monotonic() - start < 30
+
+
+@pytest.mark.parametrize("source, part", [
+    ("x = " + "+".join(["1"] * 200_000) + "\n", "nested too deeply"),
+    ("x = 1\n" + "#" * (1 << 20), "at most 1 MiB"),
+    (b"x = '\xff'\n", "utf-8"),
+    ("class (:\n", "syntax error at line 1"),
+    ("x = 1\0\n", "null bytes"),
+])
+def test_a_scene_module_too_big_too_deep_or_not_python_is_one_line_naming_it(lesson, capsys, source, part):
+    path = lesson.parent / "my_scenes" / "odd.py"
+    path.write_bytes(source if isinstance(source, bytes) else source.encode("utf-8"))
+    line = refused(capsys, "list", "--lesson", str(lesson))
+    assert "odd.py" in line and part.lower() in line.lower()
+
+
+def test_a_scene_module_linked_inside_the_folder_is_read_one_linked_out_refused(lesson, tmp_path, capsys):
+    scenes = lesson.parent / "my_scenes"
+    (lesson.parent / "kept").mkdir()
+    (scenes / f"{SNAKE}.py").rename(lesson.parent / "kept" / f"{SNAKE}.py")
+    (scenes / f"{SNAKE}.py").symlink_to(lesson.parent / "kept" / f"{SNAKE}.py")
+    status, out, err = run(capsys, "list", "--lesson", str(lesson))
+    assert status == 0 and f"my_scenes/{SNAKE}.py" in out
+    outside = tmp_path / f"{SNAKE}.py"
+    (lesson.parent / "kept" / f"{SNAKE}.py").rename(outside)
+    (scenes / f"{SNAKE}.py").unlink()
+    (scenes / f"{SNAKE}.py").symlink_to(outside)
+    assert "leads outside" in refused(capsys, "list", "--lesson", str(lesson))
+
+
+def test_a_scene_module_name_is_escaped_in_list_and_list_all(lesson, capsys):
+    bad = lesson.parent / "my_scenes" / f"x{POISON}.py"
+    bad.write_text("class (:\n", encoding="utf-8")             # a syntax error: list names the file
+    for args in (["list"], ["list", "--all"]):
+        line = refused(capsys, *args, "--lesson", str(lesson))
+        assert f"{store.escaped(bad.name)}'" in line and "without control characters" in line
+    bad = bad.rename(bad.with_name("Oddly Named.py"))                       # printable, but not a key's prefix
+    bad.write_text((lesson.parent / "my_scenes" / f"{SNAKE}.py").read_text().replace(NAME, "Other")
+                   .replace("number = ", "number = 1 + "), encoding="utf-8")
+    for args in (["list"], ["list", "--all"]):
+        line = refused(capsys, *args, "--lesson", str(lesson))
+        assert shown(bad) in line and "lower-case letters, digits and _" in line
+
+
+@pytest.mark.parametrize("edit, part", [
+    (("class Shear(LessonScene)", "class Workedexample(LessonScene)"), "a shipped scene has that name (WorkedExample"),
+    (('section = "shear"', 'section = "Worked_Example"'), "section [Worked_Example] is already declared"),
+])
+def test_a_teacher_name_in_another_case_is_refused(lesson, capsys, edit, part):
+    module = lesson.parent / "my_scenes" / f"{SNAKE}.py"
+    module.write_text(module.read_text().replace(*edit))
+    line = refused(capsys, "list", "--lesson", str(lesson))
+    assert part in line
+    status, _, _ = run(capsys, "render", "WorkedExample", "--lesson", str(lesson), "--out", str(lesson.parent / "o"))
+    assert status == 2
+
+
+def test_a_teacher_module_named_like_a_shipped_one_in_another_case_is_refused(lesson, capsys):
+    scenes = lesson.parent / "my_scenes"
+    (scenes / f"{SNAKE}.py").rename(scenes / "Worked_Example.py")
+    assert "a scene's module is named like its texts' keys" in refused(capsys, "list", "--lesson", str(lesson))
