@@ -27,10 +27,12 @@ but ``store`` (``shown``: every name from a teacher's row escaped in messages).
 from __future__ import annotations
 
 import bisect
+import re
 import shutil
+import string
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -129,24 +131,83 @@ def _read(path: Path | tuple[dict, str] | None) -> tuple[dict, str]:
         raise LanguageError(f"{shown(path)}: not a TOML file ({err})") from None
 
 
-def load_tables(*overlays: Path | tuple[dict, str]) -> Tables:
+def load_tables(*overlays: Path | tuple[dict, str],
+                fields: Callable[[str], frozenset[str] | None] = lambda key: frozenset()) -> Tables:
     """The shipped text tables with each of ``overlays`` (a teacher's
     ``texts.toml``, a path or its parsed table and name) laid over them:
     rows, texts, glossary terms and formulas added or replaced key by key.
+    An overlay's text may hold only the fields (``{name}``) of the shipped
+    text of its key, or for a key the shipped tables lack, ``fields(key)``
+    (None: any), and glossary terms (``{g:term}``) the tables have.
     Raises LanguageError (one line) for a table with no row, a malformed
-    row, or a text that is not a text."""
+    row, a text that is not a text, or a brace or field it cannot fill."""
     raw, where = _read(None)
     tables = Tables({}, {}, {}, where)
     _merge(tables, raw, where)
+    shipped = {key: frozenset().union(*(placeholders(t[key])[0] for t in tables.texts.values() if key in t))
+               for key in set().union(*tables.texts.values())}
+    laid = []
     for path in overlays:
         raw, where = _read(path)
         _merge(tables, raw, where)
         tables.where = f"{tables.where} + {where}"
+        laid.append((raw, where))
     for code in tables.texts:
         if code not in tables.rows:
             raise LanguageError(f"{tables.where}: [{shown(code)}] has no row in [languages]; add "
                                 f'{shown(code)} = {{ name = "...", script = "spaced", voice = "{shown(code)}" }}')
+    for raw, where in laid:
+        _check_fields(raw, where, tables, lambda key: shipped[key] if key in shipped else fields(key))
     return tables
+
+
+GLOSS = re.compile(r"\{g:([a-z_]+)\}")    # a glossary term in a text: {g:query}
+
+
+def placeholders(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The fields (``{name}``) and glossary terms (``{g:term}``) of a text,
+    read as ``texts.tr`` fills it (the terms, then ``str.format``);
+    ValueError saying what is wrong for any other brace."""
+    terms = frozenset(GLOSS.findall(text))
+    names = set()
+    try:
+        parts = list(string.Formatter().parse(GLOSS.sub("", text)))
+    except ValueError as err:
+        raise ValueError(f"{err} (a field is {{name}}, a glossary term {{g:term}}, a brace {{{{ or }}}})") from None
+    for _, name, spec, conversion in parts:
+        if name is None:
+            continue
+        if not name.isidentifier() or spec or conversion:
+            field = "{" + name + ("!" + conversion if conversion else "") + (":" + spec if spec else "") + "}"
+            raise ValueError(f"{shown(field)} is neither a field {{name}} nor a glossary term {{g:term}}")
+        names.add(name)
+    return frozenset(names), terms
+
+
+def _check_fields(raw: dict, where: str, tables: Tables, fields: Callable[[str], frozenset[str] | None]) -> None:
+    """Every text of the overlay ``raw`` as ``load_tables`` says."""
+    for term, entry in raw.get("glossary", {}).items():
+        for code, text in entry.items():
+            if "{" in text or "}" in text:
+                raise LanguageError(f"{where}: glossary.{shown(term)}.{shown(code)}: a term has no braces")
+    for code, table in raw.items():
+        if code in META:
+            continue
+        for key, text in table.items():
+            at = f"{where}: [{shown(code)}] {shown(key)}"
+            try:
+                names, terms = placeholders(text)
+            except ValueError as err:
+                raise LanguageError(f"{at}: {err}") from None
+            unknown = sorted(terms - set(tables.glossary))
+            if unknown:
+                raise LanguageError(f"{at}: {{g:{shown(unknown[0])}}}: no such glossary term (the glossary has "
+                                    f"{', '.join(sorted(tables.glossary)) or 'none'})")
+            allowed = fields(key)
+            if allowed is not None and not names <= allowed:
+                takes = ", ".join(f"{{{n}}}" for n in sorted(allowed)) or "none"
+                raise LanguageError(f"{at}: {{{shown(sorted(names - allowed)[0])}}} is not a field this text is "
+                                    f"given (it takes {takes}); a brace is written {{{{ or }}}}")
 
 
 def _merge(tables: Tables, raw: dict, where: str) -> None:

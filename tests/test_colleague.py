@@ -31,6 +31,7 @@ import tomllib
 
 from qkv_lens import store, texts
 from qkv_lens.app import cli
+from qkv_lens.lesson import LessonError
 from qkv_lens.store import shown
 from tests.helpers import ROOT, one_error_line, toml_text
 from tests.test_trust import stand_in  # noqa: F401 - a fixture: the real pipeline with a stand-in manim child
@@ -237,3 +238,61 @@ def test_a_teacher_module_named_like_a_shipped_one_in_another_case_is_refused(le
     scenes = lesson.parent / "my_scenes"
     (scenes / f"{SNAKE}.py").rename(scenes / "Worked_Example.py")
     assert "a scene's module is named like its texts' keys" in refused(capsys, "list", "--lesson", str(lesson))
+
+
+# -- 3. texts: their braces, their glossary terms, the keys a teacher's scene needs ----------------
+
+@pytest.mark.parametrize("lang, key, value, part", [
+    ("en", "worked_example.title", "Worked {", "Single '{'"),
+    ("en", "worked_example.title", "Worked in {minutes} minutes", "{minutes} is not a field"),
+    ("en", "export.footer", "{n} of {total}, {minutes}", "{minutes} is not a field"),
+    ("zh", "worked_example.intro_say", "{n} 行 {rows} 列", "{rows} is not a field"),
+    ("en", "worked_example.summary", "See the {g:nosuchterm}.", "{g:nosuchterm}: no such glossary term"),
+    ("en", "worked_example.summary", "See {0} and {n.real}.", "{0} is neither"),
+    ("en", f"{SNAKE}.summary", "In {minutes} minutes.", "(it takes none)"),
+    ("en", f"{SNAKE}.intro_say", "This is {x}.", "{x} is not a field"),
+])
+def test_a_text_with_a_brace_or_a_field_it_is_not_given_is_refused_when_the_tables_load(
+        lesson, capsys, lang, key, value, part):
+    edit_texts(lesson, lang, key, value)
+    with pytest.raises(LessonError) as err:
+        texts.use_lesson_texts(lesson.parent)
+    assert part in str(err.value) and key in str(err.value) and "\n" not in str(err.value)
+    (lesson.parent / "manifest.json").write_text("{}")      # `lesson` opens the lesson once a render is there
+    for args in (["lesson", "--out", str(lesson.parent)], ["export", "--out", str(lesson.parent)], ["render"],
+                 ["list"]):
+        assert part in refused(capsys, *args, "--lesson", str(lesson)), args
+
+
+def test_the_fields_a_key_is_given_are_accepted(lesson):
+    """A shipped key keeps its own fields; a teacher's key those its scene passes."""
+    module = lesson.parent / "my_scenes" / f"{SNAKE}.py"
+    module.write_text(module.read_text().replace('self.beat("result_say", focus=result)',
+                                                 'self.beat("result_say", focus=result, y0=y[0])'))
+    edit_texts(lesson, "en", "worked_example.intro_say", "A {n} by {m} matrix, a {g:row_vector}.")
+    edit_texts(lesson, "en", f"{SNAKE}.result_say", "y starts with {y0}; a brace is written {{ like this }}.")
+    texts.use_lesson_texts(lesson.parent)
+    assert texts.tr("en", f"{SNAKE}.result_say", y0=3) == "y starts with 3; a brace is written { like this }."
+
+
+def test_a_teacher_scene_lacking_texts_is_one_line_naming_every_key_in_every_language(lesson, capsys):
+    edit_texts(lesson, "en", f"{SNAKE}.title", None)
+    edit_texts(lesson, "en", f"page.ask.{SNAKE}", None)
+    edit_texts(lesson, "zh", f"export.formula.{SNAKE}", None)
+    edit_texts(lesson, "es", f"{SNAKE}.intro_say", None)
+    (lesson.parent / "manifest.json").write_text("{}")      # `lesson` opens the lesson once a render is there
+    for args in (["lesson", "--out", str(lesson.parent)], ["export", "--out", str(lesson.parent)], ["render"],
+                 ["list"]):
+        line = refused(capsys, *args, "--lesson", str(lesson))
+        assert (f"{NAME} (my_scenes/{SNAKE}.py) lacks [zh] export.formula.{SNAKE}; [en] {SNAKE}.title, "
+                f"page.ask.{SNAKE}; [es] {SNAKE}.intro_say") in line, line
+
+
+@pytest.mark.parametrize("make", ["fifo", "folder", "dangling"])
+def test_a_texts_toml_that_is_not_a_file_is_one_line(lesson, capsys, make):
+    path = lesson.parent / "texts.toml"
+    path.unlink()
+    {"fifo": os.mkfifo, "folder": os.mkdir, "dangling": lambda p: os.symlink("nowhere.toml", p)}[make](path)
+    line = refused(capsys, "list", "--lesson", str(lesson))
+    assert shown(path) in line and {"fifo": "pipe (FIFO)", "folder": "a directory",
+                                    "dangling": "a symlink to a missing file"}[make] in line

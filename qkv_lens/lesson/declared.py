@@ -55,6 +55,11 @@ class DeclaredScene:
     chapter: int
     number: int
     params: str        # the name of its Params class
+    # the texts its module names: each key after "<module>." that a literal
+    # ``self.beat(key, ...)`` or ``self.tr(key, ...)`` names, with the fields
+    # the call passes (None: any, a ``**`` call); "*": what the other calls
+    # of ``beat`` or ``tr`` pass (a key computed at run time, another receiver)
+    texts: tuple[tuple[str, frozenset[str] | None], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,7 @@ def read_module(path: Path, within: Path | None = None) -> tuple[list[DeclaredSc
 
 def _declarations(tree: ast.Module, path: Path) -> tuple[list[DeclaredScene], list[DeclaredSection]]:
     scenes, sections = [], []
+    texts = tuple(sorted(_texts(tree).items(), key=lambda kv: kv[0]))
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         bases = _bases(cls)
         attrs: dict[str, Any] = {}
@@ -159,9 +165,29 @@ def _declarations(tree: ast.Module, path: Path) -> tuple[list[DeclaredScene], li
             if not isinstance(params, str):
                 raise DeclarationError(f"{shown(path)}:{cls.lineno}: {cls.name}.params: expected a Params class name")
             if not isinstance(attrs.get("chapter"), int) or not isinstance(attrs.get("number"), int):
-                raise DeclarationError(f"{path}:{cls.lineno}: {cls.name} declares no chapter = N and number = N")
-            scenes.append(DeclaredScene(cls.name, path, attrs["chapter"], attrs["number"], params))
+                raise DeclarationError(f"{shown(path)}:{cls.lineno}: {cls.name} declares no chapter = N and number = N")
+            scenes.append(DeclaredScene(cls.name, path, attrs["chapter"], attrs["number"], params, texts))
     return scenes, sections
+
+
+TEXT_CALLS = ("beat", "tr")    # LessonScene's methods that read a text of the scene's module
+
+
+def _texts(tree: ast.Module) -> dict[str, frozenset[str] | None]:
+    """The texts a module's calls name (``DeclaredScene.texts``)."""
+    found: dict[str, frozenset[str] | None] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in TEXT_CALLS and node.args):
+            continue
+        key = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+        own = isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
+        key = key if isinstance(key, str) and own else "*"     # another receiver: its key is not known
+        names = None if any(k.arg is None for k in node.keywords) else \
+            frozenset(k.arg for k in node.keywords if k.arg != "focus" or node.func.attr != "beat")
+        before = found.get(key, frozenset())
+        found[key] = None if before is None or names is None else before | names
+    return found
 
 
 @dataclass(frozen=True)
