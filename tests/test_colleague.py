@@ -30,8 +30,8 @@ import pytest
 import tomllib
 
 from qkv_lens import store, texts
-from qkv_lens.app import cli
-from qkv_lens.lesson import LessonError
+from qkv_lens.app import cli, scaffold
+from qkv_lens.lesson import LessonError, load_lesson
 from qkv_lens.store import shown
 from tests.helpers import ROOT, one_error_line, toml_text
 from tests.test_trust import stand_in  # noqa: F401 - a fixture: the real pipeline with a stand-in manim child
@@ -296,3 +296,85 @@ def test_a_texts_toml_that_is_not_a_file_is_one_line(lesson, capsys, make):
     line = refused(capsys, "list", "--lesson", str(lesson))
     assert shown(path) in line and {"fifo": "pipe (FIFO)", "folder": "a directory",
                                     "dangling": "a symlink to a missing file"}[make] in line
+
+
+# -- 4. new: all or nothing ---------------------------------------------------------------------
+
+def snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder): (p.is_dir(), p.read_bytes() if p.is_file() and not p.is_symlink() else None)
+            for p in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("case, part", [
+    ("tests is a file", "tests: expected a folder, found a file"),
+    ("my_scenes is a file", "my_scenes: expected a folder, found a file"),
+    ("texts.toml is a folder", "expected a texts file (a regular file), found a directory"),
+    ("texts.toml is not UTF-8", "the texts file is not UTF-8 text"),
+    ("my_scenes leads out", "leads outside"),
+])
+def test_new_refuses_in_one_line_writes_nothing_and_runs_again_once_mended(tmp_path, capsys, case, part):
+    assert cli.main(["init", str(tmp_path / "l")]) == 0
+    folder = tmp_path / "l"
+    target = {"tests": folder / "tests", "my_scenes": folder / "my_scenes",
+              "texts.toml": folder / "texts.toml"}[case.split()[0]]
+    if case.endswith("a file"):
+        target.write_text("x")
+    elif case.endswith("a folder"):
+        target.mkdir()
+    elif case.endswith("UTF-8"):
+        target.write_bytes(b'[en]\n"x.title" = "\xff"\n')
+    else:
+        (tmp_path / "away").mkdir()
+        target.symlink_to(tmp_path / "away")
+    capsys.readouterr()
+    before = snapshot(folder)
+    assert part in refused(capsys, "new", NAME, "--lesson", str(folder / "lesson.toml"))
+    assert snapshot(folder) == before and not list((tmp_path / "away").iterdir() if case.endswith("out") else [])
+    os.unlink(target) if not target.is_dir() or target.is_symlink() else os.rmdir(target)
+    assert cli.main(["new", NAME, "--lesson", str(folder / "lesson.toml")]) == 0
+    load_lesson(folder / "lesson.toml")
+
+
+def test_new_failing_at_its_last_write_leaves_the_folder_as_it_was(tmp_path, capsys, monkeypatch):
+    assert cli.main(["init", str(tmp_path)]) == 0
+    (tmp_path / "texts.toml").write_text('[en]\n"worked_example.title" = "Mine"\n', encoding="utf-8")
+    before = snapshot(tmp_path)
+    real = os.replace
+
+    def replace(src, dst):
+        if Path(dst).name == "lesson.toml":
+            raise OSError(28, "No space left on device")
+        real(src, dst)
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(OSError):
+        scaffold.new_scene(tmp_path / "lesson.toml", NAME)
+    monkeypatch.setattr(os, "replace", real)
+    assert snapshot(tmp_path) == before         # the module, the test, the folders and the temporary files gone
+    assert cli.main(["new", NAME, "--lesson", str(tmp_path / "lesson.toml")]) == 0
+
+
+def test_new_reads_texts_toml_as_toml(tmp_path, capsys):
+    assert cli.main(["init", str(tmp_path)]) == 0
+    (tmp_path / "texts.toml").write_text(
+        '[ "en" ]   # my English texts\n"worked_example.title" = "Mine"\n\n[formulas] # mine\n'
+        'x = """\n[zh]\n"""\n', encoding="utf-8")
+    assert cli.main(["new", NAME, "--lesson", str(tmp_path / "lesson.toml")]) == 0
+    doc = tomllib.loads((tmp_path / "texts.toml").read_text(encoding="utf-8"))
+    assert doc["en"]["worked_example.title"] == "Mine" and doc["en"][f"{SNAKE}.title"] == NAME
+    assert doc["formulas"] == {"x": "[zh]\n", SNAKE: scaffold.FORMULA} and f"{SNAKE}.title" in doc["zh"]
+    texts.use_lesson_texts(tmp_path)
+    assert texts.tr("en", "worked_example.title") == "Mine"
+
+
+@pytest.mark.parametrize("name", ["Write", "Fraction", "fraction", "MathTex", "LessonScene", "Vector", "Exception",
+                                  "None", "Matrix"])
+def test_new_refuses_a_name_its_module_already_binds(lesson, capsys, name):
+    line = refused(capsys, "new", name, "--lesson", str(lesson))
+    assert "the class would hide it" in line
+
+
+def test_the_names_new_refuses_are_the_scaffolds_own_imports():
+    import ast
+    tree = ast.parse(scaffold.scene_source("Probe", "probe", 0, 0))
+    imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
+    assert imported <= set(scaffold.bound()) and {"Write", "Fraction", "LessonScene"} <= imported
