@@ -30,10 +30,11 @@ import pytest
 import tomllib
 
 from qkv_lens import store, texts
-from qkv_lens.app import cli, scaffold
+from qkv_lens.app import cli, costs, scaffold
 from qkv_lens.lesson import LessonError, load_lesson
 from qkv_lens.store import shown
 from tests.helpers import ROOT, one_error_line, toml_text
+from tests.test_costs import uneven
 from tests.test_trust import stand_in  # noqa: F401 - a fixture: the real pipeline with a stand-in manim child
 
 NAME, SNAKE = "Shear", "shear"
@@ -378,3 +379,71 @@ def test_the_names_new_refuses_are_the_scaffolds_own_imports():
     tree = ast.parse(scaffold.scene_source("Probe", "probe", 0, 0))
     imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
     assert imported <= set(scaffold.bound()) and {"Write", "Fraction", "LessonScene"} <= imported
+
+
+# -- 5. the cluster, the cost file, the doctor; every command on a poisoned folder ---------------
+
+@pytest.mark.parametrize("address", ["not a url", "tcp://", "tcp//host:8786", "tcp://host:99999", "host:8786",
+                                     "tcp://host:8786/x", "tcp://ho st:1"])
+def test_a_malformed_dask_address_is_one_line_at_once(tmp_path, capsys, address):
+    start = time.monotonic()
+    line = refused(capsys, "render", "WorkedExample", "--lang", "en", "--dask", address, "--out", str(tmp_path / "o"))
+    assert time.monotonic() - start < 2 and line.startswith(f"qkv-lens: error: --dask {address}")
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_cost_file_the_cache_cannot_take_is_a_warning(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv("QKV_CACHE_DIR", str(tmp_path / "file" / "cache"))     # read-only, as even root finds it
+    warning = costs.keep(uneven(), "WorkedExample", "en", "l")
+    assert warning and "WorkedExample (en)" in warning and "\n" not in warning
+    assert costs.kept("WorkedExample", "en", "l") is None
+
+
+def test_doctor_checks_the_lessons_own_language_rows(lesson, capsys):
+    with_language(lesson, {"name": "Qq", "script": "cjk", "voice": "qq-nowhere", "font_package": "fonts-qq"})
+    edit_texts(lesson, "qq", "worked_example.title", "Worked \U0001d2e0")     # a Mayan numeral: no font has it
+    status, out, err = run(capsys, "doctor", "--lesson", str(lesson))
+    missing = [line for line in out.splitlines() if line.startswith("MISSING")]
+    assert any("qq" in line and "U+1D2E0" in line and "fonts-qq" in line for line in missing), out
+    assert any("voice qq-nowhere for Qq" in line for line in missing), out
+
+
+def test_every_command_on_a_poisoned_folder_prints_nothing_raw(tmp_path, capsys, stand_in):  # noqa: F811
+    """A lesson folder whose name, language row, file names and the
+    arguments hold ESC and BEL: each command works or refuses, and nothing
+    it prints holds a raw control."""
+    folder = tmp_path / f"lesson{POISON}"
+    lesson = lesson_folder(folder)
+    with_language(lesson, {"name": f"Q{POISON}", "script": "spaced", "voice": "en",
+                           "font_package": f"fonts{POISON}"})
+    out = folder / f"renders{POISON}"
+    L = ["--lesson", str(lesson)]
+    commands = [
+        ["list", *L], ["list", "--all", *L], ["keys"], ["doctor", *L],
+        ["render", NAME, "--lang", "qq", "--jobs", "1", "--out", str(out), *L],
+        ["render", NAME, "--lang", "en", "--jobs", "1", "--out", str(out), *L],
+        ["lesson", "--out", str(out), *L], ["lesson", "--out", str(tmp_path / f"none{POISON}"), *L],
+        ["export", "--out", str(tmp_path / f"none{POISON}"), *L],
+        ["render", f"X{POISON}", *L], ["render", "--lang", f"q{POISON}", *L],
+        ["render", "--dask", f"tcp://{POISON}", *L], ["render", "--dask", f"{POISON}://x", *L],
+        ["render", "--out", str(lesson), *L], ["watch", "--lang", f"q{POISON}", *L],
+        ["script", f"X{POISON}", *L], ["preview", f"X{POISON}", *L],
+        ["new", f"X{POISON}", *L], ["new", NAME, *L], ["init", str(folder)],
+    ]
+    statuses = []
+    for args in commands:
+        statuses.append(cli.main(args))
+        assert_no_raw(*capsys.readouterr())
+    assert statuses[0] == statuses[5] == 0        # it lists and renders
+    assert all(status == 2 for status in statuses[9:]), statuses
+    # what the folder is refused for is escaped too: a text, a chapter title, a scene module's name
+    edit_texts(lesson, "en", f"{SNAKE}.title", f"S{POISON}")
+    refused(capsys, "list", *L)
+    edit_texts(lesson, "en", f"{SNAKE}.title", NAME)
+    text = lesson.read_text(encoding="utf-8")
+    lesson.write_text(text.replace('en = "Your scenes"', 'en = "Your\\u001b[31mRED\\u0007"'), encoding="utf-8")
+    refused(capsys, "render", *L)
+    lesson.write_text(text, encoding="utf-8")
+    (folder / "my_scenes" / f"helper{POISON}.py").write_text("HELP = 1\n", encoding="utf-8")
+    refused(capsys, "list", "--all", *L)

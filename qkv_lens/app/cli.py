@@ -190,7 +190,13 @@ def check_tools() -> None:
 
 
 def cmd_doctor(args) -> int:
-    """Check every system piece qkv-lens uses; print the install line of each missing one."""
+    """Check every system piece qkv-lens uses, for the languages of the
+    lesson's text tables (its ``texts.toml`` too); print the install line
+    of each missing one."""
+    try:
+        use_lesson_texts(lesson_file(args).parent)
+    except LessonError as err:
+        raise UsageError(str(err)) from None
     text, status = doctor.report(doctor.examine())
     sys.stdout.write(lines(text))
     return status
@@ -234,6 +240,12 @@ def render_lesson(args, quiet: bool = False) -> int:
     """Render what changed; print a summary; rebuild the lesson page."""
 
     t0 = time.monotonic()
+    dask, split = getattr(args, "dask", None), not getattr(args, "no_split", False)
+    if dask:
+        try:
+            cluster.check_address(dask)     # at once: a malformed address never reaches distributed
+        except cluster.ClusterError as err:
+            return _error(str(err), err.status)
     lesson_path, lessons, scenes = resolve(args)
     mode = resolve_voice(args, next(iter(lessons.values())))
     out = Path(args.out)
@@ -275,7 +287,6 @@ def render_lesson(args, quiet: bool = False) -> int:
         })
 
     results = []
-    dask, split = getattr(args, "dask", None), not getattr(args, "no_split", False)
     if jobs and dask:     # on a Dask cluster (qkv_lens.app.cluster); --jobs does not apply
         try:
             with cluster.session(dask, jobs, opts, split) as run, display:
@@ -564,8 +575,11 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--all", action="store_true", help="also the scenes the lesson leaves out")
     ls.add_argument("--lesson", help="lesson file (default: QKV_LESSON or ./lesson.toml)")
     ls.set_defaults(func=cmd_list)
-    sub.add_parser("doctor", help="check LaTeX, dvisvgm, fonts, espeak-ng and Chromium; print how to "
-                   "install what is missing").set_defaults(func=cmd_doctor)
+    doc = sub.add_parser("doctor", help="check LaTeX, dvisvgm, the fonts and espeak-ng voices of the lesson's "
+                                        "languages, and Chromium; print how to install what is missing")
+    doc.add_argument("--lesson", help="lesson file whose languages are checked (default: QKV_LESSON or "
+                                      "./lesson.toml)")
+    doc.set_defaults(func=cmd_doctor)
     sub.add_parser("keys", help="every key of a lesson: what it accepts, its shipped value, what it is"
                    ).set_defaults(func=cmd_keys)
 
