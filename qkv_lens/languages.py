@@ -31,21 +31,25 @@ A teacher's ``texts.toml`` adds columns or overrides texts key by key
 (``load_tables``, ``install``).  A language whose texts lack keys of the
 others is refused with every missing key in one message (``language``); a
 language no installed font can draw is refused in one line with the
-install command (``check_fonts``).  A leaf: imports nothing of qkv_lens.
+install command (``check_fonts``).  A leaf: imports nothing of qkv_lens
+but ``store`` (``shown``: every name from a teacher's row escaped in messages).
 """
 from __future__ import annotations
 
 import bisect
 import re
 import shutil
+import string
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from qkv_lens.store import shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -132,63 +136,123 @@ def _read(path: Path | tuple[dict, str] | None) -> tuple[dict, str]:
         text = resources.files("qkv_lens").joinpath("texts.toml").read_text(encoding="utf-8")
         return tomllib.loads(text), "texts.toml"
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8")), str(path)
+        return tomllib.loads(Path(path).read_text(encoding="utf-8")), shown(path)
     except (OSError, UnicodeDecodeError) as err:
-        raise LanguageError(f"{path}: cannot read the text tables ({err})") from None
+        raise LanguageError(f"{shown(path)}: cannot read the text tables ({err})") from None
     except tomllib.TOMLDecodeError as err:
-        raise LanguageError(f"{path}: not a TOML file ({err})") from None
+        raise LanguageError(f"{shown(path)}: not a TOML file ({err})") from None
 
 
-def load_tables(*overlays: Path | tuple[dict, str]) -> Tables:
+def load_tables(*overlays: Path | tuple[dict, str],
+                fields: Callable[[str], frozenset[str] | None] = lambda key: frozenset()) -> Tables:
     """The shipped text tables with each of ``overlays`` (a teacher's
     ``texts.toml``, a path or its parsed table and name) laid over them:
     rows, texts, glossary terms and formulas added or replaced key by key.
+    An overlay's text may hold only the fields (``{name}``) of the shipped
+    text of its key, or for a key the shipped tables lack, ``fields(key)``
+    (None: any), and glossary terms (``{g:term}``) the tables have.
     Raises LanguageError (one line) for a table with no row, a malformed
-    row, or a text that is not a text."""
+    row, a text that is not a text, or a brace or field it cannot fill."""
     raw, where = _read(None)
     tables = Tables({}, {}, {}, where)
     _merge(tables, raw, where)
+    shipped = {key: frozenset().union(*(placeholders(t[key])[0] for t in tables.texts.values() if key in t))
+               for key in set().union(*tables.texts.values())}
+    laid = []
     for path in overlays:
         raw, where = _read(path)
         _merge(tables, raw, where)
         tables.where = f"{tables.where} + {where}"
+        laid.append((raw, where))
     for code in tables.texts:
         if code not in tables.rows:
-            raise LanguageError(f"{tables.where}: [{code}] has no row in [languages]; add "
-                                f'{code} = {{ name = "...", script = "spaced", voice = "{code}" }}')
+            raise LanguageError(f"{tables.where}: [{shown(code)}] has no row in [languages]; add "
+                                f'{shown(code)} = {{ name = "...", script = "spaced", voice = "{shown(code)}" }}')
+    for raw, where in laid:
+        _check_fields(raw, where, tables, lambda key: shipped[key] if key in shipped else fields(key))
     return tables
+
+
+GLOSS = re.compile(r"\{g:([a-z_]+)\}")    # a glossary term in a text: {g:query}
+
+
+def placeholders(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The fields (``{name}``) and glossary terms (``{g:term}``) of a text,
+    read as ``texts.tr`` fills it (the terms, then ``str.format``);
+    ValueError saying what is wrong for any other brace."""
+    terms = frozenset(GLOSS.findall(text))
+    names = set()
+    try:
+        parts = list(string.Formatter().parse(GLOSS.sub("", text)))
+    except ValueError as err:
+        raise ValueError(f"{err} (a field is {{name}}, a glossary term {{g:term}}, a brace {{{{ or }}}})") from None
+    for _, name, spec, conversion in parts:
+        if name is None:
+            continue
+        if not name.isidentifier() or spec or conversion:
+            field = "{" + name + ("!" + conversion if conversion else "") + (":" + spec if spec else "") + "}"
+            raise ValueError(f"{shown(field)} is neither a field {{name}} nor a glossary term {{g:term}}")
+        names.add(name)
+    return frozenset(names), terms
+
+
+def _check_fields(raw: dict, where: str, tables: Tables, fields: Callable[[str], frozenset[str] | None]) -> None:
+    """Every text of the overlay ``raw`` as ``load_tables`` says."""
+    for term, entry in raw.get("glossary", {}).items():
+        for code, text in entry.items():
+            if "{" in text or "}" in text:
+                raise LanguageError(f"{where}: glossary.{shown(term)}.{shown(code)}: a term has no braces")
+    for code, table in raw.items():
+        if code in META:
+            continue
+        for key, text in table.items():
+            at = f"{where}: [{shown(code)}] {shown(key)}"
+            try:
+                names, terms = placeholders(text)
+            except ValueError as err:
+                raise LanguageError(f"{at}: {err}") from None
+            unknown = sorted(terms - set(tables.glossary))
+            if unknown:
+                raise LanguageError(f"{at}: {{g:{shown(unknown[0])}}}: no such glossary term (the glossary has "
+                                    f"{', '.join(sorted(tables.glossary)) or 'none'})")
+            allowed = fields(key)
+            if allowed is not None and not names <= allowed:
+                takes = ", ".join(f"{{{n}}}" for n in sorted(allowed)) or "none"
+                raise LanguageError(f"{at}: {{{shown(sorted(names - allowed)[0])}}} is not a field this text is "
+                                    f"given (it takes {takes}); a brace is written {{{{ or }}}}")
 
 
 def _merge(tables: Tables, raw: dict, where: str) -> None:
     for name, table in raw.items():
         if not isinstance(table, dict):
-            raise LanguageError(f"{where}: {name}: expected a table, found {type(table).__name__}")
+            raise LanguageError(f"{where}: {shown(name)}: expected a table, found {type(table).__name__}")
         if name == "languages":
             for code, row in table.items():
                 tables.rows[code] = _row(code, row, where)
         elif name == "glossary":
             for term, entry in table.items():
                 if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
-                    raise LanguageError(f"{where}: glossary.{term}: expected {{ zh = ..., en = ... }} (a text "
+                    raise LanguageError(f"{where}: glossary.{shown(term)}: expected {{ zh = ..., en = ... }} (a text "
                                         "per language)")
                 tables.glossary.setdefault(term, {}).update(entry)
         elif name == "formulas":
             for section, latex in table.items():
                 if not isinstance(latex, str):
-                    raise LanguageError(f"{where}: formulas.{section}: expected LaTeX (a text)")
+                    raise LanguageError(f"{where}: formulas.{shown(section)}: expected LaTeX (a text)")
                 fault = formula_fault(latex)
                 if fault:
-                    raise LanguageError(f"{where}: formulas.{section}: {fault}")
+                    raise LanguageError(f"{where}: formulas.{shown(section)}: {fault}")
             tables.formulas.update(table)
         else:
             for key, text in table.items():
                 if not isinstance(text, str):
-                    raise LanguageError(f"{where}: {name}.{key}: expected a text, found {type(text).__name__}")
+                    raise LanguageError(f"{where}: {shown(name)}.{shown(key)}: expected a text, found "
+                                        f"{type(text).__name__}")
             tables.texts.setdefault(name, {}).update(table)
 
 
 def _row(code: str, row: Any, where: str) -> dict[str, Any]:
-    at = f"{where}: languages.{code}"
+    at = f"{where}: languages.{shown(code)}"
     if not (code.isascii() and code.isalpha() and code.islower() and 2 <= len(code) <= 8):
         raise LanguageError(f"{at}: a language code is 2 to 8 lower-case letters (like es or qps), found {code!r}")
     if not isinstance(row, dict):
@@ -368,7 +432,7 @@ def _language(code: str) -> Language:
     tables = _TABLES
     if code not in TEXTS:
         if code in tables.rows:
-            raise LanguageError(f"{tables.where}: {code} ({tables.rows[code]['name']}) is declared in "
+            raise LanguageError(f"{tables.where}: {code} ({shown(tables.rows[code]['name'])}) is declared in "
                                 f"[languages] but has no [{code}] table of texts")
         raise LanguageError(f"no language {code!r} in {tables.where}; offered: {', '.join(offered())}")
     keys = set().union(*(set(t) for t in TEXTS.values()))
@@ -408,13 +472,14 @@ def font_for(code: str) -> str:
         if name in _installed():
             return name
     if lang.facts.needs_font:
-        raise FontMissing(f"no font for {lang.name} ({code}) is installed (any of {', '.join(lang.fonts)}), so "
+        raise FontMissing(f"no font for {shown(lang.name)} ({code}) is installed (any of "
+                          f"{', '.join(map(shown, lang.fonts))}), so "
                           f"its text would render as empty boxes; install one with: {install_hint(lang)}")
     return lang.fonts[-1]
 
 
 def install_hint(lang: Language) -> str:
-    return f"sudo apt-get install --no-install-recommends {lang.font_package}"
+    return f"sudo apt-get install --no-install-recommends {shown(lang.font_package)}"
 
 
 def check_fonts(code: str) -> str:
@@ -425,8 +490,8 @@ def check_fonts(code: str) -> str:
     lang = language(code)
     missing = _undrawn(code)
     if missing:
-        shown = ", ".join(f"U+{ord(ch):04X} {ch!r}" for ch in missing[:4])
-        raise FontMissing(f"no installed font draws the {lang.name} ({code}) texts' characters {shown}"
+        chars = ", ".join(f"U+{ord(ch):04X} {ch!r}" for ch in missing[:4])
+        raise FontMissing(f"no installed font draws the {shown(lang.name)} ({code}) texts' characters {chars}"
                           f"{' and more' if len(missing) > 4 else ''}; install one with: {install_hint(lang)}")
     return family
 

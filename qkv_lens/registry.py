@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qkv_lens.lesson.declared import discover, discover_lesson, package_dir
+from qkv_lens.store import shown
 
 
 def scenes_dir() -> Path:
@@ -90,7 +91,7 @@ def by_class(name: str, lesson_dir: Path | None = None) -> SceneInfo:
     for s in scenes_for(lesson_dir):
         if s.name == name:
             return s
-    raise KeyError(f"{name} is not a scene of the lesson (qkv_lens.registry.SCENES)")
+    raise KeyError(f"{shown(name)} is not a scene of the lesson (qkv_lens.registry.SCENES)")
 
 
 def find(name: str, lesson_dir: Path | None = None) -> SceneInfo:
@@ -102,4 +103,4 @@ def find(name: str, lesson_dir: Path | None = None) -> SceneInfo:
     import difflib
     close = difflib.get_close_matches(name, [s.name for s in every], n=1)
     hint = f' (did you mean "{close[0]}"?)' if close else ""
-    raise KeyError(f'unknown scene "{name}"{hint}; `qkv-lens list` shows them all')
+    raise KeyError(f'unknown scene "{shown(name)}"{hint}; `qkv-lens list` shows them all')

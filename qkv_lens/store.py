@@ -16,8 +16,9 @@ or ``temp_beside``:
   bounded size (``read_inside``);
 - a folder written into is created inside its root, never through a
   symlink that leads out (``folder_inside``);
-- paths in messages are shown with ``shown`` (escaped when not printable,
-  so a file name cannot spoof the terminal or forge a second line).
+- a path or name in a message is shown with ``shown`` (escaped when it
+  holds a character a terminal acts on), and a whole line with ``escaped``,
+  so a file name cannot spoof the terminal or forge a second line.
 
 This module imports nothing of qkv-lens: every other module may use it.
 """
@@ -29,6 +30,7 @@ import re
 import stat
 import tempfile
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,10 +46,31 @@ class Unsafe(ValueError):
     (not a regular file, too large); ``str(err)`` is one line naming it."""
 
 
+# What a terminal acts on or a reader cannot see: controls (ESC, BEL, CSI
+# U+009B, newlines), format characters (bidi overrides, zero-width marks),
+# surrogates, line and paragraph separators.  Spaces (U+3000 too) are fine.
+ACTING = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def _acts(ch: str) -> bool:
+    return not ch.isprintable() and unicodedata.category(ch) in ACTING
+
+
 def shown(path: object) -> str:
-    """``path`` for a message: as it is when printable, else escaped (repr)."""
+    """``path`` (a path, a name, any text from outside) for a message: as it
+    is, or quoted and escaped (repr) when it holds a character a terminal
+    acts on (``ACTING``) anywhere in it."""
     text = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
-    return text if text.isprintable() else repr(text)
+    return repr(text) if not text.isprintable() and any(map(_acts, text)) else text
+
+
+def escaped(text: str) -> str:
+    """``text`` with each character a terminal acts on (``ACTING``, the
+    newline too) written as in a Python literal (``\\x1b``, ``\\n``,
+    ``\\u202e``), the rest as it is: one line that shows what it says."""
+    if text.isprintable():
+        return text
+    return "".join(repr(ch)[1:-1] if _acts(ch) else ch for ch in text)
 
 
 def cache_dir() -> Path:

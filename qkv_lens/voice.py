@@ -37,7 +37,7 @@ import numpy as np
 
 from qkv_lens.languages import language
 from qkv_lens.lesson import VOICES
-from qkv_lens.store import Unsafe, cache_dir, inside, regular_file, shown, write_atomic
+from qkv_lens.store import Unsafe, cache_dir, escaped, inside, regular_file, shown, write_atomic
 
 AUDIO_EXTENSIONS = (".wav", ".mp3", ".m4a")
 ESPEAK = "espeak-ng"
@@ -65,7 +65,7 @@ def voice_mode(lesson_voice: str = "none") -> str:
 
 
 def warn(message: str) -> None:
-    print(f"qkv-lens: warning: {message}", file=sys.stderr, flush=True)
+    print(f"qkv-lens: warning: {escaped(message)}", file=sys.stderr, flush=True)
 
 
 def voice_clip(mode: str, scene: str, beat: str, text: str, lang: str, lesson_dir: Path) -> Clip:
@@ -125,7 +125,7 @@ def espeak_wav(text: str, lang: str) -> Path:
                               input=text.encode("utf-8"), capture_output=True)
         if proc.returncode != 0 or tmp.stat().st_size == 0:
             err = proc.stderr.decode(errors="replace").strip().splitlines()
-            raise VoiceError(f"{ESPEAK} -v {voice} failed (status {proc.returncode}): "
+            raise VoiceError(f"{ESPEAK} -v {shown(voice)} failed (status {proc.returncode}): "
                              f"{err[-1] if err else 'no audio written'}")
     write_atomic(path, speak)
     return path

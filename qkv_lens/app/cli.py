@@ -33,7 +33,7 @@ from qkv_lens.app import cluster, doctor, export, manifest, page, segments
 from qkv_lens.app import render as render_mod
 from qkv_lens.app.cache import cache_key, code_digests, manim_version
 from qkv_lens.app.manifest import listed
-from qkv_lens.app.progress import Display
+from qkv_lens.app.progress import Display, lines, say
 from qkv_lens.app.render import MEDIA_PREFIX, Job, Options, clean_stale_media, run_jobs, video_format
 from qkv_lens.app.watch import watch
 from qkv_lens.beats import Beats
@@ -42,7 +42,7 @@ from qkv_lens.languages import LanguageError, check_fonts, offered
 from qkv_lens.lesson import VOICES, Lesson, LessonError, default_lesson, default_lesson_path, for_language, load_lesson
 from qkv_lens.lesson.reference import reference
 from qkv_lens.registry import QUALITIES, SceneInfo, find, in_lesson, scenes_for
-from qkv_lens.store import Unsafe, clean_parts, folder_inside, shown, write_atomic
+from qkv_lens.store import Unsafe, clean_parts, escaped, folder_inside, shown, write_atomic
 from qkv_lens.texts import use_lesson_texts
 from qkv_lens.voice import VoiceError, voice_key, voice_mode
 
@@ -60,7 +60,9 @@ class Interrupted(KeyboardInterrupt):
 
 
 def _error(message: str, status: int = 2) -> int:
-    print(f"qkv-lens: error: {message}", file=sys.stderr)
+    """Print ``message`` as one error line (every character a terminal acts
+    on escaped, newlines too); return ``status``."""
+    say(f"error: {escaped(message)}", error=True)
     return status
 
 
@@ -188,9 +190,15 @@ def check_tools() -> None:
 
 
 def cmd_doctor(args) -> int:
-    """Check every system piece qkv-lens uses; print the install line of each missing one."""
+    """Check every system piece qkv-lens uses, for the languages of the
+    lesson's text tables (its ``texts.toml`` too); print the install line
+    of each missing one."""
+    try:
+        use_lesson_texts(lesson_file(args).parent)
+    except LessonError as err:
+        raise UsageError(str(err)) from None
     text, status = doctor.report(doctor.examine())
-    sys.stdout.write(text)
+    sys.stdout.write(lines(text))
     return status
 
 
@@ -209,28 +217,35 @@ def cmd_list(args) -> int:
     here = lesson.path.parent
     n = 0
     for chapter in lesson.chapters:
-        print(chapter.title.name(lesson.language))
+        print(shown(chapter.title.name(lesson.language)))
         for name in chapter.scenes:
             n += 1
-            s = find(name, here)
-            print(f"{n:>4}  {s.name:<20} {s.path.parent.name}/{s.module}.py  [{s.lesson_section}]{_yours(s)}")
+            print(f"{n:>4}  {_listed_scene(find(name, here))}")
     rest = [s for s in scenes_for(here) if s.name not in lesson.scene_names]
     if args.all and rest:
         print("not in this lesson:")
         for s in rest:
-            print(f"   -  {s.name:<20} {s.path.parent.name}/{s.module}.py  [{s.lesson_section}]{_yours(s)}")
+            print(f"   -  {_listed_scene(s)}")
     return 0
 
 
-def _yours(scene: SceneInfo) -> str:
-    """What ``list`` writes after a teacher's scene (its file is beside the lesson)."""
-    return "  (yours)" if scene.teacher else ""
+def _listed_scene(s: SceneInfo) -> str:
+    """A scene as ``list`` writes it: its class, file and section (each
+    shown escaped), and "(yours)" after a teacher's scene."""
+    return (f"{shown(s.name):<20} {shown(f'{s.path.parent.name}/{s.module}.py')}  [{shown(s.lesson_section)}]"
+            f"{'  (yours)' if s.teacher else ''}")
 
 
 def render_lesson(args, quiet: bool = False) -> int:
     """Render what changed; print a summary; rebuild the lesson page."""
 
     t0 = time.monotonic()
+    dask, split = getattr(args, "dask", None), not getattr(args, "no_split", False)
+    if dask:
+        try:
+            cluster.check_address(dask)     # at once: a malformed address never reaches distributed
+        except cluster.ClusterError as err:
+            return _error(str(err), err.status)
     lesson_path, lessons, scenes = resolve(args)
     mode = resolve_voice(args, next(iter(lessons.values())))
     out = Path(args.out)
@@ -272,7 +287,6 @@ def render_lesson(args, quiet: bool = False) -> int:
         })
 
     results = []
-    dask, split = getattr(args, "dask", None), not getattr(args, "no_split", False)
     if jobs and dask:     # on a Dask cluster (qkv_lens.app.cluster); --jobs does not apply
         try:
             with cluster.session(dask, jobs, opts, split) as run, display:
@@ -301,7 +315,7 @@ def render_lesson(args, quiet: bool = False) -> int:
         display.say(f"{len(results) - len(failed)} rendered, {len(cached)} cached, "
                     f"{len(failed)} failed in {elapsed:.1f}s; lesson page: {shown(out / 'index.html')}")
     for r in failed:
-        display.say(f"FAILED {r.job.scene.name} ({r.job.lang}): {r.error}", error=True)
+        display.say(f"FAILED {shown(r.job.scene.name)} ({r.job.lang}): {r.error}", error=True)
     if page_error:
         display.say(f"error: lesson page not rebuilt: {page_error}", error=True)
     return 1 if failed or page_error else 0
@@ -372,7 +386,7 @@ def cmd_export(args) -> int:
     try:        # the page links the exports
         print(shown(page.build(out, lesson.chapters, lesson.path.parent)))
     except page.PageError as err:
-        print(f"qkv-lens: warning: the lesson page was not rebuilt: {err}", file=sys.stderr)
+        say(f"warning: the lesson page was not rebuilt: {err}", error=True)
     return 0
 
 
@@ -394,8 +408,8 @@ def cmd_preview(args) -> int:
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         pngs = list(Path(tmp).glob(f"images/**/{scene.name}*.png"))
         if proc.returncode != 0 or not pngs:
-            print("\n".join((proc.stderr or proc.stdout).strip().splitlines()[-12:]), file=sys.stderr)
-            return _error(f"preview of {scene.name} failed (manim status {proc.returncode})", 1)
+            print(lines("\n".join((proc.stderr or proc.stdout).strip().splitlines()[-12:])), file=sys.stderr)
+            return _error(f"preview of {shown(scene.name)} failed (manim status {proc.returncode})", 1)
         try:     # renders/preview/<lang>/ inside --out, the file replaced (never written through)
             folder_inside(Path(args.out), f"preview/{lang}")
             write_atomic(dest, lambda tmp: shutil.copyfile(pngs[0], tmp))
@@ -433,8 +447,8 @@ def cmd_script(args) -> int:
                    QKV_BEATS_OUT=str(beats_file))
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if proc.returncode != 0 or not beats_file.is_file():
-            print("\n".join((proc.stderr or proc.stdout).strip().splitlines()[-12:]), file=sys.stderr)
-            return _error(f"dry run of {scene.name} failed (manim status {proc.returncode})", 1)
+            print(lines("\n".join((proc.stderr or proc.stdout).strip().splitlines()[-12:])), file=sys.stderr)
+            return _error(f"dry run of {shown(scene.name)} failed (manim status {proc.returncode})", 1)
         beats = parse_beats(beats_file.read_bytes(), shown(beats_file))
     text = script_text(scene.name, lang, mode, lesson_path.parent, beats)
     if args.out:
@@ -444,7 +458,7 @@ def cmd_script(args) -> int:
             raise UsageError(f"--out {shown(args.out)}: cannot write it ({err.strerror or err})") from None
         print(shown(args.out))
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(lines(text))
     return 0
 
 
@@ -561,8 +575,11 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--all", action="store_true", help="also the scenes the lesson leaves out")
     ls.add_argument("--lesson", help="lesson file (default: QKV_LESSON or ./lesson.toml)")
     ls.set_defaults(func=cmd_list)
-    sub.add_parser("doctor", help="check LaTeX, dvisvgm, fonts, espeak-ng and Chromium; print how to "
-                   "install what is missing").set_defaults(func=cmd_doctor)
+    doc = sub.add_parser("doctor", help="check LaTeX, dvisvgm, the fonts and espeak-ng voices of the lesson's "
+                                        "languages, and Chromium; print how to install what is missing")
+    doc.add_argument("--lesson", help="lesson file whose languages are checked (default: QKV_LESSON or "
+                                      "./lesson.toml)")
+    doc.set_defaults(func=cmd_doctor)
     sub.add_parser("keys", help="every key of a lesson: what it accepts, its shipped value, what it is"
                    ).set_defaults(func=cmd_keys)
 

@@ -27,6 +27,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -242,6 +243,31 @@ def stop_renders(names: list[str]) -> int:
     return len(found)
 
 
+SCHEMES = ("tcp", "tls", "ucx", "ws", "wss", "inproc")    # the address schemes of distributed
+_HOST = re.compile(r"\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
+_ADDRESS = re.compile(rf"([a-z]+)://({_HOST.pattern})(?::(\d{{1,5}}))?(/[A-Za-z0-9/._-]*)?")
+
+
+def check_address(address: str) -> str:
+    """``address`` when it is a scheduler address ``scheme://HOST[:PORT]``
+    (a scheme of SCHEMES, a host name, IPv4 or [IPv6] address, a port up
+    to 65535; inproc's path after it); ClusterError (one line, exit
+    status 2) at once otherwise, before anything connects."""
+    m = _ADDRESS.fullmatch(address)
+    if m is None:
+        raise ClusterError(f"--dask {shown(address)}: expected a scheduler address like tcp://HOST:8786 "
+                           f"(scheme://HOST[:PORT], a scheme of {', '.join(SCHEMES)})", 2)
+    scheme, _, port, path = m.groups()
+    if scheme not in SCHEMES:
+        raise ClusterError(f"--dask {shown(address)}: unknown address scheme {scheme!r}; expected one of "
+                           f"{', '.join(SCHEMES)}", 2)
+    if port is not None and not 0 < int(port) < 65536:
+        raise ClusterError(f"--dask {shown(address)}: port {port} is not a port (1 to 65535)", 2)
+    if path and scheme != "inproc":
+        raise ClusterError(f"--dask {shown(address)}: expected scheme://HOST[:PORT], with nothing after it", 2)
+    return address
+
+
 def connect(address: str) -> Any:
     """A ``distributed.Client`` on ``address`` with at least one worker whose
     fingerprint matches this machine's; ClusterError (one line) otherwise."""
@@ -252,7 +278,7 @@ def connect(address: str) -> Any:
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except ValueError as err:
-        raise ClusterError(f"--dask {address}: {err}", 2) from None
+        raise ClusterError(f"--dask {shown(address)}: {err}", 2) from None
     except (OSError, TimeoutError):
         raise ClusterError(f"cannot reach the Dask scheduler at {address} within {CONNECT_TIMEOUT:g} s "
                            f"(is `dask scheduler` running there?)") from None

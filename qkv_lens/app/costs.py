@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qkv_lens.store import Unsafe, cache_dir, read_regular, write_atomic
+from qkv_lens.store import Unsafe, cache_dir, read_regular, shown, write_atomic
 
 # a second a piece skips through costs about a tenth of a drawn one
 # (SpaceDeformation -ql: 1.5 s of CPU to skip its first 38.5 s, 11.6 s to draw them)
@@ -142,13 +142,20 @@ def _path(scene: str, lang: str, quality: str):
     return cache_dir() / "pieces" / f"{scene}.{lang}.{quality}.json"
 
 
-def keep(costs: Costs, scene: str, lang: str, quality: str) -> None:
-    """Keep what a split of ``scene`` measured, for its next split."""
+def keep(costs: Costs, scene: str, lang: str, quality: str) -> str | None:
+    """Keep what a split of ``scene`` measured, for its next split; a
+    warning (one line) when the cache folder cannot take it (read-only,
+    full): a cost file only balances pieces, so the render goes on."""
     data = {"seconds": costs.seconds,
             "drawn": np.column_stack(costs.drawn).tolist(), "skipped": np.column_stack(costs.skipped).tolist()}
     path = _path(scene, lang, quality)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(data).encode("utf-8"), sync=False)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(data).encode("utf-8"), sync=False)
+    except OSError as err:
+        return (f"{scene} ({lang}): what its pieces cost is not kept ({shown(path.parent)}: "
+                f"{err.strerror or err}); its next split is cut evenly")
+    return None
 
 
 def kept(scene: str, lang: str, quality: str) -> Costs | None:

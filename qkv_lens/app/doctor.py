@@ -3,8 +3,11 @@ way qkv-lens uses it, with the Debian/Ubuntu line that installs it.
 
 The needed pieces stop every render (LaTeX with ``standalone``, dvisvgm);
 the others serve one feature (fonts for each language of the text
-tables, which the loader also checks when a language is asked for; espeak-ng for ``--voice espeak``; Chromium for
-the lesson page's browser tests).  ``render``,
+tables, which the loader also checks when a language is asked for; espeak-ng
+and a voice of each language for ``--voice espeak``; Chromium for the lesson
+page's browser tests).  The languages are those of the lesson's text tables:
+``cmd_doctor`` puts the lesson's ``texts.toml`` in use first, so a
+colleague's ``[languages]`` row is checked like a shipped one.  ``render``,
 ``preview``, ``watch`` and ``script`` call ``first_missing`` before they
 start, so a machine without LaTeX gets one line pointing here rather than a
 traceback from a manim child.
@@ -18,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from qkv_lens.languages import FontMissing, LanguageError, check_fonts, language, offered
+from qkv_lens.store import shown
 from qkv_lens.voice import ESPEAK
 
 APT = "sudo apt-get install --no-install-recommends"
@@ -26,7 +30,8 @@ APT = "sudo apt-get install --no-install-recommends"
 @dataclass(frozen=True)
 class Piece:
     """One system piece: its name, what uses it, whether every render needs
-    it, the check (None when fine, else what is wrong) and its Debian package."""
+    it, the check (None when fine, else what is wrong) and its Debian package
+    (empty when no package mends it: the problem says what does)."""
     name: str
     used_for: str
     needed: bool
@@ -57,13 +62,36 @@ def _standalone() -> str | None:
 
 
 def _fonts() -> str | None:
-    """Each language of the text tables has a font that draws it (``languages.check_fonts``)."""
+    """Each language of the text tables in use (the lesson's own rows too)
+    has a font that draws every character of its texts (``languages.check_fonts``)."""
     problems = []
     for code in offered():
         try:
             check_fonts(code)
         except (FontMissing, LanguageError) as err:
-            problems.append(f"{language(code).name} ({code}): {err}")
+            problems.append(f"{code}: {err}")
+    return "; ".join(problems) or None
+
+
+def _voices() -> str | None:
+    """espeak-ng speaks each language of the text tables in use with its
+    row's ``voice`` (``espeak-ng -v VOICE``, as ``--voice espeak`` runs it)."""
+    if not shutil.which(ESPEAK):
+        return f"not checked: `{ESPEAK}` is not on PATH"
+    problems = []
+    for code in offered():
+        try:
+            name, voice = language(code).name, language(code).voice
+        except LanguageError as err:
+            problems.append(f"{code}: {err}")
+            continue
+        try:
+            ok = subprocess.run([ESPEAK, "-q", "-v", voice, "x"], capture_output=True, timeout=30).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            ok = False
+        if not ok:
+            problems.append(f"{code}: {ESPEAK} has no voice {shown(voice)} for {shown(name)} ({ESPEAK} --voices "
+                            "lists them)")
     return "; ".join(problems) or None
 
 
@@ -79,6 +107,7 @@ PIECES: tuple[Piece, ...] = (
     Piece("dvisvgm", "every formula (LaTeX to SVG)", True, _program("dvisvgm"), "dvisvgm"),
     Piece("fonts", "the lesson's languages (each checked by fontconfig)", False, _fonts, "fonts-noto-cjk"),
     Piece("espeak-ng", "the draft voice, --voice espeak", False, _program(ESPEAK), "espeak-ng"),
+    Piece("espeak-ng voices", "the draft voice of each of the lesson's languages", False, _voices, ""),
     Piece("Chromium", "the lesson page's browser tests", False, _chromium, "chromium chromium-driver"),
 )
 
@@ -98,7 +127,8 @@ def report(found: list[tuple[Piece, str | None]]) -> tuple[str, int]:
             lines.append(f"ok       {piece.name}: {piece.used_for}")
         else:
             lines.append(f"MISSING  {piece.name}: {problem} ({kind} for {piece.used_for})")
-            lines.append(f"         install: {piece.install}")
+            if piece.package:
+                lines.append(f"         install: {piece.install}")
     missing = [p for p, problem in found if problem is not None]
     bad = [p for p in missing if p.needed]
     if bad:

@@ -1,10 +1,25 @@
-"""Progress of a render run: scenes done, running, cached and failed (rich)."""
+"""Progress of a render run: scenes done, running, cached and failed (rich);
+and ``say``, the one place a line for the user is printed."""
 from __future__ import annotations
 
 import sys
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from qkv_lens.store import escaped
+
+
+def lines(text: str) -> str:
+    """``text`` with each of its lines escaped (``store.escaped``): what it
+    says, never what a terminal would act on."""
+    return "\n".join(escaped(line) for line in text.split("\n"))
+
+
+def say(message: str, error: bool = False) -> None:
+    """Print ``qkv-lens: <message>`` (on stderr when ``error``), each line
+    escaped: every message of the command goes through here."""
+    print(f"qkv-lens: {lines(message)}", file=sys.stderr if error else sys.stdout, flush=True)
 
 
 class Display:
@@ -47,7 +62,7 @@ class Display:
         self.running.append(f"{job.scene.name}/{job.lang}")
         self._update()
         if not self.live and not self.quiet:
-            print(f"  start {job.scene.name} ({job.lang})", file=sys.stderr, flush=True)
+            print(lines(f"  start {job.scene.name} ({job.lang})"), file=sys.stderr, flush=True)
 
     def done(self, result) -> None:
         name = f"{result.job.scene.name}/{result.job.lang}"
@@ -61,8 +76,8 @@ class Display:
         if not self.live and not self.quiet:
             state = "done" if result.ok else "FAILED"
             pieces = f" in {result.pieces} pieces at once" if getattr(result, "pieces", 1) > 1 else ""
-            print(f"  {state} {name} in {result.seconds:.1f}s{pieces} [{self._describe()}]",
+            print(lines(f"  {state} {name} in {result.seconds:.1f}s{pieces} [{self._describe()}]"),
                   file=sys.stderr, flush=True)
 
     def say(self, message: str, error: bool = False) -> None:
-        print(f"qkv-lens: {message}", file=sys.stderr if error else sys.stdout, flush=True)
+        say(message, error)

@@ -6,22 +6,38 @@ a key moment), its section appended to the lesson file and its name added
 to the chapter "your scenes" (made on first use), its texts in every
 language of the text tables (``texts.toml`` beside the lesson; placeholder
 sentences that start with ``edit_mark(lang)``), and a test of its own
-(``tests/test_<snake>.py``, run with pytest in the lesson's folder).  The
-lesson as it will be is read back (``qkv_lens.lesson.parse_lesson``) before
-any file is written: a name the lesson cannot take is refused in one line.
+(``tests/test_<snake>.py``, run with pytest in the lesson's folder).
+
+All or nothing: the name (not one the module already binds, a keyword or a
+builtin), the folders and the files are checked first; the texts are added
+to ``texts.toml`` as TOML (each table found by parsing, the result read back
+to be exactly the old tables and the new keys); every file is written to a
+temporary file, the module renamed into place, the lesson as it will be
+read back (``qkv_lens.lesson.parse_lesson``), then the rest renamed.  Any
+failure removes what was made and restores what was changed: a refused
+``new`` can be run again.
 """
 from __future__ import annotations
 
+import ast
+import builtins
+import copy
 import importlib.util
 import json
+import keyword
+import os
 import re
 import sys
+from functools import cache
 from pathlib import Path
+
+import tomllib
 
 from qkv_lens.languages import language, offered
 from qkv_lens.lesson import LessonError, default_lesson, defaults, parse_lesson, read_toml
+from qkv_lens.lesson.bounds import MAX_LESSON_BYTES
 from qkv_lens.lesson.declared import discover_lesson, teacher_folder
-from qkv_lens.store import shown, write_atomic
+from qkv_lens.store import Unsafe, inside, read_regular, shown, temp_beside, write_atomic
 from qkv_lens.texts import LESSON_TEXTS
 from qkv_lens.texts import TEXTS as TEXT_TABLES
 
@@ -50,13 +66,39 @@ def names(name: str) -> tuple[str, str]:
     """(ClassName, snake_name) of ``name``, given in either form."""
     if len(name) > MAX_NAME:
         raise ScaffoldError(f"{shown(name[:MAX_NAME])}...: a name of at most {MAX_NAME} characters")
-    if _CAMEL.fullmatch(name):
-        snake = re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-        return name, snake
     if _SNAKE.fullmatch(name):
-        return "".join(part.capitalize() for part in name.split("_")), name
-    raise ScaffoldError(f"{shown(name)}: expected a scene name in CamelCase (MyScene) or snake_case (my_scene), "
-                        "letters and digits, starting with a letter")
+        cls = "".join(part.capitalize() for part in name.split("_"))
+    elif _CAMEL.fullmatch(name):
+        cls = name
+    else:
+        raise ScaffoldError(f"{shown(name)}: expected a scene name in CamelCase (MyScene) or snake_case "
+                            "(my_scene), letters and digits, starting with a letter")
+    taken = next((f"{n}: {bound()[n]}" for n in (cls, f"{cls}Params") if n in bound()), None)
+    if taken is None and (keyword.iskeyword(cls) or hasattr(builtins, cls)):
+        taken = f"{cls}: a name of Python itself"
+    if taken:
+        raise ScaffoldError(f"{cls}: a name the scene's module already has ({taken}); the class would hide it, "
+                            "choose another name")
+    return cls, re.sub(r"(?<!^)(?=[A-Z])", "_", cls).lower() if cls == name else name
+
+
+PROBE = "QkvLensProbe"    # a class name no import binds, to read what else the scaffold's module binds
+
+
+@cache
+def bound() -> dict[str, str]:
+    """Every name the scaffold's module binds at its top level besides the
+    scene's own classes (its imports: manim's, fractions', the kit's), each
+    with where it comes from; read from ``scene_source`` itself."""
+    out = {}
+    for node in ast.parse(scene_source(PROBE, "probe", 0, 0)).body:
+        if isinstance(node, ast.ImportFrom):
+            out.update({a.asname or a.name: f"from {node.module} import {a.name}" for a in node.names})
+        elif isinstance(node, ast.Import):
+            out.update({(a.asname or a.name).split(".")[0]: f"import {a.name}" for a in node.names})
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef)) and not node.name.startswith(PROBE):
+            out[node.name] = "defined in it"
+    return out
 
 
 def scene_source(cls: str, snake: str, chapter: int, number: int) -> str:
@@ -180,6 +222,14 @@ def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _toml_value(text: str) -> str:
+    """``text`` as a TOML string: a literal one ('...') when it holds a
+    backslash (LaTeX) and can be one, else a basic one."""
+    if "\\" in text and "'" not in text and text.isprintable():
+        return f"'{text}'"
+    return _toml_string(text)
+
+
 def _chapter_block(title: dict[str, str], scenes: list[str]) -> str:
     names = ", ".join(f"{lang} = {_toml_string(title[lang])}" for lang in offered() if lang in title)
     return f"[[chapters]]\ntitle = {{{names}}}\nscenes = [{', '.join(map(_toml_string, scenes))}]\n"
@@ -210,30 +260,52 @@ def lesson_text(text: str, raw: dict, cls: str, snake: str) -> str:
 
 
 def texts_text(text: str, cls: str, snake: str) -> str:
-    """``texts.toml``'s ``text`` with the new scene's keys in every language:
-    each inserted under its table's header (the table made when missing)."""
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
+    """``texts.toml``'s ``text`` with the new scene's keys in every language
+    and its formula (``add_to_table``); ScaffoldError when a table is written
+    so that keys cannot be added to it (inline, or by dotted keys)."""
     for lang in offered():
         mark, words = edit_mark(lang), {k: TEXT_TABLES[lang][f"scaffold.{k}"] for k in PARTS}
         keys = {f"{snake}.title": cls,
                 **{f"{snake}.{k}": mark + words[k] for k in ("intro_say", "result_say", "summary")},
                 f"page.ask.{snake}": mark + words["ask"], f"export.formula.{snake}": words["formula"]}
-        block = [f"# {cls} (my_scenes/{snake}.py): replace the marked sentences\n"] + \
-                [f"{_toml_string(k)} = {_toml_string(v)}\n" for k, v in keys.items()]
-        header = next((i for i, line in enumerate(lines) if line.strip() == f"[{lang}]"), None)
-        if header is None:
-            lines += ["\n", f"[{lang}]\n", *block]
-        else:
-            lines[header + 1:header + 1] = block
-    formula = f"{snake} = '{FORMULA}'   # its key formula on the handout (LaTeX, math mode)\n"
-    header = next((i for i, line in enumerate(lines) if line.strip() == "[formulas]"), None)
-    if header is None:
-        lines += ["\n", "[formulas]\n", formula]
-    else:
-        lines[header + 1:header + 1] = [formula]
-    return "".join(lines)
+        text = add_to_table(text, lang, keys, f"# {cls} (my_scenes/{snake}.py): replace the marked sentences\n")
+    return add_to_table(text, "formulas", {snake: FORMULA}, "",
+                        "   # its key formula on the handout (LaTeX, math mode)")
+
+
+def add_to_table(text: str, table: str, keys: dict[str, str], comment: str = "", after: str = "") -> str:
+    """The TOML ``text`` with ``keys`` added to its table ``table``: under the
+    line that opens it (a header ``[table]``, with a comment or not), or in
+    a new table at the end.  The result is parsed and must be the old tables
+    with ``keys`` added, nothing else; ScaffoldError otherwise."""
+    old = tomllib.loads(text)
+    want = copy.deepcopy(old)
+    want.setdefault(table, {}).update(keys)
+    block = comment + "".join(f"{_toml_string(k)} = {_toml_value(v)}{after}\n" for k, v in keys.items())
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    tries = [lines + ["\n", f"[{table}]\n", block]] if table not in old else \
+        [lines[:i + 1] + [block] + lines[i + 1:] for i, line in enumerate(lines) if _opens(line, table)]
+    for candidate in tries:
+        new = "".join(candidate)
+        try:
+            if tomllib.loads(new) == want:
+                return new
+        except tomllib.TOMLDecodeError:
+            continue
+    raise ScaffoldError(f"cannot add the new scene's keys to the [{shown(table)}] table of {LESSON_TEXTS} (is it "
+                        "written inline, or with dotted keys?); write it as a [table] with one key a line")
+
+
+def _opens(line: str, table: str) -> bool:
+    """Whether ``line`` on its own is the TOML header of the table ``table``."""
+    if not line.lstrip().startswith("["):
+        return False
+    try:
+        return tomllib.loads(line) == {table: {}}
+    except tomllib.TOMLDecodeError:
+        return False
 
 
 def _importable(name: str) -> bool:
@@ -251,15 +323,19 @@ def _importable(name: str) -> bool:
 def new_scene(lesson_path: Path, name: str) -> list[Path]:
     """Write the scene ``name`` beside the lesson at ``lesson_path``; the
     files written or changed.  ScaffoldError (one line) for a bad name, a
-    name taken, or a lesson that would not read back."""
+    name taken, a folder that is a file, a file that cannot be read, or a
+    lesson that would not read back; then nothing is left changed."""
     cls, snake = names(name)
     folder = lesson_path.parent
     if not lesson_path.is_file() or lesson_path.resolve() == default_lesson().resolve():
         raise ScaffoldError(f"{shown(lesson_path)}: not a lesson of yours (no ./lesson.toml here); "
                             "write one first with qkv-lens init")
+    texts_path = folder / LESSON_TEXTS
     try:
         declared = discover_lesson(folder)
         raw = read_toml(lesson_path)
+        lesson_old = _text(lesson_path)
+        texts_old = _text(texts_path, "texts file") if os.path.lexists(texts_path) else ""
     except (LessonError, ValueError) as err:
         raise ScaffoldError(str(err)) from None
     taken = {s.name.lower() for s in declared.scenes}
@@ -267,32 +343,86 @@ def new_scene(lesson_path: Path, name: str) -> list[Path]:
         raise ScaffoldError(f"{cls}: a scene of that name exists (qkv-lens list --all); choose another name")
     module = teacher_folder(folder) / f"{snake}.py"
     test = folder / "tests" / f"test_{snake}.py"
-    shipped_modules = {s.path.stem for s in declared.scenes} | {"kit"}
+    shipped_modules = {s.path.stem.lower() for s in declared.scenes} | {"kit"}
     if snake in declared.sections or snake in raw or snake in shipped_modules or _importable(snake) \
             or any(key.startswith(f"{snake}.") for table in TEXT_TABLES.values() for key in table):
         raise ScaffoldError(f"{snake}: a section, lesson key, text prefix or Python module of that name exists "
                             "(a module would be hidden by your scene's file); choose another name")
+    for sub in (module.parent, test.parent):
+        try:
+            real = inside(folder, sub.name, "folder")
+        except Unsafe as err:
+            raise ScaffoldError(str(err)) from None
+        if os.path.lexists(sub) and not real.is_dir():
+            raise ScaffoldError(f"{shown(sub)}: expected a folder, found a file; move it away")
     for path in (module, test):
-        if path.exists():
+        if os.path.lexists(path):
             raise ScaffoldError(f"{shown(path)} exists; choose another name")
     number = max(s.number for s in declared.scenes) + 1
     chapter = max(s.chapter for s in declared.scenes) + 1
-    lesson_new = lesson_text(lesson_path.read_text(encoding="utf-8"), raw, cls, snake)
-    texts_path = folder / LESSON_TEXTS
-    texts_new = texts_text(texts_path.read_text(encoding="utf-8") if texts_path.is_file() else "", cls, snake)
-    module.parent.mkdir(exist_ok=True)
-    write_atomic(module, scene_source(cls, snake, chapter, number).encode("utf-8"))
-    try:        # the lesson as it will be reads back, the new scene in it, before the lesson is touched
-        import tomllib
-        lesson = parse_lesson(tomllib.loads(lesson_new), lesson_path)
-        tomllib.loads(texts_new)
-        assert cls in lesson.scene_names
-    except (LessonError, ValueError, AssertionError) as err:
-        module.unlink()
-        raise ScaffoldError(f"the lesson would not read back with {cls} in it ({err}); nothing was changed") \
-            from None
-    test.parent.mkdir(exist_ok=True)
-    write_atomic(test, test_source(cls, snake).encode("utf-8"))
-    write_atomic(texts_path, texts_new.encode("utf-8"))
-    write_atomic(lesson_path, lesson_new.encode("utf-8"))
+    lesson_new = lesson_text(lesson_old, raw, cls, snake)
+    try:
+        texts_new = texts_text(texts_old, cls, snake)
+    except tomllib.TOMLDecodeError as err:     # read_toml refuses this before; here for a file changed since
+        raise ScaffoldError(f"{shown(texts_path)}: TOML syntax error: {err}") from None
+
+    def reads_back() -> None:      # the module in place: the lesson as it will be, the new scene in it
+        try:
+            lesson = parse_lesson(tomllib.loads(lesson_new), lesson_path)
+        except (LessonError, ValueError) as err:
+            raise ScaffoldError(f"the lesson would not read back with {cls} in it ({err}); nothing was "
+                                "changed") from None
+        if cls not in lesson.scene_names:
+            raise ScaffoldError(f"the lesson would not list {cls}; nothing was changed")
+
+    write_all({module: scene_source(cls, snake, chapter, number), test: test_source(cls, snake),
+               texts_path: texts_new, lesson_path: lesson_new}, reads_back)
     return [module, lesson_path, texts_path, test]
+
+
+def _text(path: Path, what: str = "lesson file") -> str:
+    """The text of the TOML file ``path``, read as ``read_toml`` reads it
+    (a regular file, capped, UTF-8, valid TOML; LessonError otherwise)."""
+    read_toml(path, what)
+    return read_regular(path, MAX_LESSON_BYTES).decode("utf-8-sig")
+
+
+def write_all(files: dict[Path, str], check) -> None:
+    """Write ``files`` (path -> text) all or none: each to a temporary file
+    beside it, the first renamed into place, ``check()`` run, then the
+    others renamed.  On any failure the temporary files, the files made and
+    the folders made are removed and the files changed get their old bytes
+    back; the error goes on."""
+    old = {path: path.read_bytes() if path.is_file() else None for path in files}
+    made: list[Path] = []
+    staged: dict[Path, Path] = {}
+    placed: list[Path] = []
+    try:
+        for path, text in files.items():
+            if not path.parent.is_dir():
+                path.parent.mkdir()
+                made.append(path.parent)
+            staged[path] = temp_beside(path)
+            with os.fdopen(os.open(staged[path], os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW), "wb") as f:
+                f.write(text.encode("utf-8"))
+        first, *rest = files
+        for path in (first, *rest):
+            os.replace(staged[path], path)
+            del staged[path]
+            placed.append(path)
+            if path == first:
+                check()
+    except BaseException:
+        for tmp in staged.values():
+            tmp.unlink(missing_ok=True)
+        for path in reversed(placed):
+            if old[path] is None:
+                path.unlink(missing_ok=True)
+            else:
+                write_atomic(path, old[path])
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        raise

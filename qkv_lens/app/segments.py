@@ -376,7 +376,8 @@ def join(job: Job, opts: Options, media: Path, parts: list[Piece],
             shutil.copyfile(found, joined / found.name)
     measured = costs.learned([p.record for p in parts])
     if measured is not None:           # for the next split of this scene (``costs``)
-        costs.keep(measured, job.scene.name, job.lang, opts.quality)
+        unkept = costs.keep(measured, job.scene.name, job.lang, opts.quality)
+        warnings += [unkept] if unkept else []
     video = joined / f"{job.scene.name}.mp4"
     concat([p.video for p in parts if p.video is not None and (p is parts[0] or "start" in p.record)], video)
     result, staged = finish(job, opts, media, video, began, warnings, last.voice,

@@ -1,16 +1,16 @@
 """``qkv-lens watch``: re-render at low quality what changes on disk."""
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from pathlib import Path
 
+from qkv_lens.app.progress import say
 from qkv_lens.lesson import LessonError, default_lesson_path, read_toml
 from qkv_lens.lesson import named_files as lesson_files
 from qkv_lens.lesson.declared import teacher_folder
 from qkv_lens.registry import package_dir, scenes_dir
-from qkv_lens.store import shown
+from qkv_lens.store import escaped, shown
 
 DEBOUNCE = 0.5  # seconds of quiet after a change before rendering
 WRITE_EVENTS = {"modified", "created", "moved", "deleted"}
@@ -96,8 +96,7 @@ def watch(args, render_lesson, stop: threading.Event | None = None,
         observer.schedule(Handler(), str(folder), recursive=False)
     observer.start()
     watch_mine()
-    print(f"qkv-lens: watching {', '.join(map(shown, sorted(folders)))}, {shown(lesson)} and the files it names "
-          f"(Ctrl-C to stop)", flush=True)
+    say(f"watching {', '.join(map(shown, sorted(folders)))}, {shown(lesson)} and the files it names (Ctrl-C to stop)")
     try:
         changed.set()  # render once at start
         stop = stop or threading.Event()
@@ -112,7 +111,7 @@ def watch(args, render_lesson, stop: threading.Event | None = None,
             try:
                 render_lesson(args)
             except Exception as err:  # noqa: BLE001 - keep watching after a bad edit
-                print(f"qkv-lens: error: {err}", file=sys.stderr, flush=True)
+                say(f"error: {escaped(str(err))}", error=True)
     finally:       # Ctrl-C goes on to the command, which exits with 130 as render does
         observer.stop()
         observer.join()

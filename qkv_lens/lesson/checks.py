@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from qkv_lens.languages import offered
+from qkv_lens.store import shown
 
 from .bounds import (
     _BAD_CATEGORIES,
@@ -91,8 +92,7 @@ def _key_path(keys: tuple) -> str:
 
 
 def _show_path(path: Any) -> str:
-    text = str(path)
-    return text if text.isprintable() else repr(text)
+    return shown(path)
 
 
 def _name_width(text: str) -> int:
@@ -299,5 +299,4 @@ def _clean(text: str) -> bool:
 
 
 def _one_line(err: BaseException) -> str:
-    text = " ".join(str(err).split()) or type(err).__name__
-    return text if text.isprintable() else repr(text)
+    return shown(" ".join(str(err).split()) or type(err).__name__)

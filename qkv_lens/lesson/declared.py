@@ -10,6 +10,12 @@ declares ``section`` and one ``Key`` per key (``qkv_lens.lesson.keys``).
 Every value in these declarations must be a literal, a ``Key`` call, or a
 name ``keys.LIMITS`` exports; anything else is a ``DeclarationError``
 naming the file and line.
+
+A teacher's module (``my_scenes/*.py``) comes with a colleague's lesson, so
+it is read as input: a regular file (a symlink only when it stays inside the
+lesson's folder) of at most ``MAX_MODULE`` bytes, parsed with its depth
+bounded; its scenes, sections and file name may not take a shipped one's
+name in any case (``Workedexample`` is not a second ``WorkedExample``).
 """
 from __future__ import annotations
 
@@ -17,9 +23,13 @@ import ast
 import functools
 import importlib.util
 import operator
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from qkv_lens.store import Unsafe, inside, read_regular, shown
 
 from . import keys as vocabulary
 
@@ -29,6 +39,8 @@ KEY_TYPES = {name: getattr(vocabulary, name) for name in
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Pow: operator.pow}
 SCENE_BASES = {"LessonScene"}
 PARAMS_BASES = {"Params"}
+MAX_MODULE = 1 << 20     # bytes of a scene module (the shipped ones are a few dozen KiB)
+MODULE_NAME = re.compile(r"[a-z][a-z0-9_]*")    # a teacher's scene module: its name prefixes its texts' keys
 
 
 class DeclarationError(ValueError):
@@ -43,6 +55,11 @@ class DeclaredScene:
     chapter: int
     number: int
     params: str        # the name of its Params class
+    # the texts its module names: each key after "<module>." that a literal
+    # ``self.beat(key, ...)`` or ``self.tr(key, ...)`` names, with the fields
+    # the call passes (None: any, a ``**`` call); "*": what the other calls
+    # of ``beat`` or ``tr`` pass (a key computed at run time, another receiver)
+    texts: tuple[tuple[str, frozenset[str] | None], ...] = ()
     splits: bool = False   # ``splits = True``: its renders may be cut into pieces (qkv_lens.app.segments)
 
 
@@ -83,7 +100,7 @@ def _value(node: ast.AST, where: str) -> Any:
         try:
             return KEY_TYPES[node.func.id](*args, **kwargs)
         except TypeError as err:
-            raise DeclarationError(f"{where}: {node.func.id}(...): {err}") from None
+            raise DeclarationError(f"{where}: {node.func.id}(...): {shown(str(err))}") from None
     raise DeclarationError(f"{where}: a declaration may hold only literals, Key calls "
                            f"({', '.join(KEY_TYPES)}) and the limits of qkv_lens.lesson.keys.LIMITS")
 
@@ -92,20 +109,41 @@ def _bases(cls: ast.ClassDef) -> set[str]:
     return {b.id if isinstance(b, ast.Name) else b.attr for b in cls.bases if isinstance(b, (ast.Name, ast.Attribute))}
 
 
-def read_module(path: Path) -> tuple[list[DeclaredScene], list[DeclaredSection]]:
-    """The scenes and sections the module at ``path`` declares."""
+def read_module(path: Path, within: Path | None = None) -> tuple[list[DeclaredScene], list[DeclaredSection]]:
+    """The scenes and sections the module at ``path`` declares.  It must be
+    a regular file of at most MAX_MODULE bytes (inside the folder ``within``,
+    symlinks followed, when given); its source is parsed and read with
+    Python's recursion bound: too deep an expression is a DeclarationError
+    naming the file, like a syntax error."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (OSError, SyntaxError, ValueError) as err:
-        raise DeclarationError(f"{path}: cannot read its declarations ({err})") from None
+        real = inside(within, os.path.relpath(path, within), "scene module") if within is not None else \
+            Path(os.path.realpath(path))
+        source = read_regular(real, MAX_MODULE, "scene module").decode("utf-8")
+        return _declarations(ast.parse(source, filename=str(path)), path)
+    except (DeclarationError, Unsafe) as err:   # Unsafe: one line naming the file
+        raise DeclarationError(str(err)) from None
+    except RecursionError:
+        raise DeclarationError(f"{shown(path)}: cannot read its declarations (nested too deeply)") from None
+    except MemoryError:
+        raise DeclarationError(f"{shown(path)}: cannot read its declarations (out of memory)") from None
+    except SyntaxError as err:
+        raise DeclarationError(f"{shown(path)}: cannot read its declarations (a syntax error at line "
+                               f"{err.lineno}: {shown(err.msg)})") from None
+    except (OSError, ValueError) as err:    # ValueError: not UTF-8, or a NUL byte
+        reason = getattr(err, "strerror", None) or " ".join(str(err).split())
+        raise DeclarationError(f"{shown(path)}: cannot read its declarations ({shown(reason)})") from None
+
+
+def _declarations(tree: ast.Module, path: Path) -> tuple[list[DeclaredScene], list[DeclaredSection]]:
     scenes, sections = [], []
+    texts = tuple(sorted(_texts(tree).items(), key=lambda kv: kv[0]))
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         bases = _bases(cls)
         attrs: dict[str, Any] = {}
         annotated: dict[str, ast.AST] = {}
         declared: dict[str, vocabulary.Key] = {}
         for stmt in cls.body:
-            where = f"{path}:{stmt.lineno}"
+            where = f"{shown(path)}:{stmt.lineno}"
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 if stmt.targets[0].id in ("section", "chapter", "number", "splits"):
                     attrs[stmt.targets[0].id] = _value(stmt.value, where)
@@ -119,21 +157,41 @@ def read_module(path: Path) -> tuple[list[DeclaredScene], list[DeclaredSection]]
                     declared[stmt.target.id] = key
         if bases & PARAMS_BASES:
             if not isinstance(attrs.get("section"), str):
-                raise DeclarationError(f"{path}:{cls.lineno}: {cls.name} declares no section = \"...\"")
+                raise DeclarationError(f"{shown(path)}:{cls.lineno}: {cls.name} declares no section = \"...\"")
             sections.append(DeclaredSection(cls.name, attrs["section"], declared, ast.get_docstring(cls) or "",
                                             path))
         elif bases & SCENE_BASES and "params" in annotated:
             ann = annotated["params"]
             params = ann.id if isinstance(ann, ast.Name) else getattr(ann, "value", None)
             if not isinstance(params, str):
-                raise DeclarationError(f"{path}:{cls.lineno}: {cls.name}.params: expected a Params class name")
+                raise DeclarationError(f"{shown(path)}:{cls.lineno}: {cls.name}.params: expected a Params class name")
             if not isinstance(attrs.get("chapter"), int) or not isinstance(attrs.get("number"), int):
-                raise DeclarationError(f"{path}:{cls.lineno}: {cls.name} declares no chapter = N and number = N")
+                raise DeclarationError(f"{shown(path)}:{cls.lineno}: {cls.name} declares no chapter = N and number = N")
             splits = attrs.get("splits", False)
             if not isinstance(splits, bool):
-                raise DeclarationError(f"{path}:{cls.lineno}: {cls.name}.splits: expected True or False")
-            scenes.append(DeclaredScene(cls.name, path, attrs["chapter"], attrs["number"], params, splits))
+                raise DeclarationError(f"{shown(path)}:{cls.lineno}: {cls.name}.splits: expected True or False")
+            scenes.append(DeclaredScene(cls.name, path, attrs["chapter"], attrs["number"], params, texts, splits))
     return scenes, sections
+
+
+TEXT_CALLS = ("beat", "tr")    # LessonScene's methods that read a text of the scene's module
+
+
+def _texts(tree: ast.Module) -> dict[str, frozenset[str] | None]:
+    """The texts a module's calls name (``DeclaredScene.texts``)."""
+    found: dict[str, frozenset[str] | None] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in TEXT_CALLS and node.args):
+            continue
+        key = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+        own = isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
+        key = key if isinstance(key, str) and own else "*"     # another receiver: its key is not known
+        names = None if any(k.arg is None for k in node.keywords) else \
+            frozenset(k.arg for k in node.keywords if k.arg != "focus" or node.func.attr != "beat")
+        before = found.get(key, frozenset())
+        found[key] = None if before is None or names is None else before | names
+    return found
 
 
 @dataclass(frozen=True)
@@ -162,8 +220,8 @@ def params_of(scene, path: Path, own: list, shared: list, shared_name: str):
     (``own``) or of the shared ``kit/sections.py``; DeclarationError otherwise."""
     decl = next((s for s in (*own, *shared) if s.cls == scene.params), None)
     if decl is None:
-        raise DeclarationError(f"{path}: {scene.name}.params names {scene.params}, which neither "
-                               f"{path.name} nor {shared_name} declares")
+        raise DeclarationError(f"{shown(path)}: {scene.name}.params names {scene.params}, which neither "
+                               f"{shown(path.name)} nor {shared_name} declares")
     return decl
 
 
@@ -181,14 +239,14 @@ def discover(folder: Path | None = None) -> Declared:
             decl = params_of(scene, path, own, shared, str(SHARED_SECTIONS))
             other = sections.get(decl.section)
             if other is not None and other.cls != decl.cls:
-                raise DeclarationError(f"{path}: section [{decl.section}] is declared twice ({other.path}, "
-                                       f"{decl.path})")
+                raise DeclarationError(f"{shown(path)}: section [{shown(decl.section)}] is declared twice "
+                                       f"({shown(other.path)}, {shown(decl.path)})")
             scenes.append(scene)
             section_of[scene.name] = decl.section
             sections.setdefault(decl.section, decl)
     numbers = [s.number for s in scenes]
     if len(set(numbers)) != len(numbers):
-        raise DeclarationError(f"{folder}: two scenes declare the same number")
+        raise DeclarationError(f"{shown(folder)}: two scenes declare the same number")
     scenes.sort(key=lambda s: s.number)
     order = list(dict.fromkeys(section_of[s.name] for s in scenes))
     return Declared(tuple(scenes), {name: sections[name] for name in order}, section_of)
@@ -208,14 +266,23 @@ def discover_lesson(lesson_dir: Path | None) -> Declared:
     beside the lesson declares (``teacher_folder``, unless it is a copy of
     qkv-lens's own, ``is_checkout``; each scene's ``params``
     names a class of its own module or of the shipped ``kit/sections.py``).
-    A teacher's scene or section whose name a shipped one has is a
-    DeclarationError (one line).  Read again whenever a module changes."""
+    A teacher's scene, section or module file whose name a shipped one (or
+    another of the teacher's) has, in any case, is a DeclarationError (one
+    line), as is a module that is not a regular file inside the lesson's
+    folder (``read_module``).  Read again whenever a module changes."""
     folder = teacher_folder(lesson_dir) if lesson_dir is not None else None
     if folder is None or not folder.is_dir() or is_checkout(folder):
         return discover()
-    modules = sorted(p for p in folder.glob("*.py") if p.is_file())
-    stamp = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in modules)
-    return _teacher(folder, stamp)
+    return _teacher(folder, tuple(_stamp(p) for p in sorted(folder.glob("*.py"))))
+
+
+def _stamp(path: Path) -> tuple:
+    """What changes when the module at ``path``, or where it links, changes."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path.name,)
+    return path.name, os.path.realpath(path), st.st_mode, st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def is_checkout(folder: Path) -> bool:
@@ -228,25 +295,38 @@ def is_checkout(folder: Path) -> bool:
 def _teacher(folder: Path, stamp: tuple) -> Declared:
     shipped = discover()
     if (folder / "__init__.py").exists():
-        raise DeclarationError(f"{folder}: the teacher's scene folder is not a package: remove its __init__.py "
-                               "(it would hide the shipped scenes package and its kit)")
+        raise DeclarationError(f"{shown(folder)}: the teacher's scene folder is not a package: remove its "
+                               "__init__.py (it would hide the shipped scenes package and its kit)")
     shared = read_module(package_dir("scenes") / SHARED_SECTIONS)[1]
     scenes, sections, section_of = list(shipped.scenes), dict(shipped.sections), dict(shipped.section_of)
-    shipped_modules = {s.path.stem for s in shipped.scenes} | {"kit"}
+    modules = {s.path.stem.casefold(): s.path for s in shipped.scenes} | {"kit": package_dir("scenes") / "kit"}
+    classes = {name.casefold(): name for name in section_of}
+    named = {name.casefold(): decl for name, decl in sections.items()}
     for path in sorted(folder.glob("*.py")):
-        found, own = read_module(path)
-        if found and path.stem in shipped_modules:
-            raise DeclarationError(f"{path}: a shipped module is called {path.stem}; name the file otherwise")
+        found, own = read_module(path, within=folder.parent)
+        if found and not MODULE_NAME.fullmatch(path.stem):
+            raise DeclarationError(f"{shown(path)}: a scene's module is named like its texts' keys (its name is "
+                                   "their prefix): lower-case letters, digits and _, like my_scene.py")
+        if found and path.stem.casefold() in modules:
+            mine = not modules[path.stem.casefold()].is_relative_to(package_dir("scenes"))
+            raise DeclarationError(f"{shown(path)}: {'another of your modules' if mine else 'a shipped module'} "
+                                   f"is called {shown(modules[path.stem.casefold()].stem)}; name the file otherwise")
         for scene in found:
-            if scene.name in section_of:
-                where = "a shipped scene" if scene.name in shipped.section_of else "another of your scenes"
-                raise DeclarationError(f"{path}:{scene.name}: {where} has that name; rename the class")
+            other_name = classes.get(scene.name.casefold())
+            if other_name is not None:
+                where = "a shipped scene" if other_name in shipped.section_of else "another of your scenes"
+                spelt = "" if other_name == scene.name else f" ({other_name}: names are compared in any case)"
+                raise DeclarationError(f"{shown(path)}:{scene.name}: {where} has that name{spelt}; rename the class")
             decl = params_of(scene, path, own, shared, "the kit's sections.py")
-            other = sections.get(decl.section)
+            other = named.get(decl.section.casefold())
             if other is not None and other.cls != decl.cls:
-                raise DeclarationError(f"{path}: section [{decl.section}] is already declared ({other.path}); "
-                                       "name your section otherwise")
+                raise DeclarationError(f"{shown(path)}: section [{shown(decl.section)}] is already declared "
+                                       f"({shown(other.path)}); name your section otherwise")
             scenes.append(scene)
             section_of[scene.name] = decl.section
             sections.setdefault(decl.section, decl)
+            classes[scene.name.casefold()] = scene.name
+            named.setdefault(decl.section.casefold(), decl)
+        if found:
+            modules[path.stem.casefold()] = path
     return Declared(tuple(scenes), sections, section_of)

@@ -69,25 +69,25 @@ def _read_regular(path: Path, limit: int, what: str, fail) -> bytes:
     return data
 
 
-def read_toml(path: Path) -> dict[str, Any]:
+def read_toml(path: Path, what: str = "lesson file") -> dict[str, Any]:
     """The table in the TOML file ``path`` (a regular file of at most
-    MAX_LESSON_BYTES, UTF-8 with or without a byte-order mark).  Raises
-    LessonError with a one-line message."""
+    MAX_LESSON_BYTES, UTF-8 with or without a byte-order mark); ``what``
+    it is, for messages.  Raises LessonError with a one-line message."""
     shown = _show_path(path)
     try:
-        data = _read_regular(path, MAX_LESSON_BYTES, "a lesson file",
-                             lambda message: LessonError(f"{shown}: {message}"))
+        data = _read_regular(path, MAX_LESSON_BYTES, f"a {what}", lambda message: LessonError(f"{shown}: {message}"))
     except LessonError:
         raise
     except FileNotFoundError:
-        raise LessonError(f"{shown}: lesson file not found") from None
+        link = " (a symlink to a missing file)" if os.path.islink(path) else ""
+        raise LessonError(f"{shown}: {what} not found{link}") from None
     except (OSError, ValueError) as err:   # ValueError: a NUL in the name
         message = getattr(err, "strerror", None) or _one_line(err)
-        raise LessonError(f"{shown}: cannot read the lesson file ({message})") from None
+        raise LessonError(f"{shown}: cannot read the {what} ({message})") from None
     try:
         text = data.decode("utf-8-sig")      # a byte-order mark at the start is fine
     except UnicodeDecodeError:
-        raise LessonError(f"{shown}: the lesson file is not UTF-8 text") from None
+        raise LessonError(f"{shown}: the {what} is not UTF-8 text") from None
     long_key = _LONG_KEY.search(text)
     if long_key:
         line = text.count("\n", 0, long_key.start()) + 1
