@@ -650,7 +650,9 @@ def break_problems(cues: list[str], code: str) -> list[str]:
     def clause_end(s: int, e: int) -> bool:      # a list's comma is inside its clause ("food," | "tech")
         return _klass(text, s, e) < _SPACE and s not in listed
 
-    ends = [s for s, e, _ in line_breaks(text, code)[1:-1] if clause_end(s, e)] + [len(text)]
+    # clause ends, but none that would leave a scrap ("... information." | "א") for a cue of its own
+    ends = [s for s, e, _ in line_breaks(text, code)[1:-1]
+            if clause_end(s, e) and sum(map(_content, text[e:])) > 2] + [len(text)]
     problems, start = [], 0
     for s, e, cue_end in breaks:
         where = f"{text[max(0, s - 12):s]!r} | {text[e:e + 12]!r}"

@@ -229,7 +229,15 @@ def test_a_word_in_two_scenes_has_one_value_per_shared_trait(tmp_path):
     with pytest.raises(LessonError) as err:
         load_lesson(path)
     message = str(err.value)
-    assert f"attention.embeddings[{apple_tok}][{j_tech}]" in message and "three_lenses.words[0]" in message
+    assert message.startswith(f"{path}: attention.embeddings[{apple_tok}][{j_tech}]: expected ")
+    assert "three_lenses.words[0].traits[1]" in message
+    # a file that edits the lens word instead is told about the lens word
+    path.write_text("[three_lenses]\nwords = [{ zh = \"苹果\", en = \"apple\", traits = [1, 0.9, 0.9, 0.9] }]\n",
+                    encoding="utf-8")
+    with pytest.raises(LessonError) as err:
+        load_lesson(path)
+    assert str(err.value).startswith(f"{path}: three_lenses.words[0].traits[1]: expected ")
+    path.write_text(text, encoding="utf-8")
     # a token named apart from every lens word (in every language) is its own word
     tokens = ", ".join("{ " + ", ".join(f'{lang} = "{name}{"x" if k == apple_tok else ""}"'
                                          for lang, name in t.names) + " }" for k, t in enumerate(a.tokens))

@@ -88,7 +88,7 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
         values = read_section(c, name, decl.keys, merged[name])
         RULES.get(name, _no_rule)(c, values, merged[name])
         params[name] = record_type(decl.cls, tuple(decl.keys))(**values)
-    one_data_set(c, params)
+    one_data_set(c, params, raw)
     chapters = read_chapters(c, merged["chapters"], declared.scenes)
     lesson = Lesson(path=path, language=lang, voice=voice, params=params, sections=merged,
                     chapters=chapters, named=tuple(c.named))
@@ -100,25 +100,33 @@ def _same(a: Named, b: Named) -> bool:
     return any(text == b_text for lang, text in a.names for b_lang, b_text in b.names if lang == b_lang)
 
 
-def one_data_set(c: _Checker, params: dict[str, Any]) -> None:
+def one_data_set(c: _Checker, params: dict[str, Any], raw: dict[str, Any]) -> None:
     """A word in two scenes has one value per trait the two share: a token
     of [attention] named like a word of [three_lenses] (in some language)
-    carries that word's value on every trait they both name, so apple's
-    tech is the same number in ThreeLenses and QKVProjection."""
+    carries that word's value on every trait they both name, so a word's
+    tech is the same number in ThreeLenses and QKVProjection.  The message
+    names the key the file (``raw``) changed from the shipped lesson, the
+    other one as what is expected."""
     lenses, attention = params.get("three_lenses"), params.get("attention")
     if lenses is None or attention is None:
         return
+    shipped = defaults()
+    edited = {name: raw.get(name, {}).get(key, shipped[name][key]) != shipped[name][key]
+              for name, key in (("three_lenses", "words"), ("attention", "embeddings"))}
+    lens_side = edited["three_lenses"] and not edited["attention"]    # the side the file changed
     for t, token in enumerate(attention.tokens):
         for w, word in enumerate(lenses.words):
             if not _same(token, word.names):
                 continue
             for j, trait in enumerate(attention.traits):
                 for i, lens_trait in enumerate(lenses.traits):
-                    if _same(trait, lens_trait) and attention.embeddings[t][j] != word.traits[i]:
-                        raise c.fail(f"attention.embeddings[{t}][{j}]",
-                                     f"{plain_number(word.traits[i])}, the value of three_lenses.words[{w}] "
-                                     f"on three_lenses.traits[{i}] (a word has one value per trait in the whole "
-                                     f"lesson: edit both, or name them apart)", attention.embeddings[t][j])
+                    if not _same(trait, lens_trait) or attention.embeddings[t][j] == word.traits[i]:
+                        continue
+                    here = (f"three_lenses.words[{w}].traits[{i}]", word.traits[i])
+                    there = (f"attention.embeddings[{t}][{j}]", attention.embeddings[t][j])
+                    (key, found), (other, value) = (here, there) if lens_side else (there, here)
+                    raise c.fail(key, f"{plain_number(value)}, the value of {other} (a word has one value "
+                                      f"per trait in the whole lesson: edit both, or name them apart)", found)
 
 
 def for_language(lesson: Lesson, lang: str) -> Lesson:
