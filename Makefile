@@ -1,7 +1,11 @@
 # The two commands: `make render` and `make test`. Each bootstraps first.
 VENV := .venv
 PY := $(VENV)/bin/python
-QUALITY ?= l
+# make render: the lesson's own language at 720p30 (class quality); LANG=all every language,
+# QUALITY=l a quick draft. (LANG counts only when given on the command line: the shell's LANG is
+# the locale.)
+QUALITY ?= m
+LANG_ARG := $(if $(filter command line,$(origin LANG)),--lang $(LANG))
 
 .PHONY: bootstrap render test lint list lesson watch bench clean
 
@@ -9,7 +13,7 @@ bootstrap:
 	@bash tools/bootstrap.sh
 
 render: bootstrap
-	$(VENV)/bin/qkv-lens render --lang all -q $(QUALITY)
+	$(VENV)/bin/qkv-lens render $(LANG_ARG) -q $(QUALITY)
 
 test: bootstrap lint
 	$(PY) -m pytest -q -n 2 --dist loadgroup  # two workers; a scene's tests (its dry runs) on one of them
@@ -25,7 +29,7 @@ lesson: bootstrap
 	$(VENV)/bin/qkv-lens lesson
 
 watch: bootstrap
-	$(VENV)/bin/qkv-lens watch --lang all
+	$(VENV)/bin/qkv-lens watch $(LANG_ARG)
 
 bench: bootstrap
 	$(PY) tools/bench.py $(BENCH_ARGS)

@@ -8,6 +8,7 @@ the scene's name, so under ``pytest -n 2 --dist loadgroup`` they run on one
 worker and the dry runs are made once."""
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -19,6 +20,11 @@ from qkv_lens.registry import SCENES
 from tests.helpers import ROOT, FakeRenderer, dry_run
 
 LANGS = ("zh", "en")
+
+# The suite renders drafts: `render` and `export` default to 720p30 for class (qkv_lens.app.cli.
+# default_quality), which QKV_QUALITY overrides, here and in every child the tests start.
+# tests/test_render_jobs.py checks the default itself with the variable unset.
+os.environ["QKV_QUALITY"] = "l"
 _DRY: dict[tuple[str, str], object] = {}
 
 

@@ -187,15 +187,15 @@ def test_init_writes_the_lesson_in_the_language_asked_for(tmp_path, capsys):
 
     from qkv_lens.app import cli
     shipped = resources.files("qkv_lens").joinpath("lesson.toml").read_text(encoding="utf-8")
-    assert load_lesson(LESSON).language == "zh"
-    assert cli.main(["init", str(tmp_path / "en"), "--lang", "en"]) == 0
-    written = (tmp_path / "en" / "lesson.toml").read_text(encoding="utf-8")
-    assert load_lesson(tmp_path / "en" / "lesson.toml").language == "en"
+    assert load_lesson(LESSON).language == "en"          # the shipped lesson is in English, as the README
+    assert cli.main(["init", str(tmp_path / "zh"), "--lang", "zh"]) == 0
+    written = (tmp_path / "zh" / "lesson.toml").read_text(encoding="utf-8")
+    assert load_lesson(tmp_path / "zh" / "lesson.toml").language == "zh"
     # one line differs, its comment kept; everything else is the shipped lesson
     changed = [(a, b) for a, b in zip(shipped.splitlines(), written.splitlines()) if a != b]
     assert len(written.splitlines()) == len(shipped.splitlines()) and len(changed) == 1
-    assert changed[0][1].startswith('language = "en"') and changed[0][1].endswith(changed[0][0].split("#", 1)[1])
-    assert (tmp_path / "en" / "manim.cfg").is_file()
+    assert changed[0][1].startswith('language = "zh"') and changed[0][1].endswith(changed[0][0].split("#", 1)[1])
+    assert (tmp_path / "zh" / "manim.cfg").is_file()
     # without --lang, the lesson as shipped
     assert cli.main(["init", str(tmp_path / "as-shipped")]) == 0
     assert (tmp_path / "as-shipped" / "lesson.toml").read_text(encoding="utf-8") == shipped

@@ -262,3 +262,41 @@ def test_a_manim_child_gets_one_blas_thread_unless_the_environment_says(tmp_path
     render_mod.run_manim(job, render_mod.Options(out=tmp_path), tmp_path)
     want = {var: "1" for var in render_mod.ONE_THREAD} if preset is None else {preset: "3"}
     assert {var: seen[0][var] for var in render_mod.ONE_THREAD if var in seen[0]} == want
+
+
+def test_render_and_export_default_to_720p30_and_qkv_quality_overrides(monkeypatch):
+    """A teacher's default is class quality (720p30); the draft (480p15) is
+    -q l, or QKV_QUALITY=l (the suite's own setting); watch and preview draw
+    drafts; an unknown QKV_QUALITY is ignored."""
+    from qkv_lens.app.cli import build_parser
+    monkeypatch.delenv("QKV_QUALITY", raising=False)
+    parser = build_parser()
+    assert parser.parse_args(["render"]).quality == "m" and parser.parse_args(["export"]).quality == "m"
+    assert parser.parse_args(["render", "-q", "l"]).quality == "l"
+    assert parser.parse_args(["watch"]).quality == "l" and parser.parse_args(["preview", "X"]).quality == "l"
+    monkeypatch.setenv("QKV_QUALITY", "h")
+    assert build_parser().parse_args(["render"]).quality == "h"
+    monkeypatch.setenv("QKV_QUALITY", "1080p")
+    assert build_parser().parse_args(["export"]).quality == "m"
+
+
+def test_lang_all_skips_a_language_the_lesson_has_no_names_in(tmp_path, fake, capsys):
+    """A lesson whose chapter titles are in English only renders with --lang
+    all in the languages it can be shown in, naming the one it skips in one
+    warning line; asked for alone, that language is refused in one line."""
+    import tomllib
+
+    from tests.helpers import LESSON, toml_text
+    raw = tomllib.loads(LESSON.read_text(encoding="utf-8"))
+    for chapter in raw["chapters"]:
+        chapter["title"] = {"en": chapter["title"]["en"]}
+    lesson = tmp_path / "lesson.toml"
+    lesson.write_text(toml_text(raw), encoding="utf-8")
+    out = tmp_path / "out"
+    assert cli.main(["render", "WorkedExample", "--lang", "all", "--out", str(out), "--lesson", str(lesson)]) == 0
+    err = capsys.readouterr().err
+    skipped = [line for line in err.splitlines() if "skipped" in line]
+    assert {line.split()[2] for line in skipped} == {"zh", "es"} and all("chapters" in line for line in skipped)
+    assert fake.calls == ["WorkedExample"]
+    assert cli.main(["render", "WorkedExample", "--lang", "zh", "--out", str(out), "--lesson", str(lesson)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

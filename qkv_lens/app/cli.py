@@ -105,9 +105,24 @@ def in_languages(lesson: Lesson, lang_arg: str | None) -> dict[str, Lesson]:
     """The lesson in each language ``--lang`` asks for: one language of the
     text tables, ``all`` of them, or (None) the lesson's own.  The language
     is the only field that depends on it: no second read; each is checked
-    (its texts complete, every name given in it) by ``for_language``."""
-    langs = list(offered()) if lang_arg == "all" else [lang_arg or lesson.language]
-    return {lang: for_language(lesson, lang) for lang in langs}
+    (its texts complete, every name given in it) by ``for_language``.  With
+    ``all``, a language the lesson cannot be shown in (a name it lacks) is
+    skipped with one warning line naming what is missing; LessonError only
+    when none is left."""
+    if lang_arg != "all":
+        lang = lang_arg or lesson.language
+        return {lang: for_language(lesson, lang)}
+    lessons, skipped = {}, []
+    for lang in offered():      # all: every language the lesson can be shown in; the others named, skipped
+        try:
+            lessons[lang] = for_language(lesson, lang)
+        except LessonError as err:
+            skipped.append((lang, err))
+    if not lessons:
+        raise skipped[0][1]
+    for lang, err in skipped:
+        say(f"warning: {lang} skipped: {escaped(str(err))}", error=True)
+    return lessons
 
 
 def one_language(text: str) -> str:
@@ -538,6 +553,10 @@ def cmd_init(args) -> int:
             print(shown(folder / name))
     except OSError as err:
         raise UsageError(f"{shown(err.filename or folder)}: cannot write there ({err.strerror or err})") from None
+    lang = args.lang or load_lesson(folder / "lesson.toml").language
+    here = "" if folder.resolve() == Path.cwd().resolve() else f"cd {shown(folder)} && "
+    print(f"next: {here}qkv-lens render   (the lesson in {lang}, 720p30, into renders/; then open "
+          f"renders/index.html)\n      qkv-lens new MyScene   (a scene of your own: docs/tutorial.md)")
     return 0
 
 
@@ -554,6 +573,17 @@ def cmd_new(args) -> int:
     return 0
 
 
+CLASS_QUALITY = "m"     # 720p30: what a projector shows sharp and smooth; l (480p15) is the draft
+
+
+def default_quality() -> str:
+    """The quality ``render`` and ``export`` use unless ``-q`` says: QKV_QUALITY
+    (one of l, m, h, k; anything else is ignored), else 720p30 (m).  ``watch``
+    and ``preview`` draw drafts (l)."""
+    env = os.environ.get("QKV_QUALITY", "")
+    return env if env in QUALITIES else CLASS_QUALITY
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="qkv-lens", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -564,7 +594,7 @@ def build_parser() -> argparse.ArgumentParser:
     ini.add_argument("--force", action="store_true", help="write over existing files")
     ini.add_argument("--lang", choices=list(offered()), default=None,
                      help="the lesson's language: what render, the page and export use by default "
-                          "(default: as shipped, zh)")
+                          "(default: as shipped, en)")
     ini.set_defaults(func=cmd_init)
     nw = sub.add_parser("new", help="write a scene of your own beside the lesson: my_scenes/<name>.py, its "
                                     "lesson section, its texts in every language and its test")
@@ -589,8 +619,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("render", help="render what changed into renders/<lang>/<quality>/")
     r.add_argument("scenes", nargs="*", metavar="SCENE", help="scene names (default: the lesson's)")
-    r.add_argument("-q", "--quality", choices=list(QUALITIES), default="l",
-                   help="l=480p15, m=720p30, h=1080p60, k=2160p60 (default l)")
+    r.add_argument("-q", "--quality", choices=list(QUALITIES), default=default_quality(),
+                   help="l=480p15 (a draft), m=720p30 (for class), h=1080p60, k=2160p60 "
+                        "(default: QKV_QUALITY, else m)")
     r.add_argument("--lang", default=None, metavar="LANG",
                    help="a language of the text tables (zh, en, ...), or all (default: the lesson file's)")
     r.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
@@ -624,8 +655,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="export these scenes only, in the lesson's order (default: the lesson's)")
     ex.add_argument("--lang", default=None, metavar="LANG",
                     help="a language of the text tables (zh, en, ...), or all (default: the lesson file's)")
-    ex.add_argument("-q", "--quality", choices=list(QUALITIES), default="l",
-                    help="the renders to join: l=480p15, m=720p30, h=1080p60, k=2160p60 (default l)")
+    ex.add_argument("-q", "--quality", choices=list(QUALITIES), default=default_quality(),
+                    help="the renders to join: l=480p15, m=720p30, h=1080p60, k=2160p60 "
+                         "(default: QKV_QUALITY, else m)")
     ex.add_argument("--pdf", action="store_true", help="also a PDF handout: poster, summary, key formula")
     ex.add_argument("--deck", choices=["scenes", "beats"], default="scenes",
                     help="lesson.pptx: one slide per scene (default), or one per beat, each playing its beat's "
