@@ -555,7 +555,7 @@ def cmd_new(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="qkv-lens", description=__doc__,
+    p = argparse.ArgumentParser(prog="qkv-lens", description=__doc__.replace("``", ""),   # plain text, not rST
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=version_text())
     sub = p.add_subparsers(dest="command", required=True)
