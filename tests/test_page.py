@@ -576,6 +576,47 @@ def test_language_choice_is_remembered(open_page, browser):
     assert open_page("").evaluate("document.documentElement.lang") == "zh"
 
 
+def test_the_page_opens_in_the_lessons_language(site, tmp_path, browser):
+    """A lesson in English opens its page in English; ?lang=, a link to a
+    clip and a remembered choice still win."""
+    from qkv_lens.app import cli
+    out = copy_site(site, tmp_path / "renders")
+    lesson = tmp_path / "lesson.toml"
+    lesson.write_text('language = "en"\n', encoding="utf-8")
+    assert cli.main(["lesson", "--out", str(out), "--lesson", str(lesson)]) == 0
+    assert lesson_data(out / "index.html")["first"] == "en"
+    context = browser.new_context()
+    try:
+        pg = context.new_page()
+        url = (out / "index.html").as_uri()
+        pg.goto(url)
+        assert pg.evaluate("document.documentElement.lang") == "en"
+        assert pg.title() == tr("en", "lesson.title")
+        assert pg.locator("section.lesson:visible").evaluate_all("s => s.map(x => x.lang)") == ["en"]
+        pg.goto(url + "?lang=zh")
+        assert pg.evaluate("document.documentElement.lang") == "zh"
+        pg.goto(url + "#zh-WorkedExample")
+        assert pg.evaluate("document.documentElement.lang") == "zh"
+        pg.goto(url)                                    # ?lang= was remembered
+        assert pg.evaluate("document.documentElement.lang") == "zh"
+    finally:
+        context.close()
+    # a lesson in a language with no renders: the first language rendered
+    page.build(out, CHAPTERS, language="es")
+    assert lesson_data(out / "index.html")["first"] == "zh"
+
+
+def test_render_builds_the_page_in_the_lessons_language(tmp_path, fake):
+    """render --lang all (the stand-in renderer) of a lesson in English: its page opens in English."""
+    from qkv_lens.app import cli
+    lesson = tmp_path / "lesson.toml"
+    lesson.write_text('language = "en"\n', encoding="utf-8")
+    out = tmp_path / "out"
+    assert cli.main(["render", "SpaceDeformation", "--lang", "all", "--out", str(out), "--lesson", str(lesson)]) == 0
+    data = lesson_data(out / "index.html")
+    assert data["langs"][0] != "en" and data["first"] == "en"
+
+
 def test_works_without_local_storage(open_page):
     deny = ("Object.defineProperty(window, 'localStorage', {get() { "
             "throw new DOMException('denied', 'SecurityError'); }});")

@@ -305,7 +305,8 @@ def render_lesson(args, quiet: bool = False) -> int:
     failed = [r for r in results if not r.ok]
     page_error = ""
     try:        # always: the lesson's chapters may have changed with nothing to render
-        page.build(out, base_lesson(lessons).chapters, lesson_path.parent, live=getattr(args, "live_page", False))
+        page.build(out, base_lesson(lessons).chapters, lesson_path.parent, live=getattr(args, "live_page", False),
+                   language=base_lesson(lessons).sections["language"])
     except page.PageError as err:
         page_error = str(err)
     elapsed = time.monotonic() - t0
@@ -353,7 +354,7 @@ def cmd_lesson(args) -> int:
     except LessonError as err:
         raise UsageError(str(err)) from None
     try:
-        path = page.build(out, lesson.chapters, lesson.path.parent)
+        path = page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language)
     except page.PageError as err:
         return _error(str(err), 1)
     print(shown(path))
@@ -384,7 +385,7 @@ def cmd_export(args) -> int:
     for path in written:
         print(shown(path))
     try:        # the page links the exports
-        print(shown(page.build(out, lesson.chapters, lesson.path.parent)))
+        print(shown(page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language)))
     except page.PageError as err:
         say(f"warning: the lesson page was not rebuilt: {err}", error=True)
     return 0

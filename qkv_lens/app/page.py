@@ -253,11 +253,13 @@ def font_css(langs: Sequence[str]) -> str:
 
 
 def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None = None,
-          live: bool = False) -> Path:
+          live: bool = False, language: str | None = None) -> Path:
     """Write ``out_root/index.html`` from the manifest, in the order of the
     lesson's ``chapters`` (a scene rendered but not listed is left off;
     ``lesson_dir``: the lesson's folder, whose own scenes it may list), with
-    links to the exports that are there; return its path.  ``live`` (while
+    links to the exports that are there; return its path.  It opens in
+    ``language`` (the lesson file's), else the first language rendered; a
+    ``?lang=``, a link to a clip or a remembered choice wins.  ``live`` (while
     ``watch`` runs): the page also writes ``build.js`` with its build id, and
     an open page that polls it reloads, at the same place, when it changes.
     Raises PageError (and writes nothing) when the manifest is damaged or a
@@ -268,7 +270,7 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
         raise PageError(str(err)) from None
     best = best_entries(entries)
     langs = [l for l in offered() if l in best]     # a render in a language the tables no longer have is left off
-    first = langs[0] if langs else offered()[0]
+    first = language if language in langs else langs[0] if langs else offered()[0]
     sections = []
     clips: dict[str, list[dict]] = {l: [] for l in langs}
     for lang in langs:
