@@ -667,6 +667,29 @@ def test_default_language_is_the_lessons(tmp_path, monkeypatch):
     assert sorted(leftovers(tmp_path / "out")) == sorted(OUTPUTS)
 
 
+OWN_LESSON = """language = "en"
+[[chapters]]
+title = { zh = "三段", en = "Three scenes of mine", es = "Tres escenas mías" }
+scenes = [%s]
+"""
+
+
+def test_a_lesson_of_its_own_is_titled_by_its_chapters_not_the_shipped_title(tmp_path):
+    """The deck and the handout of a lesson of three scenes do not carry the
+    shipped lesson's title (which promises its eleven scenes)."""
+    import pypdf
+    from pptx import Presentation
+    lesson = tmp_path / "lesson.toml"
+    lesson.write_text(OWN_LESSON % ", ".join(f'"{n}"' for n in NAMES), encoding="utf-8")
+    make_renders(tmp_path / "out")
+    assert cli.main(["export", "--out", str(tmp_path / "out"), "--lesson", str(lesson), "--pdf"]) == 0
+    folder = tmp_path / "out" / "en" / "480p15"
+    deck = Presentation(str(folder / "lesson.pptx"))
+    assert deck.core_properties.title == deck.slides[0].shapes.title.text == "Three scenes of mine"
+    assert pypdf.PdfReader(str(folder / "lesson.pdf")).metadata.title.startswith("Three scenes of mine · ")
+    assert tr("en", "lesson.title") not in (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+
+
 def test_offsets_are_exact_sums():
     probes = [export.Probe(export.Stream("h264", 1, 1, "yuv420p", Fraction(15), b""), Fraction(1, 15360), 0, n, None)
               for n in (1024 * 1073, 1024 * 555)]

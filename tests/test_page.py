@@ -743,6 +743,86 @@ def test_a_page_not_watched_polls_nothing(site, tmp_path, browser):
     assert seen["not watched"] == 0
 
 
+# -- the page's title and introduction are the lesson's own ----------------------------------------
+
+OWN_SCENES = ("SpaceDeformation", "WorkedExample", "DotProductSoftmax")    # a lesson of three scenes
+OWN_CHAPTER = {"zh": "我的矩阵课", "en": "My matrix lesson", "es": "Mi clase de matrices"}
+
+
+def intro_of(browser, out: Path, lang: str) -> dict:
+    """What the page shows of its lesson in ``lang``: window title, heading, introduction."""
+    pg = browser.new_page()
+    try:
+        pg.goto((out / "index.html").as_uri() + f"?lang={lang}")
+        sec = pg.locator(f"section[lang={lang}]")
+        return {"title": pg.title(), "h1": sec.locator("h1").inner_text(),
+                "intro": sec.locator(".intro > p").all_inner_texts(),
+                "goals": sec.locator(".intro li").all_inner_texts(), "text": visible_text(pg)}
+    finally:
+        pg.close()
+
+
+def with_texts(folder: Path, tables: dict[str, dict[str, str]]) -> None:
+    """A lesson folder's texts.toml with ``tables`` (language -> key -> text), in use."""
+    from qkv_lens import texts
+    from tests.helpers import toml_text
+    (folder / "texts.toml").write_text(toml_text(tables), encoding="utf-8")
+    texts.use_lesson_texts(folder)
+
+
+def test_a_lesson_of_its_own_scenes_gets_neutral_texts_or_its_own(site, tmp_path, browser):
+    """A lesson that teaches other scenes than the shipped one promises none
+    of the shipped lesson's content: titled and outlined by its chapters,
+    until its texts.toml gives it a title and goals (an empty goal is no bullet)."""
+    from qkv_lens import texts
+    from qkv_lens.lesson import Chapter
+    from qkv_lens.lesson.schema import Named
+    out = copy_site(site, tmp_path / "renders")
+    chapters = [Chapter(Named.of(OWN_CHAPTER), OWN_SCENES)]
+    page.build(out, chapters)
+    for lang in ("zh", "en"):
+        seen = intro_of(browser, out, lang)
+        assert seen["title"] == seen["h1"] == OWN_CHAPTER[lang]
+        assert seen["intro"] == [tr(lang, "page.lead"), tr(lang, "page.outline")]
+        assert seen["goals"] == [OWN_CHAPTER[lang]]
+        for key in ("lesson.title", "page.goal1", "page.goal2", "page.goal5", "page.goals"):
+            assert tr(lang, key) not in seen["text"], key
+    assert lesson_data(out / "index.html")["ui"]["en"]["title"] == OWN_CHAPTER["en"]
+    own = {lang: {"lesson.title": f"{lang}: shear and stretch", "page.lead": f"{lang}: watch, then try",
+                  "page.goal1": f"{lang}: shear a plane", "page.goal2": "", "page.goal3": f"{lang}: undo a stretch",
+                  "page.goal7": " "} for lang in ("zh", "en", "es")}
+    try:
+        with_texts(tmp_path, own)
+        page.build(out, chapters)
+        data = lesson_data(out / "index.html")
+    finally:
+        texts.use_lesson_texts(None)
+    for lang in ("zh", "en"):
+        seen = intro_of(browser, out, lang)
+        assert seen["title"] == seen["h1"] == f"{lang}: shear and stretch"
+        assert seen["intro"] == [f"{lang}: watch, then try", tr(lang, "page.goals")]
+        assert seen["goals"] == [f"{lang}: shear a plane", f"{lang}: undo a stretch"]   # no empty bullet
+        assert data["ui"][lang]["title"] == f"{lang}: shear and stretch"
+
+
+def test_the_shipped_lesson_keeps_its_texts_and_a_blank_goal_is_no_bullet(site, tmp_path, browser):
+    from qkv_lens import texts
+    out = copy_site(site, tmp_path / "renders")
+    seen = intro_of(browser, site, "en")              # the shipped lesson's chapters: its own title and goals
+    assert seen["title"] == seen["h1"] == tr("en", "lesson.title")
+    assert seen["intro"] == [tr("en", "page.lead"), tr("en", "page.goals")]
+    assert seen["goals"] == [tr("en", f"page.goal{i}") for i in range(1, 6)]
+    shipped = [tr("en", f"page.goal{i}") for i in (1, 3, 4, 5)]
+    try:
+        with_texts(tmp_path, {lang: {"page.goal2": ""} for lang in ("zh", "en", "es")})
+        page.build(out, CHAPTERS)
+    finally:
+        texts.use_lesson_texts(None)
+    seen = intro_of(browser, out, "en")
+    assert seen["title"] == tr("en", "lesson.title")
+    assert seen["goals"] == shipped
+
+
 # -- a colleague's texts and rows are data: shown as text, never run -------------------------------
 
 # markup in every text: an image whose error runs script, an element, a closed style and a script

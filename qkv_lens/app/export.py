@@ -46,6 +46,7 @@ import srt
 
 from qkv_lens import beats as beats_file
 from qkv_lens.app import handout, manifest
+from qkv_lens.app.page import lesson_intro
 from qkv_lens.app.subtitles import cue_text, cues, srt_to_vtt
 from qkv_lens.languages import font_file, font_for, language, offered
 from qkv_lens.latex import LatexFailed
@@ -655,12 +656,13 @@ def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chap
     W, H = W_DECK, H_DECK
     prs.slide_width, prs.slide_height = Emu(W), Emu(H)
     props = prs.core_properties
-    props.title, props.subject = tr(lang, "lesson.title"), tr(lang, "lesson.generated")
+    title = lesson_intro(lang, chapters).title
+    props.title, props.subject = title, tr(lang, "lesson.generated")
     props.author = props.last_modified_by = "qkv-lens"
     props.language = lang
     margin = W // 24
     cover = prs.slides.add_slide(prs.slide_layouts[0])
-    cover.shapes.title.text = tr(lang, "lesson.title")
+    cover.shapes.title.text = title
     cover.placeholders[1].text = "\n".join(chapter_names(chapters, clips, lang))
     _place(cover.shapes.title, (margin, H * 2 // 10, W - 2 * margin, H * 3 // 10))
     _place(cover.placeholders[1], (margin, H * 54 // 100, W - 2 * margin, H * 36 // 100))
@@ -801,9 +803,12 @@ class Pen:
             x += font.getlength(piece)
 
 
-def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path) -> None:
+def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path,
+                  chapters: Sequence[Chapter] = ()) -> None:
     """The PDF handout (``qkv_lens.app.handout``): one A4 page per scene,
-    its key frame the end of its last beat."""
+    its key frame the end of its last beat; headed by the lesson's title
+    (``page.lesson_intro`` of its ``chapters``)."""
+    lesson = lesson_intro(lang, chapters).title
     pages = []
     for n, (clip, probe) in enumerate(zip(clips, probes), start=1):
         section = clip.scene.section
@@ -819,12 +824,12 @@ def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path)
         except LatexFailed as err:
             raise ExportError(f"formulas.{section}: {err}") from None
         pages.append(handout.PageContent(
-            lesson=tr(lang, "lesson.title"), title=tr(lang, f"{section}.title"),
+            lesson=lesson, title=tr(lang, f"{section}.title"),
             question=tr(lang, f"page.ask.{section}"), picture=picture, summary=tr(lang, f"{section}.summary"),
             formula_words=tr(lang, f"export.formula.{section}"), formula=formula,
             sayings=tuple(narration(clip, lang)),
             footer=tr(lang, "export.footer", n=n, total=len(clips), length=f"{minutes}:{rest:02d}")))
-    handout.write_pdf(pages, lang, dest, f"{tr(lang, 'lesson.title')} · {tr(lang, 'export.handout')}")
+    handout.write_pdf(pages, lang, dest, f"{lesson} · {tr(lang, 'export.handout')}")
 
 
 class Staging:
@@ -932,7 +937,7 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
             else:
                 build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters)
             if pdf:
-                build_handout(clips, probes, lang, staging.path(folder / f"{STEM}.pdf"))
+                build_handout(clips, probes, lang, staging.path(folder / f"{STEM}.pdf"), chapters)
         return staging.commit()
     except OSError as err:
         staging.discard()

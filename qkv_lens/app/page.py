@@ -23,13 +23,14 @@ import html
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from qkv_lens import beats as beats_file
 from qkv_lens.app import manifest
-from qkv_lens.languages import language, offered
-from qkv_lens.lesson import Chapter
+from qkv_lens.languages import TEXTS, current, language, offered
+from qkv_lens.lesson import Chapter, defaults
 from qkv_lens.registry import QUALITIES, by_class
 from qkv_lens.store import Unsafe, inside, read_inside, regular_file, shown, write_atomic
 from qkv_lens.texts import tr
@@ -183,17 +184,53 @@ def _clip(e: dict, lang: str, out_root: Path, said: list[dict]) -> str:
             f'<figcaption>{summary}</figcaption>{_transcript(lang, said)}</figure>')
 
 
-def _intro(lang: str, on_page: list[dict]) -> str:
+@dataclass(frozen=True)
+class Intro:
+    """What the page says of its lesson: its title, the lead sentence, the
+    heading of the list and the list (goals, or the chapters)."""
+    title: str
+    lead: str
+    heading: str
+    points: tuple[str, ...]
+
+
+_GOAL = re.compile(r"page\.goal([0-9]+)")
+
+
+def lesson_intro(lang: str, chapters: Sequence[Chapter]) -> Intro:
+    """The lesson's title and introduction in ``lang``.  A text the lesson's
+    ``texts.toml`` sets is used (``lesson.title``, ``page.lead``,
+    ``page.goals``, ``page.goal1`` ... ``page.goalN``); the shipped lesson's
+    title and goals, which promise its scenes, only for a lesson that
+    teaches exactly the shipped lesson's scenes.  Any other lesson is titled
+    by its chapters (their titles) and, without goals of its own, lists its
+    chapters under ``page.outline``.  A text left empty is left out."""
+    shipped = {name for chapter in defaults()["chapters"] for name in chapter["scenes"]}
+    the_shipped = {name for chapter in chapters for name in chapter.scenes} == shipped
+    laid = current().laid.get(lang, set())
+
+    def own(key: str) -> str:
+        """The text of ``key`` when this lesson may show it, else ''."""
+        return tr(lang, key).strip() if key in laid or (the_shipped and key in TEXTS[lang]) else ""
+
+    names = tuple(chapter.title.name(lang) for chapter in chapters)
+    goals = sorted((int(m.group(1)), key) for key in TEXTS[lang] if (m := _GOAL.fullmatch(key)))
+    points = tuple(text for _, key in goals if (text := own(key)))
+    return Intro(title=own("lesson.title") or " · ".join(names), lead=tr(lang, "page.lead").strip(),
+                 heading=tr(lang, "page.goals" if points else "page.outline").strip(), points=points or names)
+
+
+def _intro(lang: str, intro: Intro, on_page: list[dict]) -> str:
     """The introduction (what the learner will be able to do) and the table
     of contents: every clip with its duration, and the total."""
-    goals = "".join(f"<li>{math_html(tr(lang, f'page.goal{i}'))}</li>" for i in range(1, 6))
+    goals = "".join(f"<li>{math_html(point)}</li>" for point in intro.points)
+    paragraphs = "".join(f"<p>{html.escape(text)}</p>" for text in (intro.lead, intro.heading) if text)
     items = "".join(f'<li><a href="#{html.escape(lang)}-{html.escape(e["scene"])}">'
                     f'{html.escape(tr(lang, e["section"] + ".title"))}</a>'
                     f'<span class="dur">{clock(e["duration"])}</span></li>' for e in on_page)
     total = html.escape(tr(lang, "page.total", count=len(on_page),
                            time=clock(sum(e["duration"] for e in on_page))))
-    return (f'<div class="intro"><p>{html.escape(tr(lang, "page.lead"))}</p>'
-            f'<p>{html.escape(tr(lang, "page.goals"))}</p><ul>{goals}</ul></div>'
+    return (f'<div class="intro">{paragraphs}<ul>{goals}</ul></div>'
             f'<nav class="toc"><h2>{html.escape(tr(lang, "page.contents"))}</h2>'
             f'<p class="total">{total}</p><ol>{items}</ol></nav>')
 
@@ -273,6 +310,7 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
     first = language if language in langs else langs[0] if langs else offered()[0]
     sections = []
     clips: dict[str, list[dict]] = {l: [] for l in langs}
+    intros = {l: lesson_intro(l, chapters) for l in langs or [first]}
     for lang in langs:
         parts = []
         heading = None
@@ -305,10 +343,10 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
                                     "beats": said})
         hidden = "" if lang == first else " hidden"
         sections.append(f'<section class="lesson" lang="{html.escape(lang)}"{hidden}>'
-                        f'<h1>{html.escape(tr(lang, "lesson.title"))}</h1>{_intro(lang, listed_here)}'
+                        f'<h1>{html.escape(intros[lang].title)}</h1>{_intro(lang, intros[lang], listed_here)}'
                         f'{_downloads(out_root, lang)}'
                         f'{"".join(parts)}</section>')
-    ui = {l: {k: tr(l, "lesson.title" if k == "title" else f"page.{k}") for k in UI_KEYS} for l in langs or [first]}
+    ui = {l: {k: intros[l].title if k == "title" else tr(l, f"page.{k}") for k in UI_KEYS} for l in langs or [first]}
     data = {"first": first, "langs": langs, "ui": ui, "clips": clips, "live": live}
     if live:     # the build id: what the page shows and the renders' keys (a render, a text, the chapters)
         keys = sorted(str(e.get("key")) for by_scene in best.values() for e in by_scene.values())
@@ -339,7 +377,7 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
                '<div class="keys"></div></aside>')
     page = (f'<!DOCTYPE html>\n<html lang="{html.escape(first)}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{html.escape(tr(first, "lesson.title"))}</title>'
+            f'<title>{html.escape(intros[first].title)}</title>'
             f'<style>{_asset("page.css")}{font_css(langs)}</style>'
             f'</head>\n<body data-lang="{html.escape(first)}"><header>{nav}{present}</header><main>'
             f'{"".join(sections)}</main>{speaker}'
