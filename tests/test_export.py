@@ -804,15 +804,36 @@ def test_the_page_links_the_exports_after_an_export(exported):
 
 def test_a_deck_of_beats_plays_each_beat_on_its_own_slide(tmp_path):
     """--deck beats, as manim-slides does it: after the cover, one slide per
-    beat, each embedding the beat's part of its clip (its frames, its sound)
-    and carrying the beat's sentence as its notes."""
+    beat, each embedding the beat's part of its clip (its frames, its sound),
+    previewed by a frame of that beat (the last), and carrying the beat's
+    sentence as its notes; it is lesson.beats.pptx, beside the scenes' deck."""
+    import io
+
     from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
     make_renders(tmp_path)
+    assert run(tmp_path, "--lang", "en") == 0
     assert run(tmp_path, "--lang", "en", "--deck", "beats") == 0
     folder = tmp_path / "en" / "480p15"
-    slides = list(Presentation(str(folder / "lesson.pptx")).slides)[1:]
+    assert len(Presentation(str(folder / "lesson.pptx")).slides) == 1 + len(CLIPS)    # the scenes' deck stays
+    slides = list(Presentation(str(folder / "lesson.beats.pptx")).slides)[1:]
     assert len(slides) == sum(len(c[2]) for c in CLIPS)
-    with zipfile.ZipFile(folder / "lesson.pptx") as z:
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert '<a href="en/480p15/lesson.pptx" download>' in index and \
+        '<a href="en/480p15/lesson.beats.pptx" download>' in index
+    k = 0
+    for i, (seconds, _, sentences) in enumerate(CLIPS):
+        whole = frames(clip_path(folder, i))
+        beat = seconds / len(sentences)
+        for j in range(len(sentences)):
+            [movie] = [s for s in slides[k].shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA]
+            poster = np.asarray(Image.open(io.BytesIO(movie.poster_frame.blob)).convert("RGB")).astype(int)
+            last = max(f for f in range(len(whole)) if f / FPS < (j + 1) * beat - 1e-6)   # the beat's last frame
+            assert poster.shape == whole[last].shape
+            differences = [np.abs(poster - f.astype(int)).mean() for f in whole]
+            assert differences[last] < 3 and int(np.argmin(differences)) == last, (k, differences[last])
+            k += 1
+    with zipfile.ZipFile(folder / "lesson.beats.pptx") as z:
         media = {n: z.read(n) for n in z.namelist() if n.startswith("ppt/media/") and n.endswith(".mp4")}
         rels = [z.read(f"ppt/slides/_rels/slide{i}.xml.rels").decode() for i in range(2, 2 + len(slides))]
     k = 0

@@ -629,9 +629,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the renders to join: l=480p15, m=720p30, h=1080p60, k=2160p60 (default l)")
     ex.add_argument("--pdf", action="store_true", help="also a PDF handout: poster, summary, key formula")
     ex.add_argument("--deck", choices=["scenes", "beats"], default="scenes",
-                    help="lesson.pptx: one slide per scene (default), or one per beat, each playing its beat's "
-                         "part of the clip with its sentence in the notes, as manim-slides does (slower: the "
-                         "clips are cut and encoded again)")
+                    help="the deck: lesson.pptx, one slide per scene (default), or lesson.beats.pptx, one per "
+                         "beat, each playing its beat's part of the clip with its sentence in the notes, as "
+                         "manim-slides does (slower: the clips are cut and encoded again)")
     ex.add_argument("--burn-captions", action="store_true",
                     help="draw the subtitles into lesson.mp4's picture, for players that ignore its text "
                          "tracks (the video is encoded again: slower)")

@@ -18,7 +18,9 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
   its clip starts; ``lesson.chapters.vtt``: one cue per scene.
 - ``lesson.pptx``: a title slide, then one slide per scene with its
   question and its clip embedded (poster as the preview, playing when the
-  slide appears) and its narration in the speaker notes.
+  slide appears) and its narration in the speaker notes; with ``--deck
+  beats``, ``lesson.beats.pptx`` instead: one slide per beat, each playing
+  its beat's part of the clip, previewed by the beat's last frame.
 - ``lesson.pdf`` (``--pdf``): a handout, one A4 page per scene in real text
   (``qkv_lens.app.handout``).
 
@@ -56,6 +58,7 @@ from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, sho
 from qkv_lens.texts import tr
 
 STEM = "lesson"
+BEATS_DECK = f"{STEM}.beats.pptx"    # --deck beats, beside the scenes' deck lesson.pptx
 AUDIO_FRAME = 1024   # samples per AAC frame
 
 
@@ -640,15 +643,16 @@ W_DECK, H_DECK = 12192000, 6858000   # 16:9, in EMU
 
 
 def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chapter] = (),
-               beat_clips: dict[str, list[tuple[beats_file.Beat, Path]]] | None = None) -> None:
+               beat_clips: dict[str, list[BeatPart]] | None = None) -> None:
     """A 16:9 deck: the lesson's title and chapters, then per scene its
     title, its question (as on the lesson page), its clip (poster as preview,
     playing from the start when the slide appears) and its narration as
     speaker notes.  With ``beat_clips`` (scene -> each beat and its part of
     the clip, ``cut_beats``), one slide per beat instead, as manim-slides
     makes them: the scene's title with the beat's number, the beat's part
-    playing when the slide appears, its sentence as the notes.  The file's
-    title, subject, author and language are set."""
+    playing when the slide appears (previewed by the beat's last frame),
+    its sentence as the notes.  The file's title, subject, author and
+    language are set."""
     from pptx import Presentation
     from pptx.util import Emu, Pt
 
@@ -696,16 +700,26 @@ def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chap
             slide_for(clip, name, clip.video, poster, clip.duration, "\n".join(narration(clip, lang)))
             continue
         parts = beat_clips[clip.scene.name]
-        for n, (beat, video) in enumerate(parts, start=1):
-            slide_for(clip, f"{name} · {n}/{len(parts)}", video, poster if n == 1 else None,
-                      beat.end - beat.start, beat.say)
+        for n, part in enumerate(parts, start=1):
+            slide_for(clip, f"{name} · {n}/{len(parts)}", part.video, str(part.poster) if part.poster else poster,
+                      part.beat.end - part.beat.start, part.beat.say)
     prs.save(str(dest))
 
 
-def cut_beats(clip: Clip, folder: Path) -> list[tuple[beats_file.Beat, Path]]:
+@dataclass(frozen=True)
+class BeatPart:
+    """A beat's part of its clip (``cut_beats``): the beat, its mp4 and its
+    last frame as a PNG (None when no frame falls inside the beat)."""
+    beat: beats_file.Beat
+    video: Path
+    poster: Path | None
+
+
+def cut_beats(clip: Clip, folder: Path) -> list[BeatPart]:
     """The clip cut at its beats: one mp4 per beat in ``folder`` (h264 and,
     when the clip has sound, AAC; frames and samples from the beat's start
-    to its end, encoded again, since a beat rarely starts on a key frame)."""
+    to its end, encoded again, since a beat rarely starts on a key frame),
+    and the beat's last frame as a PNG beside it (its slide's preview)."""
     import av
     import numpy as np
 
@@ -729,12 +743,13 @@ def cut_beats(clip: Clip, folder: Path) -> list[tuple[beats_file.Beat, Path]]:
             vout = dst.add_stream("libx264", rate=rate, options={"crf": "18", "preset": "veryfast"})
             vout.width, vout.height, vout.pix_fmt = vin.codec_context.width, vin.codec_context.height, "yuv420p"
             aout = dst.add_stream("aac", rate=sr, layout="mono") if sound is not None else None
-            k = 0
+            k, last = 0, None
             for frame in src.decode(vin):
                 if frame.time is None or frame.time < beat.start - 1e-6:
                     continue
                 if frame.time >= beat.end - 1e-6:
                     break
+                last = frame
                 frame = frame.reformat(format="yuv420p")
                 frame.pts, frame.time_base = k, Fraction(1) / rate
                 k += 1
@@ -748,7 +763,11 @@ def cut_beats(clip: Clip, folder: Path) -> list[tuple[beats_file.Beat, Path]]:
                     piece.sample_rate, piece.pts = sr, at
                     dst.mux(aout.encode(piece))
                 dst.mux(aout.encode(None))
-        out.append((beat, dest))
+        poster = None
+        if last is not None:
+            poster = dest.with_suffix(".png")
+            last.to_image().save(poster)
+        out.append(BeatPart(beat, dest, poster))
     return out
 
 
@@ -933,7 +952,7 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
             if deck == "beats":     # one slide per beat: the parts are cut in a temporary folder, then embedded
                 with tempfile.TemporaryDirectory(prefix="qkv-beats-") as tmp:
                     parts = {c.scene.name: cut_beats(c, Path(tmp)) for c in clips}
-                    build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters, parts)
+                    build_deck(clips, lang, staging.path(folder / BEATS_DECK), chapters, parts)
             else:
                 build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters)
             if pdf:
