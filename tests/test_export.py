@@ -1,5 +1,6 @@
 """``qkv-lens export`` on a fake renders folder: tiny synthetic clips made with
 PyAV (no manim), their subtitles, posters, beats and a manifest."""
+import html
 import json
 import os
 import re
@@ -13,7 +14,7 @@ import pytest
 import srt
 from PIL import Image
 
-from qkv_lens.app import cli, export, handout, manifest
+from qkv_lens.app import cli, export, handout, joined, manifest
 from qkv_lens.languages import offered
 from qkv_lens.lesson import load_lesson
 from qkv_lens.registry import SCENES
@@ -33,7 +34,7 @@ CLIPS = [
 ]
 STARTS = [0.0, 2.0, 4.5]   # each clip's start: the sum of the clips before it
 TOTAL = 7.5
-OUTPUTS = ("lesson.mp4", "lesson.srt", "lesson.vtt", "lesson.chapters.vtt", "lesson.pptx")
+OUTPUTS = ("lesson.mp4", "lesson.srt", "lesson.vtt", "lesson.chapters.vtt", "lesson.pptx", "lesson.export.json")
 
 
 def make_clip(path: Path, seconds: float, tone: int | None, shade: int, fps: int = FPS,
@@ -800,6 +801,52 @@ def test_the_page_links_the_exports_after_an_export(exported):
     index = (exported.parents[1] / "index.html").read_text(encoding="utf-8")
     for name in ("lesson.mp4", "lesson.pptx", "lesson.pdf", "lesson.srt"):
         assert f'<a href="en/480p15/{name}" download>' in index, name
+
+
+def download_links(root: Path, lang: str = "en") -> dict[str, bool]:
+    """The page's download links of ``lang``: file name -> whether it says the export is older than the clips."""
+    index = (root / "index.html").read_text(encoding="utf-8")
+    section = index.split(f'<section class="lesson" lang="{lang}"')[1].split("</section>")[0]
+    links = re.findall(r'<a href="[a-z]+/480p15/([^"]+)" download>.*?</a> <span class="dur">480p15</span>'
+                       r'( <span class="stale">)?', section)
+    stale = html.escape(tr(lang, "page.dl_stale"))
+    assert section.count(stale) == sum(1 for _, mark in links if mark)
+    return {name: bool(mark) for name, mark in links}
+
+
+def test_the_page_says_when_an_export_is_older_than_the_clips(tmp_path):
+    """An export records the renders it joined; the page marks each export
+    file whose clips were rendered again, or whose lesson lists other scenes
+    now, with "older than the clips: export again"."""
+    make_renders(tmp_path)
+    lesson = tmp_path / "lesson.toml"
+    lesson.write_text(OWN_LESSON % ", ".join(f'"{n}"' for n in NAMES[:2]), encoding="utf-8")
+
+    def export_(*extra: str) -> None:
+        assert cli.main(["export", "--out", str(tmp_path), "--lesson", str(lesson), *extra]) == 0
+
+    def page_again() -> dict[str, bool]:
+        assert cli.main(["lesson", "--out", str(tmp_path), "--lesson", str(lesson)]) == 0
+        return download_links(tmp_path)
+
+    export_("--pdf")
+    fresh = {"lesson.mp4": False, "lesson.pptx": False, "lesson.pdf": False, "lesson.srt": False}
+    assert download_links(tmp_path) == fresh
+    entries = manifest.load(tmp_path)                   # the second scene is rendered again
+    second = manifest.entry_id(NAMES[1], "en", "480p15", "mp4")
+    entries[second] = dict(entries[second], key="rendered again")
+    manifest.save(tmp_path, entries)
+    assert page_again() == dict.fromkeys(fresh, True)
+    export_()                                           # exported again, without the handout
+    assert download_links(tmp_path) == dict(fresh, **{"lesson.pdf": True})
+    lesson.write_text(OWN_LESSON % ", ".join(f'"{n}"' for n in NAMES), encoding="utf-8")   # a scene added
+    assert page_again() == {"lesson.mp4": True, "lesson.pptx": True, "lesson.pdf": True, "lesson.srt": True}
+    export_("--pdf", "--deck", "beats")
+    assert download_links(tmp_path) == {"lesson.mp4": False, "lesson.pptx": True, "lesson.beats.pptx": False,
+                                        "lesson.pdf": False, "lesson.srt": False}
+    record = tmp_path / "en" / "480p15" / joined.NAME      # a damaged record: nothing is taken as fresh
+    record.write_text('{"lesson.mp4": 3}', encoding="utf-8")
+    assert set(page_again().values()) == {True}
 
 
 def test_a_deck_of_beats_plays_each_beat_on_its_own_slide(tmp_path):

@@ -897,6 +897,7 @@ def test_texts_and_rows_are_shown_as_text_never_run(marked_site, browser):
         assert en.locator(".intro li").first.inner_text() == marked("page.goal1")
         assert en.locator(".total").inner_text() == marked("page.total")
         assert en.locator(".downloads a").inner_text() == marked("page.dl_video")
+        assert en.locator(".downloads .stale").inner_text() == marked("page.dl_stale")   # no export record
         fig = pg.locator("#en-WorkedExample")
         assert fig.locator("h3").inner_text() == marked("worked_example.title")
         assert fig.locator(".ask").inner_text() == marked("page.think") + marked("page.ask.worked_example")

@@ -23,6 +23,9 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
   its beat's part of the clip, previewed by the beat's last frame.
 - ``lesson.pdf`` (``--pdf``): a handout, one A4 page per scene in real text
   (``qkv_lens.app.handout``).
+- ``lesson.export.json``: what each of these files joined (the lesson's
+  scenes, each clip's render key: ``qkv_lens.app.joined``), so the page can
+  say when one is older than the clips.
 
 Everything is checked first (a scene without a render, a listed file that
 is missing, clips that cannot be joined: an ExportError, one line), then
@@ -35,6 +38,7 @@ they were.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -47,7 +51,7 @@ from typing import Any
 import srt
 
 from qkv_lens import beats as beats_file
-from qkv_lens.app import handout, manifest
+from qkv_lens.app import handout, joined, manifest
 from qkv_lens.app.page import lesson_intro
 from qkv_lens.app.subtitles import cue_text, cues, srt_to_vtt
 from qkv_lens.languages import font_file, font_for, language, offered
@@ -78,6 +82,7 @@ class Clip:
     width: int
     height: int
     duration: float = 0.0   # seconds, as the manifest gives it
+    key: str = ""           # the render's cache key, as the manifest gives it
 
 
 @dataclass(frozen=True)
@@ -178,7 +183,7 @@ def find_clips(out_root: Path, lang: str, quality: str, scenes: Sequence[SceneIn
             check_poster(poster, hint)
         clips.append(Clip(scene, video, files.get(f"{scene.name}.srt"), poster,
                           files.get(f"{scene.name}.beats.json"), int(e.get("width") or 0),
-                          int(e.get("height") or 0), float(e["duration"])))
+                          int(e.get("height") or 0), float(e["duration"]), str(e.get("key") or "")))
     return clips
 
 
@@ -918,6 +923,15 @@ def keep(target: Path) -> Path | None:
     return kept
 
 
+def record(out_root: Path, rel: str, folder: Path, written: list[str], made: dict) -> str:
+    """The export record of ``folder`` (``rel`` inside ``out_root``,
+    ``qkv_lens.app.joined``) once ``written`` are in place: ``made`` for
+    each of them, the previous record's entry for every other file there."""
+    kept = {name: e for name, e in joined.read(out_root, f"{rel}/{joined.NAME}").items()
+            if name not in written and name != joined.NAME and (folder / name).is_file()}
+    return json.dumps(dict(kept, **dict.fromkeys(written, made)), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
 def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Chapter],
            scenes: Sequence[SceneInfo], pdf: bool = False, out_arg: str = "renders",
            burn_captions: bool = False, deck: str = "scenes") -> list[Path]:
@@ -937,9 +951,11 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
         except Unsafe as err:
             raise ExportError(str(err)) from None
         plans.append((lang, folder, clips, probes))
+    lesson = [name for chapter in chapters for name in chapter.scenes]
     staging = Staging()
     try:
         for lang, folder, clips, probes in plans:
+            first = len(staging.parts)
             titles = [tr(lang, f"{c.scene.section}.title") for c in clips]
             starts = offsets(probes)
             subs = join_subtitles(clips, starts)
@@ -957,6 +973,9 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
                 build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters)
             if pdf:
                 build_handout(clips, probes, lang, staging.path(folder / f"{STEM}.pdf"), chapters)
+            written = [target.name for _, target in staging.parts[first:]]
+            staging.text(folder / joined.NAME, record(out_root, f"{lang}/{QUALITIES[quality]}", folder, written,
+                                                      joined.entry(lesson, {c.scene.name: c.key for c in clips})))
         return staging.commit()
     except OSError as err:
         staging.discard()

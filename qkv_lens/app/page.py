@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 
 from qkv_lens import beats as beats_file
-from qkv_lens.app import manifest
+from qkv_lens.app import joined, manifest
 from qkv_lens.languages import TEXTS, current, language, offered
 from qkv_lens.lesson import Chapter, defaults
 from qkv_lens.registry import QUALITIES, by_class
@@ -241,19 +241,27 @@ EXPORTS = (("lesson.mp4", "dl_video"), ("lesson.pptx", "dl_deck"), ("lesson.beat
 LIVE_FILE = "build.js"     # `watch`: the page's build id, polled by the open page, which reloads when it changes
 
 
-def _downloads(out_root: Path, lang: str) -> str:
+def _downloads(out_root: Path, lang: str, entries: dict[str, dict], lesson: list[str]) -> str:
     """Links to the exports of ``lang`` that are there (``qkv-lens export``),
-    at each quality; each a regular file inside ``out_root``."""
+    at each quality; each a regular file inside ``out_root``.  One that its
+    export record (``qkv_lens.app.joined``) does not show made from the
+    ``lesson``'s scenes and the clips' current renders (the manifest's
+    ``entries``) says it is older than the clips."""
     links = []
     for quality in QUALITIES.values():
+        made = joined.read(out_root, f"{lang}/{quality}/{joined.NAME}")
+        keys = {e["scene"]: e["key"] for e in entries.values()
+                if (e["language"], e["quality"], e["format"]) == (lang, quality, "mp4")}
         for name, key in EXPORTS:
             rel = f"{lang}/{quality}/{name}"
             try:
                 regular_file(inside(out_root, rel, "export"), 1 << 50, "export")
             except (OSError, Unsafe):
                 continue
+            stale = "" if joined.fresh(made.get(name), lesson, keys) else \
+                f' <span class="stale">{html.escape(tr(lang, "page.dl_stale"))}</span>'
             links.append(f'<a href="{html.escape(rel)}" download>{html.escape(tr(lang, f"page.{key}"))}</a>'
-                         f' <span class="dur">{quality}</span>')
+                         f' <span class="dur">{quality}</span>{stale}')
     if not links:
         return ""
     return (f'<p class="downloads"><b>{html.escape(tr(lang, "page.downloads"))}</b> '
@@ -311,6 +319,7 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
     sections = []
     clips: dict[str, list[dict]] = {l: [] for l in langs}
     intros = {l: lesson_intro(l, chapters) for l in langs or [first]}
+    lesson = [name for chapter in chapters for name in chapter.scenes]
     for lang in langs:
         parts = []
         heading = None
@@ -344,7 +353,7 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
         hidden = "" if lang == first else " hidden"
         sections.append(f'<section class="lesson" lang="{html.escape(lang)}"{hidden}>'
                         f'<h1>{html.escape(intros[lang].title)}</h1>{_intro(lang, intros[lang], listed_here)}'
-                        f'{_downloads(out_root, lang)}'
+                        f'{_downloads(out_root, lang, entries, lesson)}'
                         f'{"".join(parts)}</section>')
     ui = {l: {k: intros[l].title if k == "title" else tr(l, f"page.{k}") for k in UI_KEYS} for l in langs or [first]}
     data = {"first": first, "langs": langs, "ui": ui, "clips": clips, "live": live}
