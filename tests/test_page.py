@@ -309,6 +309,7 @@ def test_the_speaker_window_follows_the_projected_one(open_page, browser):
         notes.wait_for_function("document.documentElement.lang === 'zh'")
         assert notes.locator("#speaker .say").inner_text() == SEEN["zh"].format(i=1, scene="SpaceDeformation")
         # a link followed on the page, then a reload (presenting again, ?present=1): found again
+        pg.keyboard.press("Escape")                 # closes the key help shown on entering
         pg.keyboard.press("Escape")
         pg.click("section[lang=zh] nav.toc a[href='#zh-WorkedExample']")
         pg.reload()
@@ -403,6 +404,7 @@ def test_the_place_is_kept_in_the_url_and_resumed(open_page):
     pg = open_page("#zh-DotProductSoftmax/1")
     assert state(pg) == ("DotProductSoftmax/1", "ready")
     assert pg.evaluate("document.documentElement.lang") == "zh"
+    pg.keyboard.press("Escape")                     # closes the key help shown on entering
     pg.keyboard.press("Escape")
     assert pg.evaluate("location.hash") == "#zh-DotProductSoftmax"
     pg.reload()
@@ -1128,3 +1130,165 @@ def test_the_caption_track_shows_the_narration_as_written(site, tmp_path, browse
     assert [c[0] for c in cues] == [0, 1, 2, 3]
     assert [c[2] for c in cues] == said                      # what the viewer reads
     assert [html.unescape(c[1]) for c in cues] == said       # the cue text, its references resolved
+
+
+# -- presenting: captions are never covered, and a paused beat shows its own -----------------------
+
+@pytest.fixture(scope="module")
+def cued_site(site, tmp_path_factory) -> Path:
+    """The site with each clip's subtitles made of its beats' cues (as a
+    render writes them: one cue ends where the next starts, at a beat's edge too)."""
+    import shutil
+
+    from qkv_lens.app.subtitles import srt_to_vtt
+    out = tmp_path_factory.mktemp("cued") / "renders"
+    shutil.copytree(site, out)
+    for lang in ("zh", "en"):
+        for scene, (_, ends) in CLIPS.items():
+            cues = [c for b in beats_doc(scene, lang, ends)["beats"] for c in b["cues"]]
+            srt = "".join(f"{i + 1}\n{stamp(c['start'])} --> {stamp(c['end'])}\n{c['text']}\n\n"
+                          for i, c in enumerate(cues))
+            (out / lang / "480p15" / f"{scene}.vtt").write_text(srt_to_vtt(srt), encoding="utf-8")
+    page.build(out, CHAPTERS)
+    return out
+
+
+def stamp(seconds: float) -> str:
+    ms = round(seconds * 1000)
+    return f"00:00:{ms // 1000:02d},{ms % 1000:03d}"
+
+
+def shown_cues(pg) -> list[str]:
+    """The texts of the active cues of the current clip's showing track, once its seek is done."""
+    return pg.evaluate("""() => new Promise(done => {
+        const v = document.querySelector('figure.current video');
+        const read = () => { const t = [...v.textTracks].find(x => x.mode === 'showing');
+            done([...t.activeCues].map(c => c.text)); };
+        if (v.seeking) v.addEventListener('seeked', () => setTimeout(read, 50), {once: true});
+        else setTimeout(read, 50); })""")
+
+
+def beat_cues(scene: str, beat: int, lang: str = "en") -> list[str]:
+    return [c["text"] for c in beats_doc(scene, lang, CLIPS[scene][1])["beats"][beat]["cues"]]
+
+
+def test_a_paused_beat_shows_its_own_caption(cued_site, browser):
+    """Cued at a beat (by ←, a reload, Home, End, after playing it), the
+    paused clip shows that beat's caption alone: never the cue of the beat
+    before, which ends where this one starts."""
+    pg = browser.new_page(viewport={"width": 1000, "height": 700})
+    try:
+        pg.goto((cued_site / "index.html").as_uri() + "#en-SpaceDeformation/1")
+        pg.wait_for_function("document.querySelector('figure.current video').readyState >= 2")
+        assert state(pg) == ("SpaceDeformation/1", "ready")
+        first, last = beat_cues("SpaceDeformation", 1)[0], beat_cues("SpaceDeformation", 1)[-1]
+        assert shown_cues(pg) == [first]
+        assert 1.0 <= current_video(pg)["t"] < 1.0 + 1 / FPS            # the beat's own first frame
+        play_beat(pg, "ArrowRight", "SpaceDeformation/1", 2.0)
+        assert shown_cues(pg) == [last]
+        pg.keyboard.press("ArrowLeft")
+        assert state(pg) == ("SpaceDeformation/0", "ready")
+        assert shown_cues(pg) == [beat_cues("SpaceDeformation", 0)[0]]
+        play_beat(pg, "ArrowRight", "SpaceDeformation/0", 1.0)
+        play_beat(pg, "ArrowRight", "SpaceDeformation/1", 2.0)
+        pg.keyboard.press("ArrowRight")                                  # the third beat plays
+        pg.keyboard.press("ArrowLeft")                                   # back while it plays
+        assert state(pg) == ("SpaceDeformation/1", "ready")
+        assert shown_cues(pg) == [first]
+        pg.reload()
+        pg.wait_for_function("document.querySelector('figure.current video').readyState >= 2")
+        assert state(pg) == ("SpaceDeformation/1", "ready")
+        assert shown_cues(pg) == [first]
+        pg.keyboard.press("End")
+        assert shown_cues(pg) == [beat_cues("SpaceDeformation", 2)[-1]]
+        pg.keyboard.press("n")
+        pg.keyboard.press("ArrowRight")
+        pg.keyboard.press("ArrowLeft")                                   # back across the clip: its last beat
+        assert state(pg) == ("SpaceDeformation/2", "ready")
+        assert shown_cues(pg) == [beat_cues("SpaceDeformation", 2)[0]]
+    finally:
+        pg.close()
+
+
+def cue_boxes(pg) -> list[dict]:
+    """The boxes of the caption cues Chromium draws (in the video's
+    user-agent shadow tree, which only the DevTools protocol reaches)."""
+    cdp = pg.context.new_cdp_session(pg)
+    try:
+        found = []
+
+        def walk(node: dict) -> None:
+            attrs = node.get("attributes", [])
+            if dict(zip(attrs[::2], attrs[1::2])).get("pseudo") == "cue":
+                found.append(node["nodeId"])
+            for child in node.get("children", []) + node.get("shadowRoots", []):
+                walk(child)
+
+        walk(cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"])
+        boxes = []
+        for node in found:
+            try:
+                quad = cdp.send("DOM.getBoxModel", {"nodeId": node})["model"]["border"]
+            except Exception:  # noqa: BLE001 - a cue of a clip that is not drawn has no box
+                continue
+            boxes.append({"x": quad[0], "y": quad[1], "width": quad[2] - quad[0], "height": quad[5] - quad[1]})
+        return boxes
+    finally:
+        cdp.detach()
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+@pytest.mark.parametrize("size", [(1000, 700), (1920, 1080), (1400, 600), (390, 844)])
+def test_the_key_help_never_covers_a_caption(cued_site, browser, size):
+    width, height = size
+    pg = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        pg.goto((cued_site / "index.html").as_uri() + "?lang=en#en-WorkedExample/1")
+        pg.wait_for_function("document.querySelector('figure.current video').readyState >= 2")
+        assert pg.locator("#help").is_visible()                         # shown on entering
+        assert len(shown_cues(pg)) == 1
+        boxes = cue_boxes(pg)
+        help_box = pg.locator("#help").bounding_box()
+        assert boxes and help_box["height"] > 0
+        for box in boxes:
+            assert box["y"] + box["height"] <= height, box                # the caption is on screen
+            assert not overlap(box, help_box), (box, help_box)
+        pg.keyboard.press("ArrowRight")                                  # any key hides the help
+        assert not pg.locator("#help").is_visible()
+        pg.keyboard.press("?")                                           # and ? shows it again
+        pg.wait_for_function("document.body.dataset.state === 'done'", timeout=8000)
+        assert len(shown_cues(pg)) == 1
+        assert all(not overlap(box, pg.locator("#help").bounding_box()) for box in cue_boxes(pg))
+    finally:
+        pg.close()
+
+
+def test_escape_closes_the_key_help_first(open_page):
+    pg = open_page("?lang=en&present=1")
+    assert pg.locator("#help").is_visible()
+    pg.keyboard.press("Escape")
+    assert not pg.locator("#help").is_visible()
+    assert state(pg) == ("SpaceDeformation/0", "ready")                 # still presenting
+    pg.keyboard.press("Escape")
+    assert pg.evaluate("document.body.dataset.beat") is None
+
+
+def test_the_overview_reads_from_the_back_of_the_room(open_page, browser):
+    """At 1080p every text of the overview is at least 24 px."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        pg = open_page("?lang=en&present=1", context=context)
+        pg.keyboard.press("o")
+        sizes = pg.evaluate("""() => [...document.querySelectorAll('#overview, #overview *')]
+            .filter(e => e.getClientRects().length && (e.tagName === 'INPUT'
+                || [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())))
+            .map(e => [e.tagName + ' ' + (e.textContent || '').slice(0, 20),
+                       parseFloat(getComputedStyle(e).fontSize)])""")
+        assert len(sizes) >= 2 + len(ORDER)                              # the heading, the label, each clip
+        assert all(size >= 24 for _, size in sizes), sizes
+    finally:
+        context.close()
