@@ -807,6 +807,24 @@ def test_a_lesson_of_its_own_scenes_gets_neutral_texts_or_its_own(site, tmp_path
         assert data["ui"][lang]["title"] == f"{lang}: shear and stretch"
 
 
+def test_a_text_the_lesson_sets_is_its_own_even_when_it_repeats_the_shipped_one(tmp_path):
+    """A lesson of two chapters keeps one shipped goal by writing it out: that goal is shown."""
+    from qkv_lens import texts
+    from qkv_lens.lesson import Chapter
+    from qkv_lens.lesson.schema import Named
+    chapters = [Chapter(Named.of({l: f"{l} one" for l in ("zh", "en", "es")}), OWN_SCENES[:2]),
+                Chapter(Named.of({l: f"{l} two" for l in ("zh", "en", "es")}), OWN_SCENES[2:])]
+    assert page.lesson_intro("en", chapters) == page.Intro(
+        "en one · en two", tr("en", "page.lead"), tr("en", "page.outline"), ("en one", "en two"))
+    try:
+        with_texts(tmp_path, {lang: {"page.goal3": tr(lang, "page.goal3")} for lang in ("zh", "en", "es")})
+        intro = page.lesson_intro("en", chapters)
+    finally:
+        texts.use_lesson_texts(None)
+    assert (intro.title, intro.heading, intro.points) == ("en one · en two", tr("en", "page.goals"),
+                                                          (tr("en", "page.goal3"),))
+
+
 def test_the_shipped_lesson_keeps_its_texts_and_a_blank_goal_is_no_bullet(site, tmp_path, browser):
     from qkv_lens import texts
     out = copy_site(site, tmp_path / "renders")

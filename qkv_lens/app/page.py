@@ -5,10 +5,12 @@ this module) and relative links only, so it works opened from disk with no
 network.  Subtitle tracks are inlined as data: URLs (browsers will not load
 <track> files from a file:// page), and so are the beats: a JSON block with
 every clip's beats and narration drives presenter mode (``?present=1`` or P).
-The page is a lesson per language: an introduction, a table of contents with
-durations, per clip a question to think about before playing; ``?lang=en``
-and ``#en-WorkedExample`` open a language at a clip, and the choice is
-remembered in localStorage.
+The page is a lesson per language: the lesson's title and introduction
+(``lesson_intro``), a table of contents with durations, per clip a question
+to think about before playing, and links to the exports (each saying when
+it is older than the clips, ``qkv_lens.app.joined``).  It opens in the
+lesson's language; ``?lang=en`` and ``#en-WorkedExample`` open a language
+at a clip, and the choice is remembered in localStorage.
 Each language shows, per scene, its best-quality render.  A .mov (the
 transparent "mp4", which browsers cannot play) is shown as its poster,
 linked to the file; gif and mov clips are left out of presenter mode.
