@@ -847,6 +847,11 @@ def test_the_page_says_when_an_export_is_older_than_the_clips(tmp_path):
     record = tmp_path / "en" / "480p15" / joined.NAME      # a damaged record: nothing is taken as fresh
     record.write_text('{"lesson.mp4": 3}', encoding="utf-8")
     assert set(page_again().values()) == {True}
+    (tmp_path / "elsewhere").write_text("x", encoding="utf-8")      # a record naming files beyond the exports
+    record.write_text(json.dumps({"../../elsewhere": {"lesson": []}, "lesson.pdf": {"lesson": []}}), encoding="utf-8")
+    export_()
+    assert sorted(json.loads(record.read_text(encoding="utf-8"))) == [       # the files written, and lesson.pdf
+        "lesson.chapters.vtt", "lesson.mp4", "lesson.pdf", "lesson.pptx", "lesson.srt", "lesson.vtt"]
 
 
 def test_a_deck_of_beats_plays_each_beat_on_its_own_slide(tmp_path):

@@ -926,9 +926,11 @@ def keep(target: Path) -> Path | None:
 def record(out_root: Path, rel: str, folder: Path, written: list[str], made: dict) -> str:
     """The export record of ``folder`` (``rel`` inside ``out_root``,
     ``qkv_lens.app.joined``) once ``written`` are in place: ``made`` for
-    each of them, the previous record's entry for every other file there."""
+    each of them, the previous record's entry for every other export file
+    there (``lesson.*``)."""
     kept = {name: e for name, e in joined.read(out_root, f"{rel}/{joined.NAME}").items()
-            if name not in written and name != joined.NAME and (folder / name).is_file()}
+            if name not in written and name != joined.NAME and name.startswith(f"{STEM}.")
+            and Path(name).name == name and (folder / name).is_file()}
     return json.dumps(dict(kept, **dict.fromkeys(written, made)), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
