@@ -127,6 +127,7 @@ class Tables:
     glossary: dict[str, dict[str, str]]
     where: str = "texts.toml"
     formulas: dict[str, str] = field(default_factory=dict)   # text section -> LaTeX, the same in every language
+    laid: dict[str, set[str]] = field(default_factory=dict)   # language -> the keys an overlay (texts.toml) sets
 
 
 def _read(path: Path | tuple[dict, str] | None) -> tuple[dict, str]:
@@ -162,6 +163,9 @@ def load_tables(*overlays: Path | tuple[dict, str],
     for path in overlays:
         raw, where = _read(path)
         _merge(tables, raw, where)
+        for code, table in raw.items():
+            if code not in META:
+                tables.laid.setdefault(code, set()).update(table)
         tables.where = f"{tables.where} + {where}"
         laid.append((raw, where))
     for code in tables.texts:

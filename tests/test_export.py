@@ -1,5 +1,6 @@
 """``qkv-lens export`` on a fake renders folder: tiny synthetic clips made with
 PyAV (no manim), their subtitles, posters, beats and a manifest."""
+import html
 import json
 import os
 import re
@@ -13,7 +14,7 @@ import pytest
 import srt
 from PIL import Image
 
-from qkv_lens.app import cli, export, handout, manifest
+from qkv_lens.app import cli, export, handout, joined, manifest
 from qkv_lens.languages import offered
 from qkv_lens.lesson import load_lesson
 from qkv_lens.registry import SCENES
@@ -33,7 +34,7 @@ CLIPS = [
 ]
 STARTS = [0.0, 2.0, 4.5]   # each clip's start: the sum of the clips before it
 TOTAL = 7.5
-OUTPUTS = ("lesson.mp4", "lesson.srt", "lesson.vtt", "lesson.chapters.vtt", "lesson.pptx")
+OUTPUTS = ("lesson.mp4", "lesson.srt", "lesson.vtt", "lesson.chapters.vtt", "lesson.pptx", "lesson.export.json")
 
 
 def make_clip(path: Path, seconds: float, tone: int | None, shade: int, fps: int = FPS,
@@ -667,6 +668,29 @@ def test_default_language_is_the_lessons(tmp_path, monkeypatch):
     assert sorted(leftovers(tmp_path / "out")) == sorted(OUTPUTS)
 
 
+OWN_LESSON = """language = "en"
+[[chapters]]
+title = { zh = "三段", en = "Three scenes of mine", es = "Tres escenas mías" }
+scenes = [%s]
+"""
+
+
+def test_a_lesson_of_its_own_is_titled_by_its_chapters_not_the_shipped_title(tmp_path):
+    """The deck and the handout of a lesson of three scenes do not carry the
+    shipped lesson's title (which promises its eleven scenes)."""
+    import pypdf
+    from pptx import Presentation
+    lesson = tmp_path / "lesson.toml"
+    lesson.write_text(OWN_LESSON % ", ".join(f'"{n}"' for n in NAMES), encoding="utf-8")
+    make_renders(tmp_path / "out")
+    assert cli.main(["export", "--out", str(tmp_path / "out"), "--lesson", str(lesson), "--pdf"]) == 0
+    folder = tmp_path / "out" / "en" / "480p15"
+    deck = Presentation(str(folder / "lesson.pptx"))
+    assert deck.core_properties.title == deck.slides[0].shapes.title.text == "Three scenes of mine"
+    assert pypdf.PdfReader(str(folder / "lesson.pdf")).metadata.title.startswith("Three scenes of mine · ")
+    assert tr("en", "lesson.title") not in (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+
+
 def test_offsets_are_exact_sums():
     probes = [export.Probe(export.Stream("h264", 1, 1, "yuv420p", Fraction(15), b""), Fraction(1, 15360), 0, n, None)
               for n in (1024 * 1073, 1024 * 555)]
@@ -779,17 +803,89 @@ def test_the_page_links_the_exports_after_an_export(exported):
         assert f'<a href="en/480p15/{name}" download>' in index, name
 
 
+def download_links(root: Path, lang: str = "en") -> dict[str, bool]:
+    """The page's download links of ``lang``: file name -> whether it says the export is older than the clips."""
+    index = (root / "index.html").read_text(encoding="utf-8")
+    section = index.split(f'<section class="lesson" lang="{lang}"')[1].split("</section>")[0]
+    links = re.findall(r'<a href="[a-z]+/480p15/([^"]+)" download>.*?</a> <span class="dur">480p15</span>'
+                       r'( <span class="stale">)?', section)
+    stale = html.escape(tr(lang, "page.dl_stale"))
+    assert section.count(stale) == sum(1 for _, mark in links if mark)
+    return {name: bool(mark) for name, mark in links}
+
+
+def test_the_page_says_when_an_export_is_older_than_the_clips(tmp_path):
+    """An export records the renders it joined; the page marks each export
+    file whose clips were rendered again, or whose lesson lists other scenes
+    now, with "older than the clips: export again"."""
+    make_renders(tmp_path)
+    lesson = tmp_path / "lesson.toml"
+    lesson.write_text(OWN_LESSON % ", ".join(f'"{n}"' for n in NAMES[:2]), encoding="utf-8")
+
+    def export_(*extra: str) -> None:
+        assert cli.main(["export", "--out", str(tmp_path), "--lesson", str(lesson), *extra]) == 0
+
+    def page_again() -> dict[str, bool]:
+        assert cli.main(["lesson", "--out", str(tmp_path), "--lesson", str(lesson)]) == 0
+        return download_links(tmp_path)
+
+    export_("--pdf")
+    fresh = {"lesson.mp4": False, "lesson.pptx": False, "lesson.pdf": False, "lesson.srt": False}
+    assert download_links(tmp_path) == fresh
+    entries = manifest.load(tmp_path)                   # the second scene is rendered again
+    second = manifest.entry_id(NAMES[1], "en", "480p15", "mp4")
+    entries[second] = dict(entries[second], key="rendered again")
+    manifest.save(tmp_path, entries)
+    assert page_again() == dict.fromkeys(fresh, True)
+    export_()                                           # exported again, without the handout
+    assert download_links(tmp_path) == dict(fresh, **{"lesson.pdf": True})
+    lesson.write_text(OWN_LESSON % ", ".join(f'"{n}"' for n in NAMES), encoding="utf-8")   # a scene added
+    assert page_again() == {"lesson.mp4": True, "lesson.pptx": True, "lesson.pdf": True, "lesson.srt": True}
+    export_("--pdf", "--deck", "beats")
+    assert download_links(tmp_path) == {"lesson.mp4": False, "lesson.pptx": True, "lesson.beats.pptx": False,
+                                        "lesson.pdf": False, "lesson.srt": False}
+    record = tmp_path / "en" / "480p15" / joined.NAME      # a damaged record: nothing is taken as fresh
+    record.write_text('{"lesson.mp4": 3}', encoding="utf-8")
+    assert set(page_again().values()) == {True}
+    (tmp_path / "elsewhere").write_text("x", encoding="utf-8")      # a record naming files beyond the exports
+    record.write_text(json.dumps({"../../elsewhere": {"lesson": []}, "lesson.pdf": {"lesson": []}}), encoding="utf-8")
+    export_()
+    assert sorted(json.loads(record.read_text(encoding="utf-8"))) == [       # the files written, and lesson.pdf
+        "lesson.chapters.vtt", "lesson.mp4", "lesson.pdf", "lesson.pptx", "lesson.srt", "lesson.vtt"]
+
+
 def test_a_deck_of_beats_plays_each_beat_on_its_own_slide(tmp_path):
     """--deck beats, as manim-slides does it: after the cover, one slide per
-    beat, each embedding the beat's part of its clip (its frames, its sound)
-    and carrying the beat's sentence as its notes."""
+    beat, each embedding the beat's part of its clip (its frames, its sound),
+    previewed by a frame of that beat (the last), and carrying the beat's
+    sentence as its notes; it is lesson.beats.pptx, beside the scenes' deck."""
+    import io
+
     from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
     make_renders(tmp_path)
+    assert run(tmp_path, "--lang", "en") == 0
     assert run(tmp_path, "--lang", "en", "--deck", "beats") == 0
     folder = tmp_path / "en" / "480p15"
-    slides = list(Presentation(str(folder / "lesson.pptx")).slides)[1:]
+    assert len(Presentation(str(folder / "lesson.pptx")).slides) == 1 + len(CLIPS)    # the scenes' deck stays
+    slides = list(Presentation(str(folder / "lesson.beats.pptx")).slides)[1:]
     assert len(slides) == sum(len(c[2]) for c in CLIPS)
-    with zipfile.ZipFile(folder / "lesson.pptx") as z:
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert '<a href="en/480p15/lesson.pptx" download>' in index and \
+        '<a href="en/480p15/lesson.beats.pptx" download>' in index
+    k = 0
+    for i, (seconds, _, sentences) in enumerate(CLIPS):
+        whole = frames(clip_path(folder, i))
+        beat = seconds / len(sentences)
+        for j in range(len(sentences)):
+            [movie] = [s for s in slides[k].shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA]
+            poster = np.asarray(Image.open(io.BytesIO(movie.poster_frame.blob)).convert("RGB")).astype(int)
+            last = max(f for f in range(len(whole)) if f / FPS < (j + 1) * beat - 1e-6)   # the beat's last frame
+            assert poster.shape == whole[last].shape
+            differences = [np.abs(poster - f.astype(int)).mean() for f in whole]
+            assert differences[last] < 3 and int(np.argmin(differences)) == last, (k, differences[last])
+            k += 1
+    with zipfile.ZipFile(folder / "lesson.beats.pptx") as z:
         media = {n: z.read(n) for n in z.namelist() if n.startswith("ppt/media/") and n.endswith(".mp4")}
         rels = [z.read(f"ppt/slides/_rels/slide{i}.xml.rels").decode() for i in range(2, 2 + len(slides))]
     k = 0

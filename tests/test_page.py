@@ -309,6 +309,7 @@ def test_the_speaker_window_follows_the_projected_one(open_page, browser):
         notes.wait_for_function("document.documentElement.lang === 'zh'")
         assert notes.locator("#speaker .say").inner_text() == SEEN["zh"].format(i=1, scene="SpaceDeformation")
         # a link followed on the page, then a reload (presenting again, ?present=1): found again
+        pg.keyboard.press("Escape")                 # closes the key help shown on entering
         pg.keyboard.press("Escape")
         pg.click("section[lang=zh] nav.toc a[href='#zh-WorkedExample']")
         pg.reload()
@@ -403,6 +404,7 @@ def test_the_place_is_kept_in_the_url_and_resumed(open_page):
     pg = open_page("#zh-DotProductSoftmax/1")
     assert state(pg) == ("DotProductSoftmax/1", "ready")
     assert pg.evaluate("document.documentElement.lang") == "zh"
+    pg.keyboard.press("Escape")                     # closes the key help shown on entering
     pg.keyboard.press("Escape")
     assert pg.evaluate("location.hash") == "#zh-DotProductSoftmax"
     pg.reload()
@@ -576,6 +578,47 @@ def test_language_choice_is_remembered(open_page, browser):
     assert open_page("").evaluate("document.documentElement.lang") == "zh"
 
 
+def test_the_page_opens_in_the_lessons_language(site, tmp_path, browser):
+    """A lesson in English opens its page in English; ?lang=, a link to a
+    clip and a remembered choice still win."""
+    from qkv_lens.app import cli
+    out = copy_site(site, tmp_path / "renders")
+    lesson = tmp_path / "lesson.toml"
+    lesson.write_text('language = "en"\n', encoding="utf-8")
+    assert cli.main(["lesson", "--out", str(out), "--lesson", str(lesson)]) == 0
+    assert lesson_data(out / "index.html")["first"] == "en"
+    context = browser.new_context()
+    try:
+        pg = context.new_page()
+        url = (out / "index.html").as_uri()
+        pg.goto(url)
+        assert pg.evaluate("document.documentElement.lang") == "en"
+        assert pg.title() == tr("en", "lesson.title")
+        assert pg.locator("section.lesson:visible").evaluate_all("s => s.map(x => x.lang)") == ["en"]
+        pg.goto(url + "?lang=zh")
+        assert pg.evaluate("document.documentElement.lang") == "zh"
+        pg.goto(url + "#zh-WorkedExample")
+        assert pg.evaluate("document.documentElement.lang") == "zh"
+        pg.goto(url)                                    # ?lang= was remembered
+        assert pg.evaluate("document.documentElement.lang") == "zh"
+    finally:
+        context.close()
+    # a lesson in a language with no renders: the first language rendered
+    page.build(out, CHAPTERS, language="es")
+    assert lesson_data(out / "index.html")["first"] == "zh"
+
+
+def test_render_builds_the_page_in_the_lessons_language(tmp_path, fake):
+    """render --lang all (the stand-in renderer) of a lesson in English: its page opens in English."""
+    from qkv_lens.app import cli
+    lesson = tmp_path / "lesson.toml"
+    lesson.write_text('language = "en"\n', encoding="utf-8")
+    out = tmp_path / "out"
+    assert cli.main(["render", "SpaceDeformation", "--lang", "all", "--out", str(out), "--lesson", str(lesson)]) == 0
+    data = lesson_data(out / "index.html")
+    assert data["langs"][0] != "en" and data["first"] == "en"
+
+
 def test_works_without_local_storage(open_page):
     deny = ("Object.defineProperty(window, 'localStorage', {get() { "
             "throw new DOMException('denied', 'SecurityError'); }});")
@@ -702,6 +745,104 @@ def test_a_page_not_watched_polls_nothing(site, tmp_path, browser):
     assert seen["not watched"] == 0
 
 
+# -- the page's title and introduction are the lesson's own ----------------------------------------
+
+OWN_SCENES = ("SpaceDeformation", "WorkedExample", "DotProductSoftmax")    # a lesson of three scenes
+OWN_CHAPTER = {"zh": "我的矩阵课", "en": "My matrix lesson", "es": "Mi clase de matrices"}
+
+
+def intro_of(browser, out: Path, lang: str) -> dict:
+    """What the page shows of its lesson in ``lang``: window title, heading, introduction."""
+    pg = browser.new_page()
+    try:
+        pg.goto((out / "index.html").as_uri() + f"?lang={lang}")
+        sec = pg.locator(f"section[lang={lang}]")
+        return {"title": pg.title(), "h1": sec.locator("h1").inner_text(),
+                "intro": sec.locator(".intro > p").all_inner_texts(),
+                "goals": sec.locator(".intro li").all_inner_texts(), "text": visible_text(pg)}
+    finally:
+        pg.close()
+
+
+def with_texts(folder: Path, tables: dict[str, dict[str, str]]) -> None:
+    """A lesson folder's texts.toml with ``tables`` (language -> key -> text), in use."""
+    from qkv_lens import texts
+    from tests.helpers import toml_text
+    (folder / "texts.toml").write_text(toml_text(tables), encoding="utf-8")
+    texts.use_lesson_texts(folder)
+
+
+def test_a_lesson_of_its_own_scenes_gets_neutral_texts_or_its_own(site, tmp_path, browser):
+    """A lesson that teaches other scenes than the shipped one promises none
+    of the shipped lesson's content: titled and outlined by its chapters,
+    until its texts.toml gives it a title and goals (an empty goal is no bullet)."""
+    from qkv_lens import texts
+    from qkv_lens.lesson import Chapter
+    from qkv_lens.lesson.schema import Named
+    out = copy_site(site, tmp_path / "renders")
+    chapters = [Chapter(Named.of(OWN_CHAPTER), OWN_SCENES)]
+    page.build(out, chapters)
+    for lang in ("zh", "en"):
+        seen = intro_of(browser, out, lang)
+        assert seen["title"] == seen["h1"] == OWN_CHAPTER[lang]
+        assert seen["intro"] == [tr(lang, "page.lead"), tr(lang, "page.outline")]
+        assert seen["goals"] == [OWN_CHAPTER[lang]]
+        for key in ("lesson.title", "page.goal1", "page.goal2", "page.goal5", "page.goals"):
+            assert tr(lang, key) not in seen["text"], key
+    assert lesson_data(out / "index.html")["ui"]["en"]["title"] == OWN_CHAPTER["en"]
+    own = {lang: {"lesson.title": f"{lang}: shear and stretch", "page.lead": f"{lang}: watch, then try",
+                  "page.goal1": f"{lang}: shear a plane", "page.goal2": "", "page.goal3": f"{lang}: undo a stretch",
+                  "page.goal7": " "} for lang in ("zh", "en", "es")}
+    try:
+        with_texts(tmp_path, own)
+        page.build(out, chapters)
+        data = lesson_data(out / "index.html")
+    finally:
+        texts.use_lesson_texts(None)
+    for lang in ("zh", "en"):
+        seen = intro_of(browser, out, lang)
+        assert seen["title"] == seen["h1"] == f"{lang}: shear and stretch"
+        assert seen["intro"] == [f"{lang}: watch, then try", tr(lang, "page.goals")]
+        assert seen["goals"] == [f"{lang}: shear a plane", f"{lang}: undo a stretch"]   # no empty bullet
+        assert data["ui"][lang]["title"] == f"{lang}: shear and stretch"
+
+
+def test_a_text_the_lesson_sets_is_its_own_even_when_it_repeats_the_shipped_one(tmp_path):
+    """A lesson of two chapters keeps one shipped goal by writing it out: that goal is shown."""
+    from qkv_lens import texts
+    from qkv_lens.lesson import Chapter
+    from qkv_lens.lesson.schema import Named
+    chapters = [Chapter(Named.of({l: f"{l} one" for l in ("zh", "en", "es")}), OWN_SCENES[:2]),
+                Chapter(Named.of({l: f"{l} two" for l in ("zh", "en", "es")}), OWN_SCENES[2:])]
+    assert page.lesson_intro("en", chapters) == page.Intro(
+        "en one · en two", tr("en", "page.lead"), tr("en", "page.outline"), ("en one", "en two"))
+    try:
+        with_texts(tmp_path, {lang: {"page.goal3": tr(lang, "page.goal3")} for lang in ("zh", "en", "es")})
+        intro = page.lesson_intro("en", chapters)
+    finally:
+        texts.use_lesson_texts(None)
+    assert (intro.title, intro.heading, intro.points) == ("en one · en two", tr("en", "page.goals"),
+                                                          (tr("en", "page.goal3"),))
+
+
+def test_the_shipped_lesson_keeps_its_texts_and_a_blank_goal_is_no_bullet(site, tmp_path, browser):
+    from qkv_lens import texts
+    out = copy_site(site, tmp_path / "renders")
+    seen = intro_of(browser, site, "en")              # the shipped lesson's chapters: its own title and goals
+    assert seen["title"] == seen["h1"] == tr("en", "lesson.title")
+    assert seen["intro"] == [tr("en", "page.lead"), tr("en", "page.goals")]
+    assert seen["goals"] == [tr("en", f"page.goal{i}") for i in range(1, 6)]
+    shipped = [tr("en", f"page.goal{i}") for i in (1, 3, 4, 5)]
+    try:
+        with_texts(tmp_path, {lang: {"page.goal2": ""} for lang in ("zh", "en", "es")})
+        page.build(out, CHAPTERS)
+    finally:
+        texts.use_lesson_texts(None)
+    seen = intro_of(browser, out, "en")
+    assert seen["title"] == tr("en", "lesson.title")
+    assert seen["goals"] == shipped
+
+
 # -- a colleague's texts and rows are data: shown as text, never run -------------------------------
 
 # markup in every text: an image whose error runs script, an element, a closed style and a script
@@ -776,6 +917,7 @@ def test_texts_and_rows_are_shown_as_text_never_run(marked_site, browser):
         assert en.locator(".intro li").first.inner_text() == marked("page.goal1")
         assert en.locator(".total").inner_text() == marked("page.total")
         assert en.locator(".downloads a").inner_text() == marked("page.dl_video")
+        assert en.locator(".downloads .stale").inner_text() == marked("page.dl_stale")   # no export record
         fig = pg.locator("#en-WorkedExample")
         assert fig.locator("h3").inner_text() == marked("worked_example.title")
         assert fig.locator(".ask").inner_text() == marked("page.think") + marked("page.ask.worked_example")
@@ -1006,3 +1148,165 @@ def test_the_caption_track_shows_the_narration_as_written(site, tmp_path, browse
     assert [c[0] for c in cues] == [0, 1, 2, 3]
     assert [c[2] for c in cues] == said                      # what the viewer reads
     assert [html.unescape(c[1]) for c in cues] == said       # the cue text, its references resolved
+
+
+# -- presenting: captions are never covered, and a paused beat shows its own -----------------------
+
+@pytest.fixture(scope="module")
+def cued_site(site, tmp_path_factory) -> Path:
+    """The site with each clip's subtitles made of its beats' cues (as a
+    render writes them: one cue ends where the next starts, at a beat's edge too)."""
+    import shutil
+
+    from qkv_lens.app.subtitles import srt_to_vtt
+    out = tmp_path_factory.mktemp("cued") / "renders"
+    shutil.copytree(site, out)
+    for lang in ("zh", "en"):
+        for scene, (_, ends) in CLIPS.items():
+            cues = [c for b in beats_doc(scene, lang, ends)["beats"] for c in b["cues"]]
+            srt = "".join(f"{i + 1}\n{stamp(c['start'])} --> {stamp(c['end'])}\n{c['text']}\n\n"
+                          for i, c in enumerate(cues))
+            (out / lang / "480p15" / f"{scene}.vtt").write_text(srt_to_vtt(srt), encoding="utf-8")
+    page.build(out, CHAPTERS)
+    return out
+
+
+def stamp(seconds: float) -> str:
+    ms = round(seconds * 1000)
+    return f"00:00:{ms // 1000:02d},{ms % 1000:03d}"
+
+
+def shown_cues(pg) -> list[str]:
+    """The texts of the active cues of the current clip's showing track, once its seek is done."""
+    return pg.evaluate("""() => new Promise(done => {
+        const v = document.querySelector('figure.current video');
+        const read = () => { const t = [...v.textTracks].find(x => x.mode === 'showing');
+            done([...t.activeCues].map(c => c.text)); };
+        if (v.seeking) v.addEventListener('seeked', () => setTimeout(read, 50), {once: true});
+        else setTimeout(read, 50); })""")
+
+
+def beat_cues(scene: str, beat: int, lang: str = "en") -> list[str]:
+    return [c["text"] for c in beats_doc(scene, lang, CLIPS[scene][1])["beats"][beat]["cues"]]
+
+
+def test_a_paused_beat_shows_its_own_caption(cued_site, browser):
+    """Cued at a beat (by ←, a reload, Home, End, after playing it), the
+    paused clip shows that beat's caption alone: never the cue of the beat
+    before, which ends where this one starts."""
+    pg = browser.new_page(viewport={"width": 1000, "height": 700})
+    try:
+        pg.goto((cued_site / "index.html").as_uri() + "#en-SpaceDeformation/1")
+        pg.wait_for_function("document.querySelector('figure.current video').readyState >= 2")
+        assert state(pg) == ("SpaceDeformation/1", "ready")
+        first, last = beat_cues("SpaceDeformation", 1)[0], beat_cues("SpaceDeformation", 1)[-1]
+        assert shown_cues(pg) == [first]
+        assert 1.0 <= current_video(pg)["t"] < 1.0 + 1 / FPS            # the beat's own first frame
+        play_beat(pg, "ArrowRight", "SpaceDeformation/1", 2.0)
+        assert shown_cues(pg) == [last]
+        pg.keyboard.press("ArrowLeft")
+        assert state(pg) == ("SpaceDeformation/0", "ready")
+        assert shown_cues(pg) == [beat_cues("SpaceDeformation", 0)[0]]
+        play_beat(pg, "ArrowRight", "SpaceDeformation/0", 1.0)
+        play_beat(pg, "ArrowRight", "SpaceDeformation/1", 2.0)
+        pg.keyboard.press("ArrowRight")                                  # the third beat plays
+        pg.keyboard.press("ArrowLeft")                                   # back while it plays
+        assert state(pg) == ("SpaceDeformation/1", "ready")
+        assert shown_cues(pg) == [first]
+        pg.reload()
+        pg.wait_for_function("document.querySelector('figure.current video').readyState >= 2")
+        assert state(pg) == ("SpaceDeformation/1", "ready")
+        assert shown_cues(pg) == [first]
+        pg.keyboard.press("End")
+        assert shown_cues(pg) == [beat_cues("SpaceDeformation", 2)[-1]]
+        pg.keyboard.press("n")
+        pg.keyboard.press("ArrowRight")
+        pg.keyboard.press("ArrowLeft")                                   # back across the clip: its last beat
+        assert state(pg) == ("SpaceDeformation/2", "ready")
+        assert shown_cues(pg) == [beat_cues("SpaceDeformation", 2)[0]]
+    finally:
+        pg.close()
+
+
+def cue_boxes(pg) -> list[dict]:
+    """The boxes of the caption cues Chromium draws (in the video's
+    user-agent shadow tree, which only the DevTools protocol reaches)."""
+    cdp = pg.context.new_cdp_session(pg)
+    try:
+        found = []
+
+        def walk(node: dict) -> None:
+            attrs = node.get("attributes", [])
+            if dict(zip(attrs[::2], attrs[1::2])).get("pseudo") == "cue":
+                found.append(node["nodeId"])
+            for child in node.get("children", []) + node.get("shadowRoots", []):
+                walk(child)
+
+        walk(cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"])
+        boxes = []
+        for node in found:
+            try:
+                quad = cdp.send("DOM.getBoxModel", {"nodeId": node})["model"]["border"]
+            except Exception:  # noqa: BLE001 - a cue of a clip that is not drawn has no box
+                continue
+            boxes.append({"x": quad[0], "y": quad[1], "width": quad[2] - quad[0], "height": quad[5] - quad[1]})
+        return boxes
+    finally:
+        cdp.detach()
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+@pytest.mark.parametrize("size", [(1000, 700), (1920, 1080), (1400, 600), (390, 844)])
+def test_the_key_help_never_covers_a_caption(cued_site, browser, size):
+    width, height = size
+    pg = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        pg.goto((cued_site / "index.html").as_uri() + "?lang=en#en-WorkedExample/1")
+        pg.wait_for_function("document.querySelector('figure.current video').readyState >= 2")
+        assert pg.locator("#help").is_visible()                         # shown on entering
+        assert len(shown_cues(pg)) == 1
+        boxes = cue_boxes(pg)
+        help_box = pg.locator("#help").bounding_box()
+        assert boxes and help_box["height"] > 0
+        for box in boxes:
+            assert box["y"] + box["height"] <= height, box                # the caption is on screen
+            assert not overlap(box, help_box), (box, help_box)
+        pg.keyboard.press("ArrowRight")                                  # any key hides the help
+        assert not pg.locator("#help").is_visible()
+        pg.keyboard.press("?")                                           # and ? shows it again
+        pg.wait_for_function("document.body.dataset.state === 'done'", timeout=8000)
+        assert len(shown_cues(pg)) == 1
+        assert all(not overlap(box, pg.locator("#help").bounding_box()) for box in cue_boxes(pg))
+    finally:
+        pg.close()
+
+
+def test_escape_closes_the_key_help_first(open_page):
+    pg = open_page("?lang=en&present=1")
+    assert pg.locator("#help").is_visible()
+    pg.keyboard.press("Escape")
+    assert not pg.locator("#help").is_visible()
+    assert state(pg) == ("SpaceDeformation/0", "ready")                 # still presenting
+    pg.keyboard.press("Escape")
+    assert pg.evaluate("document.body.dataset.beat") is None
+
+
+def test_the_overview_reads_from_the_back_of_the_room(open_page, browser):
+    """At 1080p every text of the overview is at least 24 px."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        pg = open_page("?lang=en&present=1", context=context)
+        pg.keyboard.press("o")
+        sizes = pg.evaluate("""() => [...document.querySelectorAll('#overview, #overview *')]
+            .filter(e => e.getClientRects().length && (e.tagName === 'INPUT'
+                || [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())))
+            .map(e => [e.tagName + ' ' + (e.textContent || '').slice(0, 20),
+                       parseFloat(getComputedStyle(e).fontSize)])""")
+        assert len(sizes) >= 2 + len(ORDER)                              # the heading, the label, each clip
+        assert all(size >= 24 for _, size in sizes), sizes
+    finally:
+        context.close()

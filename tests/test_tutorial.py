@@ -17,7 +17,7 @@ from qkv_lens.app import cli
 from qkv_lens.languages import offered
 from qkv_lens.lesson import load_lesson
 from qkv_lens.lesson.declared import read_module
-from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run_file
+from tests.helpers import ROOT, assert_clean_layout, assert_readable_beats, dry_run_file, toml_text
 
 TUTORIAL = ROOT / "docs" / "tutorial.md"
 BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.S)
@@ -44,14 +44,17 @@ def lesson(tmp_path_factory):
     """The tutorial's steps 1 to 5 and 7, done in an empty folder."""
     folder = tmp_path_factory.mktemp("my-lesson")
     scene, test = blocks("python")
-    numbers, table = blocks("toml")
+    numbers, table, page_texts = blocks("toml")
     for command in commands()[:2]:            # init, new Shear
         assert cli.main([*command[1:], *(["--lesson", str(folder / "lesson.toml")] if command[1] == "new"
                                          else [str(folder)])]) == 0
     (folder / "my_scenes" / "shear.py").write_text(scene, encoding="utf-8")
     text = (folder / "lesson.toml").read_text(encoding="utf-8")
     (folder / "lesson.toml").write_text(text[:text.index("[shear]")] + numbers, encoding="utf-8")
-    (folder / "texts.toml").write_text(table, encoding="utf-8")
+    tables = tomllib.loads(table)
+    for lang, added in tomllib.loads(page_texts).items():    # step 9: added to the tables of step 5
+        tables[lang].update(added)
+    (folder / "texts.toml").write_text(toml_text(tables), encoding="utf-8")
     own = folder / "tests" / "test_shear.py"
     source = own.read_text(encoding="utf-8")
     own.write_text(source[:source.index("# -- what the scene shows")] + test, encoding="utf-8")
@@ -81,6 +84,23 @@ def test_its_own_test_passes(lesson):
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_shear.py"],
                          cwd=lesson, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and f"{len(offered()) + 1} passed" in run.stdout, run.stdout[-2000:]
+
+
+def test_the_page_is_the_lessons_own_as_the_tutorial_says(lesson):
+    """Step 9: the page's title and goals are the ones texts.toml gives, in every language."""
+    from qkv_lens.app.page import lesson_intro
+    page_texts = tomllib.loads(blocks("toml")[2])
+    assert set(page_texts) == set(offered())
+    texts.use_lesson_texts(lesson)
+    chapters = load_lesson(lesson / "lesson.toml").chapters
+    for lang, own in page_texts.items():
+        intro = lesson_intro(lang, chapters)
+        assert intro.title == own["lesson.title"]
+        assert intro.points == tuple(own[f"page.goal{i}"] for i in (1, 2, 3))
+    texts.use_lesson_texts(None)                # without them: the chapters, none of the shipped goals
+    intro = lesson_intro("en", chapters)
+    assert intro.title == " · ".join(ch.title.name("en") for ch in chapters)
+    assert intro.points == tuple(ch.title.name("en") for ch in chapters)
 
 
 @pytest.mark.render

@@ -320,7 +320,8 @@ def render_lesson(args, quiet: bool = False) -> int:
     failed = [r for r in results if not r.ok]
     page_error = ""
     try:        # always: the lesson's chapters may have changed with nothing to render
-        page.build(out, base_lesson(lessons).chapters, lesson_path.parent, live=getattr(args, "live_page", False))
+        page.build(out, base_lesson(lessons).chapters, lesson_path.parent, live=getattr(args, "live_page", False),
+                   language=base_lesson(lessons).sections["language"])
     except page.PageError as err:
         page_error = str(err)
     elapsed = time.monotonic() - t0
@@ -368,7 +369,7 @@ def cmd_lesson(args) -> int:
     except LessonError as err:
         raise UsageError(str(err)) from None
     try:
-        path = page.build(out, lesson.chapters, lesson.path.parent)
+        path = page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language)
     except page.PageError as err:
         return _error(str(err), 1)
     print(shown(path))
@@ -399,7 +400,7 @@ def cmd_export(args) -> int:
     for path in written:
         print(shown(path))
     try:        # the page links the exports
-        print(shown(page.build(out, lesson.chapters, lesson.path.parent)))
+        print(shown(page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language)))
     except page.PageError as err:
         say(f"warning: the lesson page was not rebuilt: {err}", error=True)
     return 0
@@ -585,7 +586,7 @@ def default_quality() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="qkv-lens", description=__doc__,
+    p = argparse.ArgumentParser(prog="qkv-lens", description=__doc__.replace("``", ""),   # plain text, not rST
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=version_text())
     sub = p.add_subparsers(dest="command", required=True)
@@ -660,9 +661,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "(default: QKV_QUALITY, else m)")
     ex.add_argument("--pdf", action="store_true", help="also a PDF handout: poster, summary, key formula")
     ex.add_argument("--deck", choices=["scenes", "beats"], default="scenes",
-                    help="lesson.pptx: one slide per scene (default), or one per beat, each playing its beat's "
-                         "part of the clip with its sentence in the notes, as manim-slides does (slower: the "
-                         "clips are cut and encoded again)")
+                    help="the deck: lesson.pptx, one slide per scene (default), or lesson.beats.pptx, one per "
+                         "beat, each playing its beat's part of the clip with its sentence in the notes, as "
+                         "manim-slides does (slower: the clips are cut and encoded again)")
     ex.add_argument("--burn-captions", action="store_true",
                     help="draw the subtitles into lesson.mp4's picture, for players that ignore its text "
                          "tracks (the video is encoded again: slower)")

@@ -18,9 +18,14 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
   its clip starts; ``lesson.chapters.vtt``: one cue per scene.
 - ``lesson.pptx``: a title slide, then one slide per scene with its
   question and its clip embedded (poster as the preview, playing when the
-  slide appears) and its narration in the speaker notes.
+  slide appears) and its narration in the speaker notes; with ``--deck
+  beats``, ``lesson.beats.pptx`` instead: one slide per beat, each playing
+  its beat's part of the clip, previewed by the beat's last frame.
 - ``lesson.pdf`` (``--pdf``): a handout, one A4 page per scene in real text
   (``qkv_lens.app.handout``).
+- ``lesson.export.json``: what each of these files joined (the lesson's
+  scenes, each clip's render key: ``qkv_lens.app.joined``), so the page can
+  say when one is older than the clips.
 
 Everything is checked first (a scene without a render, a listed file that
 is missing, clips that cannot be joined: an ExportError, one line), then
@@ -33,6 +38,7 @@ they were.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -45,7 +51,8 @@ from typing import Any
 import srt
 
 from qkv_lens import beats as beats_file
-from qkv_lens.app import handout, manifest
+from qkv_lens.app import handout, joined, manifest
+from qkv_lens.app.page import lesson_intro
 from qkv_lens.app.subtitles import cue_text, cues, srt_to_vtt
 from qkv_lens.languages import font_file, font_for, language, offered
 from qkv_lens.latex import LatexFailed
@@ -55,6 +62,7 @@ from qkv_lens.store import Unsafe, clean_parts, folder_inside, read_regular, sho
 from qkv_lens.texts import tr
 
 STEM = "lesson"
+BEATS_DECK = f"{STEM}.beats.pptx"    # --deck beats, beside the scenes' deck lesson.pptx
 AUDIO_FRAME = 1024   # samples per AAC frame
 
 
@@ -74,6 +82,7 @@ class Clip:
     width: int
     height: int
     duration: float = 0.0   # seconds, as the manifest gives it
+    key: str = ""           # the render's cache key, as the manifest gives it
 
 
 @dataclass(frozen=True)
@@ -174,7 +183,7 @@ def find_clips(out_root: Path, lang: str, quality: str, scenes: Sequence[SceneIn
             check_poster(poster, hint)
         clips.append(Clip(scene, video, files.get(f"{scene.name}.srt"), poster,
                           files.get(f"{scene.name}.beats.json"), int(e.get("width") or 0),
-                          int(e.get("height") or 0), float(e["duration"])))
+                          int(e.get("height") or 0), float(e["duration"]), str(e.get("key") or "")))
     return clips
 
 
@@ -639,15 +648,16 @@ W_DECK, H_DECK = 12192000, 6858000   # 16:9, in EMU
 
 
 def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chapter] = (),
-               beat_clips: dict[str, list[tuple[beats_file.Beat, Path]]] | None = None) -> None:
+               beat_clips: dict[str, list[BeatPart]] | None = None) -> None:
     """A 16:9 deck: the lesson's title and chapters, then per scene its
     title, its question (as on the lesson page), its clip (poster as preview,
     playing from the start when the slide appears) and its narration as
     speaker notes.  With ``beat_clips`` (scene -> each beat and its part of
     the clip, ``cut_beats``), one slide per beat instead, as manim-slides
     makes them: the scene's title with the beat's number, the beat's part
-    playing when the slide appears, its sentence as the notes.  The file's
-    title, subject, author and language are set."""
+    playing when the slide appears (previewed by the beat's last frame),
+    its sentence as the notes.  The file's title, subject, author and
+    language are set."""
     from pptx import Presentation
     from pptx.util import Emu, Pt
 
@@ -655,12 +665,13 @@ def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chap
     W, H = W_DECK, H_DECK
     prs.slide_width, prs.slide_height = Emu(W), Emu(H)
     props = prs.core_properties
-    props.title, props.subject = tr(lang, "lesson.title"), tr(lang, "lesson.generated")
+    title = lesson_intro(lang, chapters).title
+    props.title, props.subject = title, tr(lang, "lesson.generated")
     props.author = props.last_modified_by = "qkv-lens"
     props.language = lang
     margin = W // 24
     cover = prs.slides.add_slide(prs.slide_layouts[0])
-    cover.shapes.title.text = tr(lang, "lesson.title")
+    cover.shapes.title.text = title
     cover.placeholders[1].text = "\n".join(chapter_names(chapters, clips, lang))
     _place(cover.shapes.title, (margin, H * 2 // 10, W - 2 * margin, H * 3 // 10))
     _place(cover.placeholders[1], (margin, H * 54 // 100, W - 2 * margin, H * 36 // 100))
@@ -694,16 +705,26 @@ def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chap
             slide_for(clip, name, clip.video, poster, clip.duration, "\n".join(narration(clip, lang)))
             continue
         parts = beat_clips[clip.scene.name]
-        for n, (beat, video) in enumerate(parts, start=1):
-            slide_for(clip, f"{name} · {n}/{len(parts)}", video, poster if n == 1 else None,
-                      beat.end - beat.start, beat.say)
+        for n, part in enumerate(parts, start=1):
+            slide_for(clip, f"{name} · {n}/{len(parts)}", part.video, str(part.poster) if part.poster else poster,
+                      part.beat.end - part.beat.start, part.beat.say)
     prs.save(str(dest))
 
 
-def cut_beats(clip: Clip, folder: Path) -> list[tuple[beats_file.Beat, Path]]:
+@dataclass(frozen=True)
+class BeatPart:
+    """A beat's part of its clip (``cut_beats``): the beat, its mp4 and its
+    last frame as a PNG (None when no frame falls inside the beat)."""
+    beat: beats_file.Beat
+    video: Path
+    poster: Path | None
+
+
+def cut_beats(clip: Clip, folder: Path) -> list[BeatPart]:
     """The clip cut at its beats: one mp4 per beat in ``folder`` (h264 and,
     when the clip has sound, AAC; frames and samples from the beat's start
-    to its end, encoded again, since a beat rarely starts on a key frame)."""
+    to its end, encoded again, since a beat rarely starts on a key frame),
+    and the beat's last frame as a PNG beside it (its slide's preview)."""
     import av
     import numpy as np
 
@@ -727,12 +748,13 @@ def cut_beats(clip: Clip, folder: Path) -> list[tuple[beats_file.Beat, Path]]:
             vout = dst.add_stream("libx264", rate=rate, options={"crf": "18", "preset": "veryfast"})
             vout.width, vout.height, vout.pix_fmt = vin.codec_context.width, vin.codec_context.height, "yuv420p"
             aout = dst.add_stream("aac", rate=sr, layout="mono") if sound is not None else None
-            k = 0
+            k, last = 0, None
             for frame in src.decode(vin):
                 if frame.time is None or frame.time < beat.start - 1e-6:
                     continue
                 if frame.time >= beat.end - 1e-6:
                     break
+                last = frame
                 frame = frame.reformat(format="yuv420p")
                 frame.pts, frame.time_base = k, Fraction(1) / rate
                 k += 1
@@ -746,7 +768,11 @@ def cut_beats(clip: Clip, folder: Path) -> list[tuple[beats_file.Beat, Path]]:
                     piece.sample_rate, piece.pts = sr, at
                     dst.mux(aout.encode(piece))
                 dst.mux(aout.encode(None))
-        out.append((beat, dest))
+        poster = None
+        if last is not None:
+            poster = dest.with_suffix(".png")
+            last.to_image().save(poster)
+        out.append(BeatPart(beat, dest, poster))
     return out
 
 
@@ -801,9 +827,12 @@ class Pen:
             x += font.getlength(piece)
 
 
-def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path) -> None:
+def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path,
+                  chapters: Sequence[Chapter] = ()) -> None:
     """The PDF handout (``qkv_lens.app.handout``): one A4 page per scene,
-    its key frame the end of its last beat."""
+    its key frame the end of its last beat; headed by the lesson's title
+    (``page.lesson_intro`` of its ``chapters``)."""
+    lesson = lesson_intro(lang, chapters).title
     pages = []
     for n, (clip, probe) in enumerate(zip(clips, probes), start=1):
         section = clip.scene.section
@@ -819,12 +848,12 @@ def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path)
         except LatexFailed as err:
             raise ExportError(f"formulas.{section}: {err}") from None
         pages.append(handout.PageContent(
-            lesson=tr(lang, "lesson.title"), title=tr(lang, f"{section}.title"),
+            lesson=lesson, title=tr(lang, f"{section}.title"),
             question=tr(lang, f"page.ask.{section}"), picture=picture, summary=tr(lang, f"{section}.summary"),
             formula_words=tr(lang, f"export.formula.{section}"), formula=formula,
             sayings=tuple(narration(clip, lang)),
             footer=tr(lang, "export.footer", n=n, total=len(clips), length=f"{minutes}:{rest:02d}")))
-    handout.write_pdf(pages, lang, dest, f"{tr(lang, 'lesson.title')} · {tr(lang, 'export.handout')}")
+    handout.write_pdf(pages, lang, dest, f"{lesson} · {tr(lang, 'export.handout')}")
 
 
 class Staging:
@@ -894,6 +923,17 @@ def keep(target: Path) -> Path | None:
     return kept
 
 
+def record(out_root: Path, rel: str, folder: Path, written: list[str], made: dict) -> str:
+    """The export record of ``folder`` (``rel`` inside ``out_root``,
+    ``qkv_lens.app.joined``) once ``written`` are in place: ``made`` for
+    each of them, the previous record's entry for every other export file
+    there (``lesson.*``)."""
+    kept = {name: e for name, e in joined.read(out_root, f"{rel}/{joined.NAME}").items()
+            if name not in written and name != joined.NAME and name.startswith(f"{STEM}.")
+            and Path(name).name == name and (folder / name).is_file()}
+    return json.dumps(dict(kept, **dict.fromkeys(written, made)), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
 def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Chapter],
            scenes: Sequence[SceneInfo], pdf: bool = False, out_arg: str = "renders",
            burn_captions: bool = False, deck: str = "scenes") -> list[Path]:
@@ -913,9 +953,11 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
         except Unsafe as err:
             raise ExportError(str(err)) from None
         plans.append((lang, folder, clips, probes))
+    lesson = [name for chapter in chapters for name in chapter.scenes]
     staging = Staging()
     try:
         for lang, folder, clips, probes in plans:
+            first = len(staging.parts)
             titles = [tr(lang, f"{c.scene.section}.title") for c in clips]
             starts = offsets(probes)
             subs = join_subtitles(clips, starts)
@@ -928,11 +970,14 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
             if deck == "beats":     # one slide per beat: the parts are cut in a temporary folder, then embedded
                 with tempfile.TemporaryDirectory(prefix="qkv-beats-") as tmp:
                     parts = {c.scene.name: cut_beats(c, Path(tmp)) for c in clips}
-                    build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters, parts)
+                    build_deck(clips, lang, staging.path(folder / BEATS_DECK), chapters, parts)
             else:
                 build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters)
             if pdf:
-                build_handout(clips, probes, lang, staging.path(folder / f"{STEM}.pdf"))
+                build_handout(clips, probes, lang, staging.path(folder / f"{STEM}.pdf"), chapters)
+            written = [target.name for _, target in staging.parts[first:]]
+            staging.text(folder / joined.NAME, record(out_root, f"{lang}/{QUALITIES[quality]}", folder, written,
+                                                      joined.entry(lesson, {c.scene.name: c.key for c in clips})))
         return staging.commit()
     except OSError as err:
         staging.discard()

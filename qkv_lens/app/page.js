@@ -19,6 +19,9 @@
   var KEYBOARD = !window.matchMedia('(pointer: coarse)').matches || window.matchMedia('(any-pointer: fine)').matches;
   var STATES = ['ready', 'playing', 'done'];
   var SECRET = /^[0-9a-f]{32}$/;
+  /* a paused beat is shown a hair inside its edges: at its very start the cue of the beat before (which ends
+     there) is still shown beside its own, and the frame drawn may be the last of the beat before */
+  var HAIR = 0.002;
   /* where messages may go: this page's origin when served; from file:// (each page its own origin) anywhere */
   var TARGET = window.location.protocol === 'file:' || window.location.origin === 'null' ? '*' : window.location.origin;
   var S = { lang: DATA.first, presenting: false, scene: 0, beat: 0, status: 'ready', stopAt: null,
@@ -164,13 +167,19 @@
     v.pause();
   }
 
+  /* where a paused beat is shown: a hair after its start, or a hair before its end */
+  function inside(b, at) {
+    var half = (b.end - b.start) / 2;
+    return at === 'end' ? b.end - Math.min(HAIR, half) : b.start + Math.min(HAIR, half);
+  }
+
   function watch() {
     if (S.stopAt === null) return;
     var v = video();
     if (v.ended || v.currentTime >= S.stopAt - 0.02) {
-      var end = S.stopAt;
       stop();
-      if (v.currentTime > end && end < v.duration) v.currentTime = Math.max(beat().start, end - 0.001);
+      var last = inside(beat(), 'end');
+      if (v.ended || v.currentTime > last) v.currentTime = last;
       S.status = 'done';
       show();
       return;
@@ -186,14 +195,14 @@
     var v = video(), b = beat();
     if (old !== v) old.pause();
     v.preload = 'auto';
-    v.currentTime = at === 'end' ? Math.max(b.start, Math.min(b.end, v.duration || b.end) - 0.001) : b.start;
+    v.currentTime = inside({ start: b.start, end: Math.min(b.end, v.duration || b.end) }, at);
     S.status = at === 'end' ? 'done' : 'ready';
     show();
   }
 
   function play() {
     var v = video(), b = beat();
-    if (v.currentTime < b.start - 0.05 || v.currentTime >= b.end - 0.05) v.currentTime = b.start;
+    if (v.currentTime < b.start - 0.05 || v.currentTime >= b.end - 0.05) v.currentTime = inside(b, 'start');
     S.stopAt = b.end;
     S.status = 'playing';
     show();
@@ -220,6 +229,12 @@
     document.querySelectorAll('video').forEach(function (v) {
       for (var i = 0; i < v.textTracks.length; i++) v.textTracks[i].mode = S.captions ? 'showing' : 'hidden';
     });
+  }
+
+  /* the key help: while it shows, the clip ends above it, so it never covers a caption */
+  function setHelp(on) {
+    document.body.classList.toggle('help', on);
+    document.body.style.setProperty('--help', (on ? $('#help').getBoundingClientRect().height : 0) + 'px');
   }
 
   function setBlank(on) { S.blank = on; document.body.classList.toggle('blank', on); show(); }
@@ -269,8 +284,7 @@
     b: function () { setBlank(!S.blank); }, '.': function () { setBlank(!S.blank); },
     c: function () { S.captions = !S.captions; captions(); show(); },
     f: fullscreen, g: function () { overview(true); }, o: function () { overview(false); },
-    s: openSpeaker, h: function () { document.body.classList.toggle('help'); },
-    '?': function () { document.body.classList.toggle('help'); },
+    s: openSpeaker, h: function () { setHelp(true); }, '?': function () { setHelp(true); },
     p: leave, Escape: leave
   };
   /* what the speaker window may ask of this one */
@@ -280,7 +294,8 @@
   function command(key) {
     var k = key.length === 1 ? key.toLowerCase() : key, run = COMMANDS[k];
     if (!run) return false;
-    document.body.classList.remove('help');
+    if (k === 'Escape' && document.body.classList.contains('help')) { setHelp(false); return true; }
+    setHelp(false);
     if (S.blank && k !== 'b' && k !== '.' && k !== 'f') { setBlank(false); return true; }  /* any key lights it again */
     run();
     return true;
@@ -304,8 +319,9 @@
     if (!clips().length) return;
     S.presenting = true;
     S.started = Date.now();
-    document.body.classList.add('presenting', 'help');
+    document.body.classList.add('presenting');
     $('#help').textContent = help();
+    setHelp(true);
     document.querySelectorAll('video').forEach(function (v) { v.pause(); v.removeAttribute('controls'); });
     captions();
     cue(scene, Math.min(index || 0, clips()[scene].beats.length - 1), 'start');
@@ -317,7 +333,8 @@
     S.presenting = false;
     S.blank = false;
     closeOverview();
-    document.body.classList.remove('presenting', 'card', 'help', 'blank');
+    setHelp(false);
+    document.body.classList.remove('presenting', 'card', 'blank');
     document.querySelectorAll('figure.current').forEach(function (x) { x.classList.remove('current'); });
     document.querySelectorAll('video').forEach(function (v) { v.setAttribute('controls', ''); });
     delete document.body.dataset.beat;
@@ -445,6 +462,7 @@
       e.preventDefault();
     });
     document.addEventListener('keydown', onKey, true);
+    window.addEventListener('resize', function () { if (document.body.classList.contains('help')) setHelp(true); });
     document.addEventListener('touchstart', onTouchStart, { passive: true });
     document.addEventListener('touchmove', onTouchMove, { passive: false });
     document.addEventListener('touchend', onTouchEnd, { passive: false });

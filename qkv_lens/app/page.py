@@ -5,10 +5,12 @@ this module) and relative links only, so it works opened from disk with no
 network.  Subtitle tracks are inlined as data: URLs (browsers will not load
 <track> files from a file:// page), and so are the beats: a JSON block with
 every clip's beats and narration drives presenter mode (``?present=1`` or P).
-The page is a lesson per language: an introduction, a table of contents with
-durations, per clip a question to think about before playing; ``?lang=en``
-and ``#en-WorkedExample`` open a language at a clip, and the choice is
-remembered in localStorage.
+The page is a lesson per language: the lesson's title and introduction
+(``lesson_intro``), a table of contents with durations, per clip a question
+to think about before playing, and links to the exports (each saying when
+it is older than the clips, ``qkv_lens.app.joined``).  It opens in the
+lesson's language; ``?lang=en`` and ``#en-WorkedExample`` open a language
+at a clip, and the choice is remembered in localStorage.
 Each language shows, per scene, its best-quality render.  A .mov (the
 transparent "mp4", which browsers cannot play) is shown as its poster,
 linked to the file; gif and mov clips are left out of presenter mode.
@@ -23,13 +25,14 @@ import html
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from qkv_lens import beats as beats_file
-from qkv_lens.app import manifest
-from qkv_lens.languages import language, offered
-from qkv_lens.lesson import Chapter
+from qkv_lens.app import joined, manifest
+from qkv_lens.languages import TEXTS, current, language, offered
+from qkv_lens.lesson import Chapter, defaults
 from qkv_lens.registry import QUALITIES, by_class
 from qkv_lens.store import Unsafe, inside, read_inside, regular_file, shown, write_atomic
 from qkv_lens.texts import tr
@@ -183,40 +186,84 @@ def _clip(e: dict, lang: str, out_root: Path, said: list[dict]) -> str:
             f'<figcaption>{summary}</figcaption>{_transcript(lang, said)}</figure>')
 
 
-def _intro(lang: str, on_page: list[dict]) -> str:
+@dataclass(frozen=True)
+class Intro:
+    """What the page says of its lesson: its title, the lead sentence, the
+    heading of the list and the list (goals, or the chapters)."""
+    title: str
+    lead: str
+    heading: str
+    points: tuple[str, ...]
+
+
+_GOAL = re.compile(r"page\.goal([0-9]+)")
+
+
+def lesson_intro(lang: str, chapters: Sequence[Chapter]) -> Intro:
+    """The lesson's title and introduction in ``lang``.  A text the lesson's
+    ``texts.toml`` sets is used (``lesson.title``, ``page.lead``,
+    ``page.goals``, ``page.goal1`` ... ``page.goalN``); the shipped lesson's
+    title and goals, which promise its scenes, only for a lesson that
+    teaches exactly the shipped lesson's scenes.  Any other lesson is titled
+    by its chapters (their titles) and, without goals of its own, lists its
+    chapters under ``page.outline``.  A text left empty is left out."""
+    shipped = {name for chapter in defaults()["chapters"] for name in chapter["scenes"]}
+    the_shipped = {name for chapter in chapters for name in chapter.scenes} == shipped
+    laid = current().laid.get(lang, set())
+
+    def own(key: str) -> str:
+        """The text of ``key`` when this lesson may show it, else ''."""
+        return tr(lang, key).strip() if key in laid or (the_shipped and key in TEXTS[lang]) else ""
+
+    names = tuple(chapter.title.name(lang) for chapter in chapters)
+    goals = sorted((int(m.group(1)), key) for key in TEXTS[lang] if (m := _GOAL.fullmatch(key)))
+    points = tuple(text for _, key in goals if (text := own(key)))
+    return Intro(title=own("lesson.title") or " · ".join(names), lead=tr(lang, "page.lead").strip(),
+                 heading=tr(lang, "page.goals" if points else "page.outline").strip(), points=points or names)
+
+
+def _intro(lang: str, intro: Intro, on_page: list[dict]) -> str:
     """The introduction (what the learner will be able to do) and the table
     of contents: every clip with its duration, and the total."""
-    goals = "".join(f"<li>{math_html(tr(lang, f'page.goal{i}'))}</li>" for i in range(1, 6))
+    goals = "".join(f"<li>{math_html(point)}</li>" for point in intro.points)
+    paragraphs = "".join(f"<p>{html.escape(text)}</p>" for text in (intro.lead, intro.heading) if text)
     items = "".join(f'<li><a href="#{html.escape(lang)}-{html.escape(e["scene"])}">'
                     f'{html.escape(tr(lang, e["section"] + ".title"))}</a>'
                     f'<span class="dur">{clock(e["duration"])}</span></li>' for e in on_page)
     total = html.escape(tr(lang, "page.total", count=len(on_page),
                            time=clock(sum(e["duration"] for e in on_page))))
-    return (f'<div class="intro"><p>{html.escape(tr(lang, "page.lead"))}</p>'
-            f'<p>{html.escape(tr(lang, "page.goals"))}</p><ul>{goals}</ul></div>'
+    return (f'<div class="intro">{paragraphs}<ul>{goals}</ul></div>'
             f'<nav class="toc"><h2>{html.escape(tr(lang, "page.contents"))}</h2>'
             f'<p class="total">{total}</p><ol>{items}</ol></nav>')
 
 
 # what `qkv-lens export` writes beside the clips, each with its link's text key (page.dl_*)
-EXPORTS = (("lesson.mp4", "dl_video"), ("lesson.pptx", "dl_deck"), ("lesson.pdf", "dl_handout"),
-           ("lesson.srt", "dl_subtitles"))
+EXPORTS = (("lesson.mp4", "dl_video"), ("lesson.pptx", "dl_deck"), ("lesson.beats.pptx", "dl_beats"),
+           ("lesson.pdf", "dl_handout"), ("lesson.srt", "dl_subtitles"))
 LIVE_FILE = "build.js"     # `watch`: the page's build id, polled by the open page, which reloads when it changes
 
 
-def _downloads(out_root: Path, lang: str) -> str:
+def _downloads(out_root: Path, lang: str, entries: dict[str, dict], lesson: list[str]) -> str:
     """Links to the exports of ``lang`` that are there (``qkv-lens export``),
-    at each quality; each a regular file inside ``out_root``."""
+    at each quality; each a regular file inside ``out_root``.  One that its
+    export record (``qkv_lens.app.joined``) does not show made from the
+    ``lesson``'s scenes and the clips' current renders (the manifest's
+    ``entries``) says it is older than the clips."""
     links = []
     for quality in QUALITIES.values():
+        made = joined.read(out_root, f"{lang}/{quality}/{joined.NAME}")
+        keys = {e["scene"]: e["key"] for e in entries.values()
+                if (e["language"], e["quality"], e["format"]) == (lang, quality, "mp4")}
         for name, key in EXPORTS:
             rel = f"{lang}/{quality}/{name}"
             try:
                 regular_file(inside(out_root, rel, "export"), 1 << 50, "export")
             except (OSError, Unsafe):
                 continue
+            stale = "" if joined.fresh(made.get(name), lesson, keys) else \
+                f' <span class="stale">{html.escape(tr(lang, "page.dl_stale"))}</span>'
             links.append(f'<a href="{html.escape(rel)}" download>{html.escape(tr(lang, f"page.{key}"))}</a>'
-                         f' <span class="dur">{quality}</span>')
+                         f' <span class="dur">{quality}</span>{stale}')
     if not links:
         return ""
     return (f'<p class="downloads"><b>{html.escape(tr(lang, "page.downloads"))}</b> '
@@ -253,11 +300,13 @@ def font_css(langs: Sequence[str]) -> str:
 
 
 def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None = None,
-          live: bool = False) -> Path:
+          live: bool = False, language: str | None = None) -> Path:
     """Write ``out_root/index.html`` from the manifest, in the order of the
     lesson's ``chapters`` (a scene rendered but not listed is left off;
     ``lesson_dir``: the lesson's folder, whose own scenes it may list), with
-    links to the exports that are there; return its path.  ``live`` (while
+    links to the exports that are there; return its path.  It opens in
+    ``language`` (the lesson file's), else the first language rendered; a
+    ``?lang=``, a link to a clip or a remembered choice wins.  ``live`` (while
     ``watch`` runs): the page also writes ``build.js`` with its build id, and
     an open page that polls it reloads, at the same place, when it changes.
     Raises PageError (and writes nothing) when the manifest is damaged or a
@@ -268,9 +317,11 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
         raise PageError(str(err)) from None
     best = best_entries(entries)
     langs = [l for l in offered() if l in best]     # a render in a language the tables no longer have is left off
-    first = langs[0] if langs else offered()[0]
+    first = language if language in langs else langs[0] if langs else offered()[0]
     sections = []
     clips: dict[str, list[dict]] = {l: [] for l in langs}
+    intros = {l: lesson_intro(l, chapters) for l in langs or [first]}
+    lesson = [name for chapter in chapters for name in chapter.scenes]
     for lang in langs:
         parts = []
         heading = None
@@ -303,10 +354,10 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
                                     "beats": said})
         hidden = "" if lang == first else " hidden"
         sections.append(f'<section class="lesson" lang="{html.escape(lang)}"{hidden}>'
-                        f'<h1>{html.escape(tr(lang, "lesson.title"))}</h1>{_intro(lang, listed_here)}'
-                        f'{_downloads(out_root, lang)}'
+                        f'<h1>{html.escape(intros[lang].title)}</h1>{_intro(lang, intros[lang], listed_here)}'
+                        f'{_downloads(out_root, lang, entries, lesson)}'
                         f'{"".join(parts)}</section>')
-    ui = {l: {k: tr(l, "lesson.title" if k == "title" else f"page.{k}") for k in UI_KEYS} for l in langs or [first]}
+    ui = {l: {k: intros[l].title if k == "title" else tr(l, f"page.{k}") for k in UI_KEYS} for l in langs or [first]}
     data = {"first": first, "langs": langs, "ui": ui, "clips": clips, "live": live}
     if live:     # the build id: what the page shows and the renders' keys (a render, a text, the chapters)
         keys = sorted(str(e.get("key")) for by_scene in best.values() for e in by_scene.values())
@@ -337,7 +388,7 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
                '<div class="keys"></div></aside>')
     page = (f'<!DOCTYPE html>\n<html lang="{html.escape(first)}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{html.escape(tr(first, "lesson.title"))}</title>'
+            f'<title>{html.escape(intros[first].title)}</title>'
             f'<style>{_asset("page.css")}{font_css(langs)}</style>'
             f'</head>\n<body data-lang="{html.escape(first)}"><header>{nav}{present}</header><main>'
             f'{"".join(sections)}</main>{speaker}'
