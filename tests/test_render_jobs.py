@@ -293,10 +293,20 @@ def test_lang_all_skips_a_language_the_lesson_has_no_names_in(tmp_path, fake, ca
     lesson = tmp_path / "lesson.toml"
     lesson.write_text(toml_text(raw), encoding="utf-8")
     out = tmp_path / "out"
+    # the folder already holds zh clips (as after make render LANG=all with the shipped lesson)
+    assert cli.main(["render", "WorkedExample", "--lang", "zh", "--out", str(out)]) == 0
+    capsys.readouterr()
+    fake.calls.clear()
     assert cli.main(["render", "WorkedExample", "--lang", "all", "--out", str(out), "--lesson", str(lesson)]) == 0
     err = capsys.readouterr().err
     skipped = [line for line in err.splitlines() if "skipped" in line]
     assert {line.split()[2] for line in skipped} == {"zh", "es"} and all("chapters" in line for line in skipped)
     assert fake.calls == ["WorkedExample"]
+    left_out = [line for line in err.splitlines() if "leaves out the zh clips" in line]
+    assert len(left_out) == 1 and "chapter 1's title has no zh name" in left_out[0]
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert 'lang="en"' in page and '<section class="lesson" lang="zh"' not in page
+    assert cli.main(["lesson", "--out", str(out), "--lesson", str(lesson)]) == 0     # the page alone too
+    assert "leaves out the zh clips" in capsys.readouterr().err
     assert cli.main(["render", "WorkedExample", "--lang", "zh", "--out", str(out), "--lesson", str(lesson)]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -251,6 +251,10 @@ def _listed_scene(s: SceneInfo) -> str:
             f"{'  (yours)' if s.teacher else ''}")
 
 
+def page_warning(message: str) -> None:
+    say(f"warning: {escaped(message)}", error=True)
+
+
 def render_lesson(args, quiet: bool = False) -> int:
     """Render what changed; print a summary; rebuild the lesson page."""
 
@@ -320,7 +324,8 @@ def render_lesson(args, quiet: bool = False) -> int:
     failed = [r for r in results if not r.ok]
     page_error = ""
     try:        # always: the lesson's chapters may have changed with nothing to render
-        page.build(out, base_lesson(lessons).chapters, lesson_path.parent, live=getattr(args, "live_page", False),
+        page.build(out, base_lesson(lessons).chapters, lesson_path.parent, warn=page_warning,
+                   live=getattr(args, "live_page", False),
                    language=base_lesson(lessons).sections["language"])
     except page.PageError as err:
         page_error = str(err)
@@ -369,7 +374,7 @@ def cmd_lesson(args) -> int:
     except LessonError as err:
         raise UsageError(str(err)) from None
     try:
-        path = page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language)
+        path = page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language, warn=page_warning)
     except page.PageError as err:
         return _error(str(err), 1)
     print(shown(path))
@@ -400,7 +405,8 @@ def cmd_export(args) -> int:
     for path in written:
         print(shown(path))
     try:        # the page links the exports
-        print(shown(page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language)))
+        print(shown(page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language,
+                               warn=page_warning)))
     except page.PageError as err:
         say(f"warning: the lesson page was not rebuilt: {err}", error=True)
     return 0

@@ -24,7 +24,7 @@ import hashlib
 import html
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -299,8 +299,16 @@ def font_css(langs: Sequence[str]) -> str:
     return "\n" + "\n".join(rules) if rules else ""
 
 
+def missing_names(chapters: Sequence[Chapter], lang: str) -> str:
+    """What keeps the page from showing the lesson in ``lang`` (its chapter
+    titles are the lesson's own names): "" when nothing does."""
+    lacking = [i for i, chapter in enumerate(chapters, 1) if lang not in chapter.title.languages]
+    return f"chapter {lacking[0]}'s title has no {lang} name" if lacking else ""
+
+
 def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None = None,
-          live: bool = False, language: str | None = None) -> Path:
+          live: bool = False, language: str | None = None,
+          warn: Callable[[str], None] = lambda message: None) -> Path:
     """Write ``out_root/index.html`` from the manifest, in the order of the
     lesson's ``chapters`` (a scene rendered but not listed is left off;
     ``lesson_dir``: the lesson's folder, whose own scenes it may list), with
@@ -309,7 +317,8 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
     ``?lang=``, a link to a clip or a remembered choice wins.  ``live`` (while
     ``watch`` runs): the page also writes ``build.js`` with its build id, and
     an open page that polls it reloads, at the same place, when it changes.
-    Raises PageError (and writes nothing) when the manifest is damaged or a
+    Clips in a language the lesson's names lack are left out, each language
+    told to ``warn`` in one line.  Raises PageError (and writes nothing) when the manifest is damaged or a
     file it lists for a clip on the page is missing or damaged."""
     try:
         entries = manifest.load_checked(out_root)
@@ -317,6 +326,9 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
         raise PageError(str(err)) from None
     best = best_entries(entries)
     langs = [l for l in offered() if l in best]     # a render in a language the tables no longer have is left off
+    for lang in [l for l in langs if missing_names(chapters, l)]:   # clips of a lesson that had the names
+        warn(f"the page leaves out the {lang} clips: {missing_names(chapters, lang)} (give it one in lesson.toml)")
+        langs.remove(lang)
     first = language if language in langs else langs[0] if langs else offered()[0]
     sections = []
     clips: dict[str, list[dict]] = {l: [] for l in langs}
