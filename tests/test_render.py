@@ -17,9 +17,10 @@ from tests.helpers import ROOT, cue_problems, probe_video, short_lesson, srt_cue
 
 pytestmark = pytest.mark.render
 
-JOBS = [("SpaceDeformation", "zh"), ("WorkedExample", "en"), ("QKVProjection", "zh"),
-        ("AttentionMatching", "en"), ("DotProductSoftmax", "zh"), ("ThreeLenses", "en"),
-        ("PhotoFilter", "en"), ("ShadowProjection", "en"), ("UpProjection", "zh"),
+# the English five are the README's "Teach with it" lesson (test_the_readme_teaches_a_class)
+JOBS = [("SpaceDeformation", "en"), ("WorkedExample", "en"), ("QKVProjection", "en"),
+        ("AttentionMatching", "en"), ("DotProductSoftmax", "en"), ("ThreeLenses", "zh"),
+        ("PhotoFilter", "zh"), ("ShadowProjection", "zh"), ("UpProjection", "zh"),
         ("RolesEmerge", "zh"), ("RoleSwap", "en")]
 
 
@@ -168,7 +169,7 @@ def test_poster_is_the_end_of_the_first_beat(out, scene, lang):
 
 def test_noop_render_is_a_hash_check(out):
     start = time.monotonic()
-    p = qkv("render", "SpaceDeformation", "--lang", "zh", "--out", str(out))
+    p = qkv("render", "SpaceDeformation", "--lang", "en", "--out", str(out))
     assert p.returncode == 0 and "nothing changed" in p.stdout
     assert time.monotonic() - start < 15  # process start-up included; no render
 
@@ -238,13 +239,13 @@ def test_lesson_page_in_chromium(out):
         for v in videos:
             assert v["duration"] == pytest.approx(entries[(v["scene"], v["lang"])]["duration"], abs=0.2)
             assert v["cues"] >= 4
-        assert all(v["visible"] for v in videos if v["lang"] == "zh")
-        assert not any(v["visible"] for v in videos if v["lang"] == "en")
-        page.click("nav button[data-lang=en]")
+        assert all(v["visible"] for v in videos if v["lang"] == "en")     # the lesson's language
+        assert not any(v["visible"] for v in videos if v["lang"] == "zh")
+        page.click("nav button[data-lang=zh]")
         shown = page.evaluate("() => Array.from(document.querySelectorAll('section.lesson'))"
                               ".filter(s => !s.hidden).map(s => s.lang)")
-        assert shown == ["en"]
-        assert page.evaluate("document.documentElement.lang") == "en"
+        assert shown == ["zh"]
+        assert page.evaluate("document.documentElement.lang") == "zh"
         browser.close()
 
 
@@ -288,3 +289,79 @@ def test_save_sections_gives_one_clip_per_beat(tmp_path):
     for s, a, e in zip(sections, starts, ends):
         assert (index.parent / s["video"]).exists()
         assert float(s["duration"]) == pytest.approx(e - a, abs=0.15)
+
+
+def readme_steps() -> list[tuple[str, str]]:
+    """The fenced blocks of the README's "Teach with it", in order: (language, text)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Teach with it"):text.index("\n## ", text.index("## Teach with it") + 1)]
+    return [(m.group(1), re.sub(r"^ {3}", "", m.group(2), flags=re.M))
+            for m in re.finditer(r"```(\w+)\n(.*?)```", section, flags=re.S)]
+
+
+def test_the_readme_teaches_a_class(out, cache, tmp_path):
+    """A teacher follows only the README's "Teach with it": a lesson folder
+    from init, five scenes of their own choosing, their title and goals, the
+    render, the export, presenter mode. The five English clips rendered above
+    are the ones the README's lesson names, so its render is a hash check
+    (the teacher's texts leave the scenes' keys alone)."""
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+    steps = readme_steps()
+    shell = [line for lang, block in steps if lang == "sh" for line in block.splitlines() if line.strip()]
+    chapters, texts = [block for lang, block in steps if lang == "toml"]
+    assert shell[:2] == ["mkdir week7 && cd week7", "qkv-lens init --lang en"], shell
+    env = dict(os.environ, QKV_CACHE_DIR=str(cache))
+    here = tmp_path
+
+    def run(line: str) -> subprocess.CompletedProcess:
+        args = line.split("#")[0].split()
+        assert args[0] == "qkv-lens", line
+        p = subprocess.run([sys.executable, "-m", "qkv_lens", *args[1:]], cwd=folder, capture_output=True,
+                           text=True, env=env, timeout=900)
+        assert p.returncode == 0, (line, p.stdout[-2000:], p.stderr[-2000:])
+        return p
+
+    folder = here / "week7"
+    folder.mkdir()
+    assert "next:" in run(shell[1]).stdout                              # init says what comes next
+    lesson = folder / "lesson.toml"
+    shipped = lesson.read_text(encoding="utf-8")
+    cut = shipped.index("[[chapters]]")
+    lesson.write_text(shipped[:shipped.rindex("\n#", 0, cut) + 1] + "\n" + chapters, encoding="utf-8")
+    (folder / "texts.toml").write_text(texts, encoding="utf-8")
+    names = re.search(r'scenes = \[(.*?)\]', chapters).group(1).replace('"', "").split(", ")
+    assert len(names) == 5 and all((n, "en") in JOBS for n in names)
+    # the clips rendered above, as a render of this folder leaves them
+    doc = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    doc["renders"] = [e for e in doc["renders"] if e["scene"] in names and e["language"] == "en"]
+    for e in doc["renders"]:
+        for f in e["files"]:
+            (folder / "renders" / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(out / f, folder / "renders" / f)
+    (folder / "renders" / "manifest.json").write_text(json.dumps(doc), encoding="utf-8")
+    for line in shell[2:]:
+        p = run(line)
+        if line.startswith("qkv-lens render"):
+            assert "nothing changed" in p.stdout, p.stdout
+    quality = folder / "renders" / "en" / "480p15"           # QKV_QUALITY=l: the suite's drafts
+    assert all((quality / f"lesson.{ext}").is_file() for ext in ("mp4", "pptx", "pdf", "srt"))
+    title = re.search(r'"lesson.title" = "(.*)"', texts).group(1)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto((folder / "renders" / "index.html").resolve().as_uri() + "?present=1")
+        page.wait_for_function("document.body.dataset.state === 'ready'", timeout=30000)
+        assert page.evaluate("document.documentElement.lang") == "en" and page.title() == title
+        assert page.evaluate("document.body.dataset.beat") == f"{names[0]}/0"
+        clips = page.evaluate("() => Array.from(document.querySelectorAll('section.lesson[lang=en] video'))"
+                              ".map(v => v.dataset.scene)")
+        assert clips == names
+        goals = page.evaluate("() => Array.from(document.querySelectorAll('section.lesson[lang=en] .intro li'))"
+                              ".map(li => li.textContent)")
+        assert goals == re.findall(r'"page.goal\d" = "(.*)"', texts)
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("document.body.dataset.state === 'playing'", timeout=10000)
+        browser.close()
