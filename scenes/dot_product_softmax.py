@@ -301,8 +301,13 @@ class DotProductSoftmax(LessonScene):
         # the angle: the short way from a to b, so its size is the angle of dot_and_angle
         turn = (theta + math.pi) % (2 * math.pi) - math.pi
         sign = 1.0 if turn >= 0 else -1.0
-        d.arc.become(Arc(radius=0.55, start_angle=d.base, angle=sign * ang, arc_center=origin,
-                         color=palette.INK, stroke_width=3))
+        if abs(math.degrees(ang) - 90) < 1e-6:   # a right angle: its square corner
+            ua, ub = (np.array([math.cos(t), math.sin(t), 0.0]) for t in (d.base, d.base + sign * ang))
+            d.arc.become(VMobject(color=palette.INK, stroke_width=3).set_points_as_corners(
+                [origin + 0.4 * ua, origin + 0.4 * (ua + ub), origin + 0.4 * ub]))
+        else:
+            d.arc.become(Arc(radius=0.55, start_angle=d.base, angle=sign * ang, arc_center=origin,
+                             color=palette.INK, stroke_width=3))
         mid = d.base + sign * ang / 2
         way = np.array([math.cos(mid), math.sin(mid), 0.0])
         # the angle's name on its bisector, further out when a's name is there
