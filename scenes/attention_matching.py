@@ -1,12 +1,15 @@
-"""Scene 8, AttentionMatching: softmax(Q K^T / sqrt(d_k)) V, one piece at a time.
+"""Scene 9, AttentionMatching: the tools of scene 8 on a whole sentence,
+softmax(Q K^T / sqrt(d_k)) V, one piece at a time.
 
 Each token's q and k (rows of Q = X W_Q and K = X W_K, from
 ``qkv_math.project``) stand beside it; one cell of the score grid is worked
 term by term (``qkv_math.worked_product`` of q_i and k_j), then every cell
 fills as the dot product of its row's q and its column's k.  The later grids
 are values of ``qkv_math.attention_steps`` (scaled scores, the optional
-causal mask, weights); the output row of the lesson's query token is the
-weighted sum of the value vectors.  Row vectors: Q = X W_Q, one row per token.
+causal mask, weights: each rounded on its own, as the caption says); the
+output row of the lesson's query token is the weighted sum of the value
+vectors.  It ends on W_Q, W_K and W_V as written by hand, and the question
+of who writes them in a real model.  Row vectors: Q = X W_Q, one row per token.
 
     manim -ql scenes/attention_matching.py AttentionMatching
 """
@@ -39,6 +42,7 @@ from manim import (
     Rectangle,
     ReplacementTransform,
     SurroundingRectangle,
+    Text,
     Transform,
     TransformFromCopy,
     VGroup,
@@ -51,8 +55,9 @@ import qkv_math as qm
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.numbers import plain_number, tex_number
 from scenes.kit import palette
-from scenes.kit.glyphs import number_tex
-from scenes.kit.grids import GRID_FONT, NAME_SIZE, WEIGHT, ScoreGrid, VectorRows, rows_summing, widest_number
+from scenes.kit.charts import HeatMap
+from scenes.kit.glyphs import NumberTex, number_tex
+from scenes.kit.grids import GRID_FONT, NAME_SIZE, WEIGHT, ScoreGrid, VectorRows, widest_number
 from scenes.kit.layout import bounds, overlaps
 from scenes.kit.legible import floor_width, least_scale, shrink_to_fit
 from scenes.kit.motion import Emphasize, swap
@@ -69,6 +74,7 @@ RESERVE = 3.35      # room right of the grid: the row sums, then the worked cell
 BAR_ROW = 0.42       # row pitch of the output bars
 OUTPUT_BOTTOM = -2.95   # the output's bars stay above the subtitles
 FLOOR = -2.95        # just above the subtitle band (y >= -3.04)
+CLAUSE_ENDS = ";；:：。"   # where a clause of a sentence ends (and ". ")
 
 
 @dataclass
@@ -184,7 +190,8 @@ class _Stage:
     tags: dict[str, VGroup] = field(default_factory=dict)   # sign, label, content over the headings
     sum_rows: dict[int, Mobject] = field(default_factory=dict)   # the sums shown so far, by row
     boxed: list[tuple[tuple[int, ...], tuple[float, float, float, float]]] = field(default_factory=list)
-    shown_weights: np.ndarray | None = None   # the weights as shown: each row's numbers sum to 1.00
+    role_times: dict[str, float] = field(default_factory=dict)   # when q, k and v came on in the intro
+    pours: list[tuple[float, float]] = field(default_factory=list)   # when each token's products poured into the output
     out: _Output | None = None
 
     @property
@@ -217,7 +224,7 @@ class AttentionMatching(LessonScene):
             self._mask()
         self._softmax()
         self._output()
-        self._outro()
+        self._handoff(self._outro())
 
     # --- the stage: the lesson's numbers, the table and the grid ------------
     def _stage(self) -> _Stage:
@@ -325,15 +332,18 @@ class AttentionMatching(LessonScene):
         with self.beat("intro_say") as said:
             t0 = self.renderer.time
             total = sum(cue_seconds(c, self.lang) for c in split_cues(said, self.lang))
-            clauses = [0] + [i + 1 for i, ch in enumerate(said) if ch in ";；"]   # one clause per role
+            # the sentence ends on three clauses, one per role: each role comes as its clause is read
+            clauses = [0] + [i + 1 for i, ch in enumerate(said[:-1])
+                             if ch in CLAUSE_ENDS or (ch == "." and said[i + 1] == " ")]
             self.play(Write(s.heading), FadeIn(s.formula), run_time=1.0)
             self.play(FadeIn(s.token_labels, lag_ratio=0.2), run_time=0.8)
             for k, (role, rows) in enumerate((("Q", s.q_rows), ("K", s.k_rows), ("V", s.v_rows))):
-                if len(clauses) == 3:
-                    self.wait_until(t0 + total * clauses[k] / len(said), s.token_labels)
+                if len(clauses) >= 3:
+                    self.wait_until(t0 + total * clauses[k - 3] / len(said), s.token_labels)
+                s.role_times[role] = self.renderer.time
                 self.play(FadeIn(s.heads[role]), FadeIn(tags[role]), FadeIn(rows, lag_ratio=0.15), run_time=1.2)
         s.tags = tags
-        self.key_moment("vectors", q=s.q_rows.shown(), k=s.k_rows.shown(), v=s.v_rows.shown(),
+        self.key_moment("vectors", q=s.q_rows.shown(), k=s.k_rows.shown(), v=s.v_rows.shown(), roles=s.role_times,
                         tags={role: (bounds(tag[0]), bounds(s.heads[role])) for role, tag in s.tags.items()},
                         tag_shapes=[bounds(tag[1]) for tag in s.tags.values()], title=bounds(s.heading),
                         grid_shown=self._shown_count(s.grid.cells))
@@ -578,15 +588,15 @@ class AttentionMatching(LessonScene):
         their total, each divided by it; then every row at once, shaded by weight."""
         s, w, n, grid, qi = self.s, self.s.work, self.s.n, self.s.grid, self.s.qi
         T = float(self.params.temperature)
-        shown = s.shown_weights = rows_summing(s.steps.weights)
         col = self._exp_column()
         row_box = SurroundingRectangle(VGroup(*[grid.cell_at(qi, j) for j in range(n)]), color=palette.FOCUS,
                                        buff=0.04)
         with self.beat("softmax_say", focus=s.sums) as said:
             cues = self.cue_starts(said)
             self.play(*self._off(s.box, w.whole, w.scaled, s.bars), run_time=0.3)
+            # each weight rounded on its own (equal weights show equal numbers), and the caption says so
             self._set_step("softmax" if T == 1 else "softmax_t", r"w_j = e^{s_j} \big/ \textstyle\sum_k e^{s_k}",
-                           t=plain_number(T, 2, pad=True))
+                           note="rounded_weights", t=plain_number(T, 2, pad=True))
             self._highlight(0, 1, 5)
             self._place_column(col)
             self.play(FadeIn(row_box), run_time=0.4)
@@ -595,10 +605,11 @@ class AttentionMatching(LessonScene):
             self._exponentiate(col)
             self._divide(col)
             self.wait_until(cues[-1], row_box)
-            self._every_row(shown)
+            self._every_row(s.steps.weights)
             self.play(FadeOut(row_box), FadeOut(VGroup(col.divs, col.total, col.rule)), run_time=0.4)
         self.key_moment("weights", shown=grid.shown(), values=grid.values.copy(),
                         sums=[m.get_tex_string() for m in s.sums], exp=col.shown(),
+                        caption=" ".join(m.text for m in s.step.get_family() if isinstance(m, Text)),
                         shade=[[grid.cell_at(i, j).get_fill_opacity() for j in range(n)] for i in range(n)],
                         shade_color=grid.cells[0].get_fill_color().to_hex())
 
@@ -628,7 +639,7 @@ class AttentionMatching(LessonScene):
         self.play(*[FadeIn(d[1]) for d in col.divs],
                   *[TransformFromCopy(col.total[2], d[2]) for d in col.divs], run_time=0.8)
         self.play(*[FadeIn(d[3]) for d in col.divs], *[Write(d[4]) for d in col.divs], run_time=0.6)
-        new = [self._outlined(grid.number(float(s.shown_weights[qi, j]), qi, j)) for j in range(n)]
+        new = [self._outlined(grid.number(float(s.steps.weights[qi, j]), qi, j)) for j in range(n)]
         self.play(*[ReplacementTransform(grid.numbers[qi * n + j], new[j]) for j in range(n)],
                   *[TransformFromCopy(d[4], new[j]) for j, d in enumerate(col.divs)],
                   *[grid.cell_at(qi, j).animate.set_fill(WEIGHT, opacity=0.6 * s.steps.weights[qi, j])
@@ -657,7 +668,7 @@ class AttentionMatching(LessonScene):
     def _sum_of(self, i: int) -> Mobject:
         """Row ``i``'s sum of weights as shown, right of the grid (added to ``s.sums`` in row order)."""
         s, grid, n = self.s, self.s.grid, self.s.n
-        total = float(np.round(s.shown_weights[i].sum(), 2))
+        total = float(s.steps.weights[i].sum())   # 1, or 0 for a row that sees nothing
         num = number_tex(tex_number(total, 2, pad=True), font_size=GRID_FONT, color=palette.MUTED)
         num.next_to(grid.cell_at(i, n - 1), RIGHT, buff=0.2)
         s.sum_rows[i] = num
@@ -712,22 +723,28 @@ class AttentionMatching(LessonScene):
                        FadeIn(out.equals), *gone, run_time=1.2)
             self.wait_until(cues[-1], out.scaled)
             self.play(FadeIn(out.head), FadeIn(out.labels), FadeIn(out.axis), FadeOut(row_box), run_time=0.5)
-            for j in range(n):   # each token's scaled vector pours into the lanes where the last one ended
-                bars = [(d, bar) for d, bar in enumerate(out.segments[j]) if bar is not None]
-                if bars:
-                    self._into([(out.scaled.entry(j, d), bar) for d, bar in bars], run_time=0.6)
+            # each token's scaled vector pours into the lanes where the last one ended, one after another
+            # over the time the sentence's last cue is read ("... add up, end to end, into the output")
+            pours = [(j, [(d, bar) for d, bar in enumerate(out.segments[j]) if bar is not None]) for j in range(n)]
+            pours = [(j, bars) for j, bars in pours if bars]
+            cue_end = cues[-1] + cue_seconds(split_cues(said, self.lang)[-1], self.lang)
+            each = max(0.6, (cue_end - self.renderer.time - 0.5) / max(len(pours), 1))
+            for j, bars in pours:
+                start = self.renderer.time
+                self._into([(out.scaled.entry(j, d), bar) for d, bar in bars], run_time=each)
+                s.pours.append((start, self.renderer.time))
             self.play(FadeIn(out.totals), run_time=0.5)
         self.key_moment("output", shown=grid.shown(), weights=[m.get_tex_string() for m in out.weights],
                         values=out.values.shown(), scaled=out.scaled.shown(), output=out.shown(),
                         totals=[m.get_tex_string() for m in out.totals], best=s.names[s.out_best],
                         content=(out.content[0].text, s.tags["V"][0].text, bounds(out.content[0]), bounds(out.values),
                                  self._shown_count(VGroup(out.content))),
-                        note=len(s.step) == 2)
+                        note=len(s.step) == 2, pours=list(s.pours))
 
-    def _outro(self) -> None:
+    def _outro(self) -> VGroup:
         """Why: the dimension on which the query and the winning key agree most;
         then the whole formula for the query's row, built from the formula's own
-        parts, equals the output the lanes added up."""
+        parts, equals the output the lanes added up.  Returns what it leaves right of the grid."""
         s, out = self.s, self.s.out
         c = int(np.argmax(s.Q[s.qi] * s.K[s.out_best]))
         dim = self.params.qk_dims[c].name(self.lang)
@@ -755,6 +772,47 @@ class AttentionMatching(LessonScene):
                         picked=[pair_vecs.entry(i, c).get_tex_string() for i in range(2)],
                         summary=[part.tex_string for part in summary], totals=[t.get_tex_string() for t in out.totals],
                         summary_box=bounds(summary), cell=self._cell_at(cell_box))
+        return VGroup(pair, picks, dim_label, summary)
+
+    def _handoff(self, shown: VGroup) -> None:
+        """What comes next: W_Q, W_K and W_V as the lesson wrote them by hand
+        (shaded by size, their non-zero numbers in their cells), then emptied,
+        a question mark in each: who writes them in a real model?"""
+        s, p, lang = self.s, self.params, self.lang
+        mats = {role: np.array(getattr(p, f"W_{role}"), dtype=float) for role in ("Q", "K", "V")}
+        rows = len(p.traits)
+        cols = sum(M.shape[1] for M in mats.values())
+        left, right = s.region_left, s.right_edge
+        top = s.formula.get_bottom()[1] - 0.95           # room for the matrices' names under the formula
+        note = text(self.tr("by_hand"), lang, size=28, color=palette.INK)
+        bottom = FLOOR + note.height + 0.3
+        cell = min(0.55, (right - left - 0.5 * 2) / cols, (top - bottom) / rows)
+        group, names, marks = VGroup(), VGroup(), VGroup()
+        for role, M in mats.items():
+            heat = HeatMap(M, [""] * rows, [], lang, palette.QKV[role], cell=cell, size=24, show_rows=False)
+            heat.remove(heat.numbers)   # the entries as the lesson writes them (0.25, not 0.3), when they fit
+            numbers = [number_tex(tex_number(float(v), 2), font_size=GRID_FONT, color=palette.INK).move_to(sq)
+                       for v, sq in zip(M.ravel(), heat.cells) if v != 0]
+            heat.numbers = VGroup(*numbers) if all(num.width <= cell * 0.95 for num in numbers) else VGroup()
+            heat.add(heat.numbers)
+            group.add(heat)
+        group.arrange(RIGHT, buff=0.5).next_to([0, top, 0], DOWN, buff=0).set_x((left + right) / 2)
+        for role, heat in zip(mats, group):
+            names.add(MathTex(f"W_{role}", font_size=40, color=palette.QKV[role]).next_to(heat.cells, UP, buff=0.15))
+            marks.add(MathTex("?", font_size=96, color=palette.QKV[role]).move_to(heat.cells))
+        note.next_to(group, DOWN, buff=0.3).set_x(group.get_x())
+        with self.beat("handoff_say", focus=group):
+            self.play(FadeOut(shown), run_time=0.5)
+            self.play(FadeIn(names), *[FadeIn(h.cells, lag_ratio=0.02) for h in group],
+                      *[FadeIn(h.numbers) for h in group], run_time=1.0)
+            self.play(FadeIn(note, shift=UP * 0.15), run_time=0.5)
+            self.key_moment("by_hand", numbers=[[_tex(n) for n in h.numbers] for h in group], at=self.renderer.time)
+        with self.beat("ask_say", focus=marks):
+            self.play(*[FadeOut(h.numbers) for h in group], *[h.cells.animate.set_fill(opacity=0.04) for h in group],
+                      FadeOut(note), *[FadeIn(m, scale=0.6) for m in marks], run_time=1.0)
+            self.key_moment("asked", at=self.renderer.time, marks=[m.tex_string for m in marks],
+                            numbers=sum(self._shown_count(h.numbers) for h in group),
+                            fill=[max(c.get_fill_opacity() for c in h.cells) for h in group])
 
     def _summary(self, out: _Output) -> MathTex:
         """softmax(q K^T / sqrt(d)) V = [the output], for the query's row: the
@@ -785,11 +843,10 @@ class AttentionMatching(LessonScene):
         value entry at 2 decimals), each product rounded half up to 2 decimals:
         every product on screen checks by hand against its shown factors."""
         s = self.s
-        cents = [Fraction(round(float(w) * 100), 100) for w in s.shown_weights[s.qi]]
         out = np.zeros(s.V.shape)
-        for j, w in enumerate(cents):
+        for j, w in enumerate(s.steps.weights[s.qi]):
             for d, v in enumerate(s.V[j]):
-                exact = w * Fraction(round(float(v) * 100), 100)
+                exact = _as_shown(w) * _as_shown(v)
                 out[j, d] = math.copysign(math.floor(abs(exact) * 100 + Fraction(1, 2)), exact) / 100
         return out
 
@@ -824,13 +881,13 @@ class AttentionMatching(LessonScene):
         s, qi = self.s, self.s.qi
         T = float(self.params.temperature)
         exps = np.exp(s.steps.masked[qi] / T)
-        total = tex_number(float(exps.sum()), 2, pad=True)
+        total = tex_number(float(sum(_as_shown(v) for v in exps)), 2, pad=True)   # adding the numbers shown
         over = "" if T == 1 else "/" + tex_number(T, 2)
         rows, divs = VGroup(), VGroup()
         for j, v in enumerate(s.steps.masked[qi]):
             ex = tex_number(float(exps[j]), 2, pad=True)
             rows.add(MathTex(f"e^{{{tex_number(float(v), 2, pad=True)}{over}}}", "=", ex, font_size=WORK_FONT))
-            div = MathTex(ex, r"\div", total, "=", tex_number(float(s.shown_weights[qi, j]), 2, pad=True),
+            div = MathTex(ex, r"\div", total, "=", tex_number(float(s.steps.weights[qi, j]), 2, pad=True),
                           font_size=WORK_FONT)
             div[4].set_color(WEIGHT)
             divs.add(div)
@@ -1025,7 +1082,7 @@ class AttentionMatching(LessonScene):
         gap = float(np.clip((top_y - OUTPUT_BOTTOM - fixed) / n, 0.36, 0.55))
         names = VGroup(*[text(nm, lang, size=NAME_SIZE) for nm in s.names])
         weights = VGroup(*[number_tex(tex_number(float(w), 2, pad=True), font_size=GRID_FONT, color=WEIGHT)
-                           for w in s.shown_weights[qi]])
+                           for w in s.steps.weights[qi]])
         times = VGroup(*[MathTex(r"\times", font_size=GRID_FONT) for _ in range(n)])
         equals = VGroup(*[MathTex("=", font_size=GRID_FONT) for _ in range(n)])
         values = VectorRows(s.V, palette.V_CORAL, row=gap, font=GRID_FONT)
@@ -1085,3 +1142,13 @@ class AttentionMatching(LessonScene):
         content.next_to(values, UP, buff=0.1)
         return _Output(names, weights, times, values, equals, scaled, head, labels, axis, segments, totals, unit,
                        inline, content)
+
+
+def _as_shown(v: float) -> Fraction:
+    """``v`` as the frame writes it (2 decimals, half away from zero), exactly."""
+    return Fraction(tex_number(float(v), 2))
+
+
+def _tex(m: Mobject) -> str:
+    """The TeX a number or formula shows."""
+    return m.get_tex_string() if isinstance(m, NumberTex) else m.tex_string

@@ -1,5 +1,7 @@
-"""Scene 9, DotProductSoftmax: the dot product as alignment, softmax as
-exp-then-normalise, and why attention divides by sqrt(d_k).
+"""Scene 8, DotProductSoftmax: the tools attention is built from.  How a
+query a (gold) compares with a key b (teal): their dot product reads
+alignment; softmax as exp, total, then divide; why attention divides by
+sqrt(d_k); last, the formula that puts the tools together.
 
 Every value comes from ``qkv_math`` (``dot_and_angle``, ``softmax``,
 ``dot_product_samples``, ``histogram``, ``saturation``) with the lesson's
@@ -24,11 +26,14 @@ from manim import (
     Arrow,
     Axes,
     BarChart,
+    Brace,
     DashedLine,
     FadeIn,
     FadeOut,
     GrowArrow,
+    GrowFromCenter,
     Line,
+    ManimColor,
     MathTex,
     Mobject,
     NumberPlane,
@@ -53,6 +58,7 @@ from scenes.kit.glyphs import FastDecimal, NumberTex, number_tex, set_shown
 from scenes.kit.layout import SIDES, bounds, lift_clear, overlaps, place_clear
 from scenes.kit.legible import least_scale
 from scenes.kit.live import LiveMap, Unchanged, aim_arrow
+from scenes.kit.motion import Emphasize
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import outline_labels, text, title, wrapped_text
 
@@ -60,7 +66,12 @@ AXIS_SIZE = 28                   # the numbers along a chart's axis
 SCORE_BARS = palette.COLUMNS[2]  # scores and weights: not Q, K or V, so none of their colours
 HIST_BARS = palette.COLUMNS[2]   # a histogram's bins (one colour: a bin is a bin)
 ZOOM = 3.0                       # once scaled, the axis shows [-ZOOM, ZOOM]: three spreads of one
-A_COLOR, B_COLOR = palette.INGREDIENTS[0], palette.INGREDIENTS[1]   # the vectors a and b (blue, violet: not Q, K)
+A_COLOR, B_COLOR = palette.Q_GOLD, palette.K_TEAL   # a is a query, b a key: the scene says so from its first sentence
+START_DEG = 60                   # b starts this far from a, then turns to each case as its sentence starts
+# the cases of the dot product, each with its sentence: b's angle from a (degrees) and the key moment there
+CASES = (("same_say", 0, "aligned"), ("right_say", 90, "perpendicular"), ("apart_say", 180, "opposite"))
+TURN = 1.5                       # seconds b takes to turn to a case
+TOOLS_TEX = (r"\mathrm{softmax}", r"\Big(", r"\,Q", r"K^{\top}\,", r"/\sqrt{d_k}\,", r"\Big)", r"V")
 THETA_RADII = (0.9, 1.3, 1.7, 2.1)   # the angle's name on its bisector, this far out (the first that is clear)
 
 
@@ -94,10 +105,9 @@ class _Dot:
     arrow_b: Arrow
     label_a: MathTex
     label_b: MathTex
-    law: MathTex
     nums: dict[str, FastDecimal]   # the readouts |a|, |b|, theta, a . b
     deg: MathTex
-    panel: VGroup              # the law over the readouts
+    panel: VGroup              # the roles (a = q, b = k), the readouts, the law
     line_a: DashedLine
     arc: Arc
     theta_label: MathTex
@@ -154,11 +164,13 @@ class DotProductSoftmax(LessonScene):
     params: DotProductParams
     chapter = 2
     number = 8
+    sparse_moments = {"tools": "the closing formula stands alone, large, under the title: one line to take away"}
+
     def construct(self):
         heading = title(self.tr("title"), self.lang)
         self.dot_product(heading)
         self.softmax_bars()
-        self.scaling()
+        self.tools(self.scaling())
 
     # --- 1. the dot product reads alignment ------------------------------
     def dot_product(self, heading):
@@ -166,42 +178,55 @@ class DotProductSoftmax(LessonScene):
         unchanged = Unchanged()
 
         def show(theta: float) -> None:
-            if not unchanged(theta):     # b has turned since the last frame
-                self._draw_b(d, theta)
+            whole = math.radians(round(math.degrees(theta)))   # whole degrees: the shown angle is the drawn one
+            if not unchanged(whole):     # b has turned since the last frame
+                self._draw_b(d, whole)
 
-        live = LiveMap(show, start=0.0, z=0)
+        live = LiveMap(show, start=math.radians(START_DEG), z=0)
 
         def probes():
-            return self._dot_probes(d, self._b(d, live.path(live.tracker.get_value())))
+            return {**self._dot_probes(d, self._b(d, _whole(live.path(live.tracker.get_value())))),
+                    "at": self.renderer.time}
 
         self.add(live.driver)
         live.follow()
         drawn = VGroup(d.line_a, d.proj, d.drop, d.arc, d.theta_label)
-        with self.beat("dot_say", focus=d.law) as sentence:
-            roles_at = self.cue_starts(sentence)[-1]
-            self.play(Write(heading), FadeIn(d.plane), FadeIn(d.line_a), FadeIn(d.arrow_a), FadeIn(d.label_a),
-                      FadeIn(d.arrow_b), FadeIn(d.label_b), FadeIn(d.panel[:2]), FadeIn(d.deg), run_time=1.0)
+        with self.beat("dot_say", focus=d.panel[0]) as sentence:
+            answer_at = self.cue_starts(sentence)[-1]
+            # the question: one word's query (a, gold) and another's key (b, teal)
+            self.play(Write(heading), FadeIn(d.plane), FadeIn(d.line_a), run_time=1.0)
+            self.play(GrowArrow(d.arrow_a), FadeIn(d.label_a), GrowArrow(d.arrow_b), FadeIn(d.label_b), run_time=1.0)
+            # the answer: a is a query, b a key, and their dot product
+            self.wait_until(answer_at, VGroup(d.arrow_a, d.arrow_b))
             self.add(d.proj, d.drop, d.arc, d.theta_label)
             live.attach()
-            self.key_moment("aligned", **probes())
-            start = 0.0
-            for stop, name in ((math.pi / 3, "acute"), (math.pi / 2, "perpendicular"),
-                               (2 * math.pi / 3, "obtuse"), (math.pi, "opposite")):
-                live.play(self, _turn(start, stop), 1.2, rate=linear)
-                self.wait(0.4)
+            self.play(FadeIn(d.panel[0], shift=DOWN * 0.2), FadeIn(d.panel[1]), FadeIn(d.deg), FadeIn(drawn),
+                      run_time=0.8)
+            self.key_moment("start", roles=d.panel[0][1].tex_string, **probes())
+        # each case in its own sentence: b turns to it as the sentence starts and stays there while it is read
+        now = START_DEG
+        for key, stop, name in CASES:
+            with self.beat(key, focus=d.panel[1][3]):
+                self.key_moment(f"{name}_from", **probes())
+                live.play(self, _turn(math.radians(now), math.radians(stop)), TURN)
+                self.remove(live.tracker)   # a number, not a picture: off the scene once it has moved b
                 self.key_moment(name, **probes())
-                start = stop
-            live.play(self, _turn(start, 2 * math.pi), 2.5, rate=linear)
-            # a and b named as what they are in attention, while the sentence says it
-            self.wait_until(roles_at, d.law)
-            self.play(FadeIn(d.panel[2], shift=UP * 0.2), run_time=0.8)
-            self.key_moment("roles", roles=d.panel[2][1].get_tex_string())
+                self.play(Emphasize(d.panel[1][3], scale_factor=1.15), run_time=0.8)
+            now = stop
+        # the law: written as it is said, while b goes once round the rest of the circle
+        with self.beat("law_say", focus=d.panel[2]):
+            self.play(Write(d.panel[2]), run_time=1.0)
+            live.play(self, _turn(math.radians(now), math.radians(360)), 3.0)
+            self.remove(live.tracker)
+            self.key_moment("law", law=d.panel[2].tex_string, draw=lambda theta: self._draw_at(d, theta),
+                            **probes())
         live.driver.clear_updaters()
         self.play(FadeOut(VGroup(d.plane, d.arrow_a, d.arrow_b, d.label_a, d.label_b, d.panel, d.deg, drawn)),
                   run_time=0.6)
 
     def _dot_stage(self, heading: Mobject) -> _Dot:
-        """The plane with a, b at a's angle, a's line, the law and its readouts."""
+        """The plane with a and b, a's line, and the panel: the roles, the
+        readouts and the law (each shown as its sentence comes)."""
         p = self.params
         a = np.array(p.vector_a, dtype=float)
         blen = float(p.vector_b_length)
@@ -210,7 +235,7 @@ class DotProductSoftmax(LessonScene):
                             background_line_style={"stroke_color": palette.MUTED, "stroke_opacity": 0.35})
         plane.scale(0.92).move_to([-3.4, -0.2, 0])   # clear of the subtitle band
         base = math.atan2(a[1], a[0])
-        b = blen * np.array([math.cos(base), math.sin(base)])
+        b = blen * np.array([math.cos(base + math.radians(START_DEG)), math.sin(base + math.radians(START_DEG))])
 
         arrow_a = Arrow(plane.c2p(0, 0), plane.c2p(*a), buff=0, color=A_COLOR, stroke_width=6)
         arrow_b = Arrow(plane.c2p(0, 0), plane.c2p(*b), buff=0, color=B_COLOR, stroke_width=6)
@@ -219,20 +244,26 @@ class DotProductSoftmax(LessonScene):
         # over a's tip, or beyond it, or beside it: clear of the title and of the subtitles
         place_clear(label_a, arrow_a.get_end(), (UP, a_out, *SIDES), avoid=[bounds(heading)])
         label_b = MathTex("b", color=B_COLOR, font_size=40)
-        law = MathTex(r"a\cdot b = |a|\,|b|\cos\theta", font_size=44)
+        place_clear(label_b, arrow_b.get_end(), (UP, np.array([*(b / np.linalg.norm(b)), 0.0]), *SIDES),
+                    avoid=[bounds(heading), bounds(label_a)])
+        law = MathTex("a", r"\cdot", "b", "=", "|a|", r"\,|b|", r"\cos\theta", font_size=44)
+        _paint(law, {0: A_COLOR, 2: B_COLOR, 4: A_COLOR, 5: B_COLOR})
         rows = VGroup()
         nums = {}
-        for key, tex in (("na", r"|a| ="), ("nb", r"|b| ="), ("theta", r"\theta ="), ("dot", r"a\cdot b =")):
+        for key, parts, colors in (("na", (r"|a|", "="), {0: A_COLOR}), ("nb", (r"|b|", "="), {0: B_COLOR}),
+                                   ("theta", (r"\theta", "="), {}),
+                                   ("dot", ("a", r"\cdot", "b", "="), {0: A_COLOR, 2: B_COLOR})):
             num = FastDecimal(0, num_decimal_places=2 if key != "theta" else 0, font_size=40,
                               color=palette.FOCUS if key == "dot" else palette.INK)
             nums[key] = num
-            rows.add(VGroup(MathTex(tex, font_size=40), num).arrange(RIGHT, buff=0.2))
+            rows.add(VGroup(_paint(MathTex(*parts, font_size=40), colors), num).arrange(RIGHT, buff=0.2))
         rows.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
         deg = MathTex(r"^\circ", font_size=40).next_to(nums["theta"], RIGHT, buff=0.05).align_to(nums["theta"], UP)
         # what a and b stand for in attention: a query and a key
         roles = VGroup(text(self.tr("roles"), self.lang, size=28, color=palette.MUTED),
-                       MathTex(r"a = q,\quad b = k", font_size=40)).arrange(RIGHT, buff=0.25)
-        panel = VGroup(law, rows, roles).arrange(DOWN, aligned_edge=LEFT, buff=0.5).move_to([3.2, 0.2, 0])
+                       _paint(MathTex("a", "=", "q", r",\quad", "b", "=", "k", font_size=40),
+                              {0: A_COLOR, 2: A_COLOR, 4: B_COLOR, 6: B_COLOR})).arrange(RIGHT, buff=0.25)
+        panel = VGroup(roles, rows, law).arrange(DOWN, aligned_edge=LEFT, buff=0.5).move_to([3.2, 0.2, 0])
 
         origin = plane.c2p(0, 0)
         a_hat = a / np.linalg.norm(a)
@@ -243,7 +274,7 @@ class DotProductSoftmax(LessonScene):
         theta_label = MathTex(r"\theta", font_size=34)
         drop = DashedLine(origin, origin, color=B_COLOR, stroke_width=3, dash_length=0.08)
         proj = Line(origin, origin, color=B_COLOR, stroke_width=7)
-        return _Dot(a, blen, base, heading, plane, origin, a_hat, arrow_a, arrow_b, label_a, label_b, law, nums,
+        return _Dot(a, blen, base, heading, plane, origin, a_hat, arrow_a, arrow_b, label_a, label_b, nums,
                     deg, panel, line_a, arc, theta_label, drop, proj)
 
     @staticmethod
@@ -251,6 +282,11 @@ class DotProductSoftmax(LessonScene):
         """b at angle ``theta`` from a."""
         ang = d.base + theta
         return d.blen * np.array([math.cos(ang), math.sin(ang)])
+
+    def _draw_at(self, d: _Dot, theta: float) -> dict:
+        """Draw b as a frame at angle ``theta`` draws it, and read back what is shown (a probe for tests)."""
+        self._draw_b(d, _whole(theta))
+        return self._dot_probes(d, self._b(d, _whole(theta)))
 
     def _draw_b(self, d: _Dot, theta: float) -> None:
         """Draw b at angle ``theta`` from a: its arrow and name, the readouts,
@@ -265,8 +301,13 @@ class DotProductSoftmax(LessonScene):
         # the angle: the short way from a to b, so its size is the angle of dot_and_angle
         turn = (theta + math.pi) % (2 * math.pi) - math.pi
         sign = 1.0 if turn >= 0 else -1.0
-        d.arc.become(Arc(radius=0.55, start_angle=d.base, angle=sign * ang, arc_center=origin,
-                         color=palette.INK, stroke_width=3))
+        if abs(math.degrees(ang) - 90) < 1e-6:   # a right angle: its square corner
+            ua, ub = (np.array([math.cos(t), math.sin(t), 0.0]) for t in (d.base, d.base + sign * ang))
+            d.arc.become(VMobject(color=palette.INK, stroke_width=3).set_points_as_corners(
+                [origin + 0.4 * ua, origin + 0.4 * (ua + ub), origin + 0.4 * ub]))
+        else:
+            d.arc.become(Arc(radius=0.55, start_angle=d.base, angle=sign * ang, arc_center=origin,
+                             color=palette.INK, stroke_width=3))
         mid = d.base + sign * ang / 2
         way = np.array([math.cos(mid), math.sin(mid), 0.0])
         # the angle's name on its bisector, further out when a's name is there
@@ -276,6 +317,8 @@ class DotProductSoftmax(LessonScene):
                 break
         else:
             d.theta_label.move_to(origin + THETA_RADII[0] * way)
+        # too narrow an angle has no room for its name: it fades out as b closes on a's line
+        d.theta_label.set_opacity(float(np.clip((math.degrees(ang) - 8) / 10, 0, 1)))
         # b's name over (or under) its tip, else beyond it or beside it: clear of the other names
         b_out = np.array([*(b / np.linalg.norm(b)), 0.0])
         place_clear(d.label_b, d.arrow_b.get_end(), (DOWN if b[1] < 0 else UP, UP if b[1] < 0 else DOWN, b_out,
@@ -289,16 +332,20 @@ class DotProductSoftmax(LessonScene):
 
     @staticmethod
     def _dot_probes(d: _Dot, b: np.ndarray) -> dict:
-        """The readouts, and what is drawn read back in plane coordinates: the
-        projection segment (start, end), the drop line's ends and the arc's angle."""
+        """The readouts (their values, and ``shown``: the text each one shows),
+        and what is drawn read back in plane coordinates: b's tip, the projection
+        segment (start, end), the drop line's ends, the arc's angle; the colours of a and b."""
         def coords(point):
             return [float(v) for v in d.plane.p2c(point)[:2]]
         center = d.plane.c2p(0, 0)
         u, v = d.arc.get_start() - center, d.arc.get_end() - center
         arc_deg = math.degrees(math.acos(np.clip(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v)), -1, 1)))
-        return {"a": d.a, "b": b, **{k: n.get_value() for k, n in d.nums.items()},
+        return {"a": d.a, "b": b, "b_tip": coords(d.arrow_b.get_end()), **{k: n.get_value() for k, n in d.nums.items()},
+                "shown": {k: n._get_num_string(n.get_value()) for k, n in d.nums.items()},
                 "proj": [coords(d.proj.get_start()), coords(d.proj.get_end())],
-                "drop": [coords(d.drop.get_start()), coords(d.drop.get_end())], "arc_deg": arc_deg}
+                "drop": [coords(d.drop.get_start()), coords(d.drop.get_end())], "arc_deg": arc_deg,
+                "colors": {name: m.get_color().to_hex() for name, m in (("a", d.arrow_a), ("b", d.arrow_b),
+                                                                        ("a_name", d.label_a), ("b_name", d.label_b))}}
 
     # --- 2. softmax: exponentiate, then normalise ---------------------------
     def softmax_bars(self):
@@ -306,23 +353,28 @@ class DotProductSoftmax(LessonScene):
         scores = np.array(p.scores, dtype=float)
         expd = np.exp(scores)
         weights = qm.softmax(scores)
+        total = float(sum(Fraction(tex_number(float(v), 2)) for v in expd))   # what adding the shown numbers gives
         bars = _Bars(None, VGroup(), text(" ", self.lang, size=28), VGroup())
 
         def probes():
-            return dict(bars=bar_values(bars.chart), labels=_texs(bars.labels))
+            return dict(bars=bar_values(bars.chart), labels=_texs(bars.labels), at=self.renderer.time)
 
         with self.beat("softmax_say"):
             self._show_bars(bars, scores, "raw", r"s_i")
             self.key_moment("scores", **probes())
-            self._show_bars(bars, expd, "exp", r"e^{s_i} > 0")
+        # each step held while its own sentence is read: e^s, their total, each divided by it
+        with self.beat("exp_say"):
+            self._show_bars(bars, expd, "exp", r"e^{s_i} > 0", morph=True)
             self.key_moment("exp", **probes())
-            self._show_bars(bars, weights, "normalised", r"w_i = \frac{e^{s_i}}{\sum_j e^{s_j}}", top=1.0,
-                            total=plain_number(float(weights.sum()), 2, pad=True))
+        with self.beat("sum_say", total=plain_number(total, 2, pad=True)):
+            self._add_up(bars, total)
+            self.key_moment("sum", total=bars.step[2].tex_strings[2], **probes())
+        with self.beat("divide_say"):
+            self.key_moment("divide_start", **probes())
+            self._divide(bars, weights)
             self.key_moment("weights", **probes())
         temps = self._temperature_scale()
-        self._temperature_rule(bars, temps)
-        for T in p.temperatures:   # each temperature shown while its own sentence is said
-            self._temperature(bars, temps, scores, float(T), probes)
+        self._temperatures(bars, temps, scores, probes)
         self.play(FadeOut(VGroup(bars.chart, bars.names, bars.labels, bars.step, temps.line, temps.minis,
                                  *temps.numbers.values())), run_time=0.6)
 
@@ -345,40 +397,38 @@ class DotProductSoftmax(LessonScene):
             line.shift(LEFT * (line.get_right()[0] - config.frame_width / 2 + 0.3))
         return _Temps(line, numbers, slots, y + 0.12, min(1.1, pitch - 0.2))
 
-    def _temperature_rule(self, bars: _Bars, temps: _Temps) -> None:
-        """The rule: the formula with T, the scale of T with the lesson's
-        temperatures; then every score's name becomes the score over T."""
+    def _temperatures(self, bars: _Bars, temps: _Temps, scores: np.ndarray, probes) -> None:
+        """The rule (the formula with T, the scale of T with the lesson's
+        temperatures, every score's name over T), then, as the sentence goes
+        on to what T does, the chart at each temperature in turn and a small
+        copy of it left over that temperature on the scale."""
         with self.beat("temperature_say") as sentence:
             cues = self.cue_starts(sentence)
-            self._show_step(bars, "temperature", r"w_i = \frac{e^{s_i / T}}{\sum_j e^{s_j / T}}")
-            self.play(GrowArrow(temps.line[0]), FadeIn(temps.line[1:]), FadeIn(VGroup(*temps.numbers.values())),
-                      run_time=0.8)
-            if len(cues) > 1:   # the cue that says every score is divided by T
-                self.wait_until(cues[-1], bars.step)
+            self._show_step(bars, "temperature", r"w_i = \frac{e^{s_i / T}}{\sum_j e^{s_j / T}}",
+                            GrowArrow(temps.line[0]), FadeIn(temps.line[1:]), FadeIn(VGroup(*temps.numbers.values())))
             over = VGroup(*[MathTex(rf"s_{{{i + 1}}} / T", font_size=36, color=palette.MUTED)
                             .move_to(m, aligned_edge=UP) for i, m in enumerate(bars.names)])
             outline_labels(over)   # a transform's target is never added, so it gets no outline by itself
-            self.play(ReplacementTransform(bars.names, over), run_time=0.8)
+            self.play(ReplacementTransform(bars.names, over), run_time=0.6)
             bars.names = over
-        self.key_moment("temperature_rule", names=_texs(bars.names), formula=bars.step[1].get_tex_string(),
-                        numbers={t: m.get_tex_string() for t, m in temps.numbers.items()})
-
-    def _temperature(self, bars: _Bars, temps: _Temps, scores: np.ndarray, t: float, probes) -> None:
-        """The chart at temperature ``t``, then a small copy of it left over ``t`` on the scale."""
-        w = qm.softmax(scores, temperature=t)
-        kind = "low" if t < 1 else "one" if t == 1 else "high"
-        with self.beat(f"temperature_{kind}_say", t=plain_number(t, 1, pad=True),
-                       w=plain_number(float(w.max()), 2, pad=True)):
-            self._show_bars(bars, w, "temperature",
-                            rf"T = {tex_number(t, 1, pad=True)}:\ w_i \propto e^{{s_i / T}}", top=1.0, morph=True)
-            self.key_moment(f"temperature_{plain_number(t, 2, pad=True)}", t=t, at=self.renderer.time, **probes())
-            mini = self._mini(temps, w, t)
-            self.play(TransformFromCopy(VGroup(*bars.chart.bars), mini[1]), FadeIn(mini[0]),
-                      temps.numbers[t].animate.set_color(palette.INK), run_time=0.9)
-            temps.minis.add(mini)
-            temps.shown[t] = mini
-        self.key_moment(f"mini_{plain_number(t, 2, pad=True)}", heights=[b.height for b in mini[1]],
-                        unit=temps.height, x=mini.get_x(), slot=temps.slots[t], at=self.renderer.time)
+            self.key_moment("temperature_rule", names=_texs(bars.names), formula=bars.step[1].tex_string,
+                            numbers={t: _tex(m) for t, m in temps.numbers.items()})
+            if len(cues) > 1:   # the cue that says what T does
+                self.wait_until(cues[1], bars.step)
+            for T in self.params.temperatures:
+                t = float(T)
+                w = qm.softmax(scores, temperature=t)
+                self._show_bars(bars, w, "temperature",
+                                rf"T = {tex_number(t, 1, pad=True)}:\ w_i \propto e^{{s_i / T}}",
+                                top=1.0, morph=True, run_time=0.6)
+                self.key_moment(f"temperature_{plain_number(t, 2, pad=True)}", t=t, **probes())
+                mini = self._mini(temps, w, t)
+                self.play(TransformFromCopy(VGroup(*bars.chart.bars), mini[1]), FadeIn(mini[0]),
+                          temps.numbers[t].animate.set_color(palette.INK), run_time=0.5)
+                temps.minis.add(mini)
+                temps.shown[t] = mini
+                self.key_moment(f"mini_{plain_number(t, 2, pad=True)}", heights=[b.height for b in mini[1]],
+                                unit=temps.height, x=mini.get_x(), slot=temps.slots[t], at=self.renderer.time)
 
     @staticmethod
     def _mini(temps: _Temps, w: np.ndarray, t: float) -> VGroup:
@@ -394,21 +444,62 @@ class DotProductSoftmax(LessonScene):
                          for i, v in enumerate(w)])
         return VGroup(base, rects)
 
-    def _show_bars(self, bars: _Bars, values, key: str, tex: str, top: float | None = None, morph: bool = False,
-                   **fields) -> None:
+    def _add_up(self, bars: _Bars, total: float) -> None:
+        """The total of e^s (``total``, the sum of the numbers shown over the bars):
+        under the step's words, each bar's number flies into it."""
+        line = MathTex(r"\textstyle\sum_j e^{s_j}", "=", tex_number(total, 2, pad=True), font_size=40,
+                       color=palette.FOCUS)
+        words = wrapped_text(self.tr("sum"), self.lang, size=28, width=4.6, color=palette.FOCUS)
+        step = VGroup(words, bars.step[1].copy(), line).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
+        step.move_to(bars.step, aligned_edge=UP + LEFT)
+        outline_labels(step)   # shown in parts: the whole gets its outline here
+        self.play(FadeOut(bars.step[0]), FadeIn(words), bars.step[1].animate.move_to(step[1]), FadeIn(line[:2]),
+                  run_time=0.8)
+        ghosts = [line[2].copy() for _ in bars.labels]   # every e^s slides into the total
+        self.play(*[TransformFromCopy(lab, g) for lab, g in zip(bars.labels, ghosts)], run_time=1.2)
+        self.remove(*ghosts)
+        self.add(line[2])
+        bars.step = VGroup(words, bars.step[1], line)
+
+    def _divide(self, bars: _Bars, weights: np.ndarray) -> None:
+        """Each e^s over the total: the total comes down into the division, then
+        every bar is divided by it and becomes its weight (the weights sum to 1)."""
+        words, exp_rule, line = bars.step
+        div = MathTex("w_i", "=", r"e^{s_i}", r"\div", line.tex_strings[2], font_size=40, color=palette.FOCUS)
+        new_words = wrapped_text(self.tr("normalised", total=plain_number(float(weights.sum()), 2, pad=True)),
+                                 self.lang, size=28, width=4.6, color=palette.FOCUS)
+        step = VGroup(new_words, line.copy(), div).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
+        step.move_to(bars.step, aligned_edge=UP + LEFT)
+        outline_labels(step)
+        self.play(FadeOut(words), FadeIn(new_words), FadeOut(exp_rule), line.animate.move_to(step[1]),
+                  FadeIn(div[:4]), TransformFromCopy(line[2], div[4]), run_time=1.0)
+        bars.step = VGroup(new_words, line, div)
+        self._show_bars(bars, weights, None, None, top=1.0, morph=True)
+
+    def _show_bars(self, bars: _Bars, values, key: str | None, tex: str | None, top: float | None = None,
+                   morph: bool = False, run_time: float = 1.2, **fields) -> None:
         """Replace what ``bars`` shows by the chart of ``values`` with its step:
-        the words of text ``key`` over the formula ``tex``."""
+        the words of text ``key`` over the formula ``tex`` (None: the step stays).
+        ``morph``: the same bars rise or fall to their new values, the names move with them."""
         chart = _bar_chart(values, top)
-        new_step = self._step(key, tex, **fields)
+        new_step = self._step(key, tex, **fields) if key is not None and tex is not None else bars.step
         labels = _bar_labels(chart, values)
         names = VGroup(*[MathTex(f"s_{{{i + 1}}}", font_size=40, color=palette.MUTED)
                          .next_to(chart.c2p(i + 0.5, min(0.0, float(np.min(values)))), DOWN, buff=0.2)
                          for i in range(len(values))])
-        if morph and bars.chart is not None:   # the same bars rise or fall to their new values
+        if morph and bars.chart is not None:
+            old = bars.chart
             outline_labels(chart)
-            self.play(ReplacementTransform(bars.chart, chart), FadeOut(bars.labels), FadeOut(bars.step),
-                      FadeIn(new_step), run_time=1.2)
-            self.play(FadeIn(labels), run_time=0.4)
+            self.remove(old)
+            self.add(old.x_axis, old.y_axis, old.bars)   # the bars move; the axes (and their numbers) cross-fade
+            moved = [bars.names[i].animate.move_to(names[i], aligned_edge=UP) for i in range(len(names))]
+            step = [FadeOut(bars.step), FadeIn(new_step)] if new_step is not bars.step else []
+            self.play(ReplacementTransform(old.bars, chart.bars), FadeOut(VGroup(old.x_axis, old.y_axis)),
+                      FadeIn(VGroup(chart.x_axis, chart.y_axis)), FadeOut(bars.labels), *moved, *step,
+                      run_time=run_time)
+            self.remove(chart.bars, chart.x_axis, chart.y_axis)
+            self.add(chart)
+            self.play(FadeIn(labels), run_time=run_time / 3)
             bars.chart, bars.labels, bars.step = chart, labels, new_step
             return
         old = VGroup(*[m for m in (bars.chart, bars.labels, bars.step, bars.names) if m])
@@ -422,18 +513,20 @@ class DotProductSoftmax(LessonScene):
                       MathTex(tex, font_size=40, color=palette.FOCUS)).arrange(DOWN, aligned_edge=LEFT, buff=0.35)
         return step.move_to([4.3, 1.2, 0])
 
-    def _show_step(self, bars: _Bars, key: str, tex: str) -> None:
-        """Only the step changes: its words and formula, the chart stays."""
+    def _show_step(self, bars: _Bars, key: str, tex: str, *also) -> None:
+        """Only the step changes: its words and formula, the chart stays (``also`` alongside)."""
         new_step = self._step(key, tex)
-        self.play(FadeOut(bars.step, shift=UP * 0.2), FadeIn(new_step, shift=UP * 0.2), run_time=0.8)
+        self.play(FadeOut(bars.step, shift=UP * 0.2), FadeIn(new_step, shift=UP * 0.2), *also, run_time=0.8)
         bars.step = new_step
 
     # --- 3. why divide by sqrt(d_k) -----------------------------------------
-    def scaling(self):
+    def scaling(self) -> VGroup:
+        """The spread of random dot products, its squeeze by sqrt(d_k), and the
+        saturation it prevents; returns the saturation's charts (still on screen)."""
         h = self._histograms()
         self._spread(h)
         self._squeeze(h)
-        self._saturation(h)
+        return self._saturation(h)
 
     def _histograms(self) -> _Hist:
         """One histogram per d_k on one axis q.k in [-limit, limit]; bar heights
@@ -536,6 +629,7 @@ class DotProductSoftmax(LessonScene):
             self.play(FadeIn(h.shown), FadeIn(h.ticks), FadeIn(axis_note), run_time=1.0)
             # the samples come in: each pair's q.k drops into its bin
             self.play(h.count.animate(rate_func=linear).set_value(self.params.samples), run_time=3.0)
+            self.remove(h.count)   # the trackers are numbers the bars follow, not pictures
             self.play(FadeIn(raw_caps), run_time=0.6)
         h.caps, h.note = raw_caps, axis_note
         self.key_moment("spread", stds=[float(h.samples[d].std()) for d in h.dims], captions=_texs(raw_caps),
@@ -556,6 +650,7 @@ class DotProductSoftmax(LessonScene):
             # the captions cross-fade (morphing glyphs into other glyphs is unreadable on the way)
             self.play(h.squeeze.animate.set_value(1.0), FadeOut(h.caps), FadeIn(scaled_caps),
                       FadeOut(h.note), FadeIn(note), run_time=2.5)
+            self.remove(h.squeeze)
             self.key_moment("scaled", captions=_texs(scaled_caps),
                             stds=[float((h.samples[d] / math.sqrt(d)).std()) for d in h.dims],
                             hist=[[float(v) for v in _drawn(h, d, ax)["areas"]] for d, ax in zip(h.dims, h.panels)],
@@ -563,6 +658,7 @@ class DotProductSoftmax(LessonScene):
             # the axis zooms in on the narrow spikes: both are one bell of spread one
             self.play(h.view.animate.set_value(view), FadeOut(h.ticks), FadeIn(zoomed),
                       FadeOut(note), FadeIn(zoom_note), run_time=2.0)
+            self.remove(h.view)
         for g in h.bars.values():
             g.clear_updaters()
         h.caps, h.note, h.ticks = scaled_caps, zoom_note, zoomed
@@ -582,7 +678,7 @@ class DotProductSoftmax(LessonScene):
             caps.add(cap.next_to(c, UP, buff=0.2))
         return caps
 
-    def _saturation(self, h: _Hist) -> None:
+    def _saturation(self, h: _Hist) -> VGroup:
         """The row of the largest d_k: its softmax saturates without the scaling."""
         p, lang = self.params, self.lang
         d = max(h.dims)
@@ -621,8 +717,47 @@ class DotProductSoftmax(LessonScene):
                 self.wait_until(t, even[k])
                 self.play(ReplacementTransform(even[k], pair[k][1]), FadeIn(pair[k][0][1]), run_time=1.5)
         self.key_moment("saturation", hard=bar_values(pair[0][1]), soft=bar_values(pair[1][1]),
-                        captions=[[part.get_tex_string() if isinstance(part, (MathTex, NumberTex)) else part.text
+                        captions=[[_tex(part) if isinstance(part, (MathTex, NumberTex)) else part.text
                                    for line in g[0] for part in line] for g in pair])
+        return pair
+
+    # --- 4. the tools together: what the next scene does with them ----------
+    def tools(self, shown: VGroup) -> None:
+        """The attention formula, each tool of this scene named under its part."""
+        formula = MathTex(*TOOLS_TEX, font_size=72)
+        for part, role in ((2, "Q"), (3, "K"), (6, "V")):
+            formula[part].set_color(palette.QKV[role])
+        formula.move_to([0, 0.3, 0])
+        named = VGroup()
+        for parts, key, side in (((2, 3), "tool_dot", DOWN), ((4,), "tool_scale", DOWN), ((0, 5), "tool_softmax", UP)):
+            target = VGroup(*[formula[k] for k in range(parts[0], parts[-1] + 1)])
+            brace = Brace(target, side, color=palette.MUTED)
+            word = text(self.tr(key), self.lang, size=32, color=palette.INK)
+            word.next_to(brace, side, buff=0.15)
+            named.add(VGroup(brace, word))
+        # the two names under the formula side by side, the second lower when they would touch
+        if overlaps(bounds(named[0][1]), bounds(named[1][1]), pad=0.15):
+            named[1][1].next_to(named[0][1], DOWN, buff=0.1).set_x(named[1][0].get_x())
+        with self.beat("tools_say", focus=formula):
+            self.play(FadeOut(shown), run_time=0.5)
+            self.play(Write(formula), run_time=1.2)
+            for group in named:
+                self.play(GrowFromCenter(group[0]), FadeIn(group[1]), run_time=0.6)
+        self.key_moment("tools", formula=list(formula.tex_strings),
+                        names=[g[1].text for g in named])
+
+
+def _whole(theta: float) -> float:
+    """``theta`` (radians) rounded to a whole degree: b is drawn only there,
+    so the angle shown is the angle drawn and a . b = |a| |b| cos(theta) holds for the numbers shown."""
+    return math.radians(round(math.degrees(theta)))
+
+
+def _paint(tex: MathTex, colors: dict[int, ManimColor]) -> MathTex:
+    """``tex`` with its parts ``colors`` keys in their colours."""
+    for k, c in colors.items():
+        tex[k].set_color(c)
+    return tex
 
 
 def _turn(start: float, stop: float) -> Callable[[float], float]:
@@ -673,12 +808,17 @@ def _drawn(h: _Hist, d: int, ax: Axes) -> dict:
 def _heights(h: _Hist) -> list[list[tuple[str, float, float]]]:
     """Each panel's height scale read back: (number, the height its number stands at
     and the height of its tick, both in axis units)."""
-    return [[(num.get_tex_string(), float(ax.p2c(num.get_center())[1]), float(ax.p2c(mark.get_center())[1]))
+    return [[(_tex(num), float(ax.p2c(num.get_center())[1]), float(ax.p2c(mark.get_center())[1]))
              for mark, num in zip(sc[1], sc[2])] for ax, sc in zip(h.panels, h.scales)]
 
 
+def _tex(m: Mobject) -> str:
+    """The TeX a number or formula shows."""
+    return m.get_tex_string() if isinstance(m, NumberTex) else m.tex_string
+
+
 def _texs(group) -> list[str]:
-    return [m.get_tex_string() for m in group]
+    return [_tex(m) for m in group]
 
 
 def _nice_step(raw: float) -> float:

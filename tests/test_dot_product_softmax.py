@@ -67,6 +67,36 @@ def test_softmax_bars(scene):
         assert np.allclose(scene.moments[f"temperature_{float(T):.2f}"].probes["bars"], wt, atol=1e-6)
 
 
+def test_softmax_steps_are_held_on_their_own_words(scene):
+    # issue 38: e^s was on screen about a second, the total never shown, the weights drawn while the
+    # subtitle still said "exponentiate".  Now e^s is drawn early in its sentence and stays through the
+    # sentence that adds them up; the weights come only once "then divide" has started
+    beats = {b.key: b for b in scene.beats}
+    m = scene.moments
+    e = np.exp(np.array(load_lesson(LESSON).params["dot_product_softmax"].scores, dtype=float))
+    exp_b, sum_b, div_b = beats["exp_say"], beats["sum_say"], beats["divide_say"]
+    assert exp_b.start <= m["exp"].probes["at"] <= exp_b.start + 2.0          # e^s drawn early in its sentence
+    for name in ("exp", "sum", "divide_start"):                            # ... and still there until "divide"
+        assert np.allclose(m[name].probes["bars"], e, atol=1e-6), name
+    assert sum_b.start <= m["sum"].probes["at"] <= sum_b.end
+    assert div_b.start <= m["divide_start"].probes["at"] < m["weights"].probes["at"] <= div_b.end
+    assert not np.allclose(m["divide_start"].probes["bars"], m["weights"].probes["bars"])
+
+
+def test_the_total_is_shown_and_is_the_sum_of_the_numbers_shown(scene):
+    # issue 38: the total (12.13) was never shown.  It is the sum of the numbers over the bars, so a learner
+    # adding 7.39 + 2.72 + 1.65 + 0.37 finds it; and each weight shown is that bar's number over it
+    from decimal import Decimal
+    m = scene.moments
+    shown = [Decimal(v) for v in m["sum"].probes["labels"]]
+    assert m["sum"].probes["total"] == str(sum(shown))
+    total = float(m["sum"].probes["total"])
+    for e, w in zip(m["sum"].probes["labels"], m["weights"].probes["labels"]):
+        assert abs(float(w) - float(e) / total) <= 0.005 + 1e-9, (e, w)
+    sentence = dict(scene.said)["sum_say"]
+    assert m["sum"].probes["total"] in sentence
+
+
 def test_histograms_and_saturation(scene):
     p = load_lesson(LESSON).params["dot_product_softmax"]
     pr = scene.moments["spread"].probes
@@ -83,9 +113,12 @@ def test_histograms_and_saturation(scene):
 def test_angle_and_projection_are_drawn(scene):
     """The projection foot lies on a's line, |a| times the drawn segment's
     signed length is the shown dot product, and the arc spans the shown angle."""
-    for name in ("aligned", "acute", "perpendicular", "obtuse", "opposite"):
-        pr = scene.moments[name].probes
+    probes = [scene.moments[name].probes for name in ("start", "aligned", "perpendicular", "opposite", "law")]
+    draw = scene.moments["law"].probes["draw"]
+    probes += [draw(math.radians(deg)) for deg in (30, 120, 225, 300)]
+    for pr in probes:
         a, b = np.asarray(pr["a"], dtype=float), np.asarray(pr["b"], dtype=float)
+        assert np.allclose(pr["b_tip"], b, atol=1e-6)                   # b is drawn where the readouts say
         dot, na, _, ang = qm.dot_and_angle(a, b)
         (s0, s1), (d0, d1) = np.array(pr["proj"]), np.array(pr["drop"])
         assert np.allclose(s0, 0, atol=1e-6)                       # the segment starts at the origin
@@ -96,7 +129,63 @@ def test_angle_and_projection_are_drawn(scene):
         assert float((b - s1) @ a) == pytest.approx(0, abs=1e-6)  # the drop is perpendicular to a
         assert pr["arc_deg"] == pytest.approx(math.degrees(ang), abs=1e-4)
         assert pr["theta"] == pytest.approx(math.degrees(ang), abs=1e-9)
-    assert scene.moments["obtuse"].probes["dot"] < 0 < scene.moments["acute"].probes["dot"]
+    assert draw(math.radians(120))["dot"] < 0 < scene.moments["start"].probes["dot"]
+
+
+def test_every_readout_agrees_with_the_law_as_shown(scene):
+    # issue 38: theta = 94 deg and a.b = -0.19 were shown together, where |a||b|cos(theta) of the shown numbers
+    # is 2.06 x 1.50 x cos 94 deg = -0.22.  At every angle b passes, a.b computed from the numbers shown
+    # (theta as shown) is the shown a.b, to the rounding of |a|, |b| and a.b (2 decimals each)
+    draw = scene.moments["law"].probes["draw"]
+    for tenth in range(0, 3600, 7):      # every 0.7 degrees, off the whole degrees
+        shown = {k: float(v) for k, v in draw(math.radians(tenth / 10))["shown"].items()}
+        na, nb, theta, dot = shown["na"], shown["nb"], shown["theta"], shown["dot"]
+        by_hand = na * nb * math.cos(math.radians(theta))
+        assert abs(dot - by_hand) <= 0.005 * (na + nb) + 0.005 + 1e-9, (tenth / 10, shown, by_hand)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en", "es"])
+def test_b_stops_at_each_case_while_its_sentence_is_read(dry, lang):
+    # issue 38: the sweep passed 90 deg without stopping; in Spanish b reached 90 deg at 4.0 s while the cue
+    # still said "maximum when they point the same way".  Each case has its sentence: b turns to it after that
+    # sentence starts, shows the case's a.b there, and stays while the sentence is read
+    s = dry(SCENE, lang)
+    p = load_lesson(LESSON).params["dot_product_softmax"]
+    a = np.array(p.vector_a, dtype=float)
+    full = float(np.hypot(*a)) * float(p.vector_b_length)
+    beats = {b.key: b for b in s.beats}
+    for key, name, angle, dot in (("same_say", "aligned", 0, full), ("right_say", "perpendicular", 90, 0.0),
+                                  ("apart_say", "opposite", 180, -full)):
+        b = beats[key]
+        before, there = s.moments[f"{name}_from"].probes, s.moments[name].probes
+        assert before["theta"] != pytest.approx(angle)                       # b was elsewhere when it began
+        assert b.start <= before["at"] and there["at"] <= b.end - 0.5        # it turns in its sentence, then stays
+        assert there["shown"]["theta"] == str(angle) and there["shown"]["dot"] == f"{dot:.2f}"
+
+
+def test_a_is_a_query_in_gold_and_b_a_key_in_teal_from_the_start(scene):
+    # issue 38: a and b were blue and lavender while the words called them a query and a key
+    from scenes.kit import palette
+    start = scene.moments["start"].probes
+    first = scene.beats[0]
+    assert first.key == "dot_say" and first.start <= start["at"] <= first.end
+    assert start["roles"] == r"a = q ,\quad b = k"
+    gold, teal = str(palette.Q_GOLD.to_hex()).upper(), str(palette.K_TEAL.to_hex()).upper()
+    for name in ("start", "perpendicular", "law"):
+        colors = {k: v.upper() for k, v in scene.moments[name].probes["colors"].items()}
+        assert colors == {"a": gold, "a_name": gold, "b": teal, "b_name": teal}, (name, colors)
+
+
+def test_the_scene_opens_on_a_query_and_a_key_and_closes_on_the_formula(scene):
+    # the thread: the first sentence picks up QKVProjection's question (one word's query, another's key);
+    # the last hands the tools on to AttentionMatching as the formula that puts them together
+    from qkv_lens.texts import GLOSSARY
+    first, last = scene.said[0], scene.said[-1]
+    assert first[0] == "dot_say" and all(GLOSSARY[t][scene.lang] in first[1] for t in ("query", "key"))
+    assert last[0] == "tools_say" and scene.beats[-1].key == "tools_say"
+    tools = scene.moments["tools"].probes
+    assert "".join(tools["formula"]).replace(" ", "") == r"\mathrm{softmax}\Big(\,QK^{\top}\,/\sqrt{d_k}\,\Big)V"
+    assert len(tools["names"]) == 3
 
 
 def test_histogram_squeezes_by_sqrt_dk(scene):
@@ -127,20 +216,20 @@ def test_saturation_captions_typeset_the_root_and_the_drawn_peak(scene):
     assert any(rf"\sqrt{{{d}}} = {round(math.sqrt(d), 2):g}" in part for part in sat["captions"][1])
 
 
-def test_each_temperature_is_shown_while_its_own_sentence_is_said(scene):
+def test_each_temperature_is_shown_while_the_sentence_says_what_t_does(scene):
     p = load_lesson(LESSON).params["dot_product_softmax"]
-    said = [(k, s) for k, s in scene.said if k.startswith("temperature_") and k != "temperature_say"]
-    assert len(said) == len(p.temperatures)
-    scores = np.array(p.scores, dtype=float)
-    for (key, sentence), T in zip(said, p.temperatures):
+    beat = next(b for b in scene.beats if b.key == "temperature_say")
+    rule = scene.moments["temperature_rule"].probes
+    times = []
+    for T in p.temperatures:
         t = float(T)
-        assert key == f"temperature_{'low' if t < 1 else 'one' if t == 1 else 'high'}_say"
-        w = np.exp(scores / t) / np.exp(scores / t).sum()
-        assert f"{t:.1f}" in sentence and f"{w.max():.2f}" in sentence
-    # the beat of each temperature holds the moment its chart is drawn
-    beats = [b for b in scene.beats if b.key.startswith("temperature_") and b.key != "temperature_say"]
-    for b, T in zip(beats, p.temperatures):
-        assert b.start <= scene.moments[f"temperature_{float(T):.2f}"].probes["at"] <= b.end
+        pr = scene.moments[f"temperature_{t:.2f}"].probes
+        assert pr["t"] == t and beat.start <= pr["at"] <= beat.end
+        times.append(pr["at"])
+    assert times == sorted(times)
+    # the charts come once the rule is on screen, and not before the cue that says what T does
+    second_cue = beat.cues[1][0] if len(beat.cues) > 1 else beat.start
+    assert rule["names"] and min(times) >= second_cue
 
 
 def test_saturation_rows_start_even(scene):
@@ -162,15 +251,6 @@ def test_axis_numbers_and_the_zoom_once_scaled(scene):
                                                            rel=1e-6)
     labels = {lab.content for lab in scene.moments["spread"].labels}
     assert f"{limit:.0f}" in labels and f"-{limit:.0f}" in labels
-
-
-def test_a_and_b_are_a_query_and_a_key_in_no_qkv_colour(scene):
-    from scenes import dot_product_softmax as m
-    from scenes.kit import palette
-    assert scene.moments["roles"].probes["roles"] == r"a = q,\quad b = k"
-    for c in (m.A_COLOR, m.B_COLOR):   # far from Q gold, K teal and V coral
-        rgb = np.array(c.to_rgb())
-        assert all(np.abs(rgb - np.array(q.to_rgb())).sum() > 0.45 for q in palette.QKV.values()), c
 
 
 def test_three_wide_panels_number_only_the_ends_and_zero(tmp_path):
@@ -222,7 +302,7 @@ def test_the_temperature_rule_leaves_a_picture_and_each_temperature_its_chart(sc
         w = np.exp(scores / t) / np.exp(scores / t).sum()
         assert np.allclose(np.array(mini["heights"]) / mini["unit"], w, atol=1e-3)   # its bars are its weights
         assert mini["x"] == pytest.approx(mini["slot"])
-        b = beats[f"temperature_{'low' if t < 1 else 'one' if t == 1 else 'high'}_say"]
+        b = beats["temperature_say"]
         assert b.start <= mini["at"] <= b.end                                        # left while its sentence is said
         slots.append((t, mini["slot"]))
     assert [x for _, x in sorted(slots)] == sorted(x for _, x in slots)              # lower T further left

@@ -141,23 +141,6 @@ class ScoreGrid(VGroup):
         return [texts[i * self.n:(i + 1) * self.n] for i in range(self.n)]
 
 
-def rows_summing(M: np.ndarray, places: int = 2) -> np.ndarray:
-    """``M`` rounded to ``places`` decimals so that each row's rounded numbers
-    add up to its rounded sum (largest remainders: the entries that lost the
-    most to rounding down go up one step): a row of weights shows numbers
-    that sum to 1.00 on screen, each at most one step from its own rounding."""
-    M = np.asarray(M, dtype=float)
-    unit = 10.0 ** places
-    out = np.empty_like(M)
-    for i, row in enumerate(M * unit):
-        low = np.floor(row + 1e-9)
-        short = int(round(float(np.round(row.sum())) - low.sum()))
-        order = np.argsort(-(row - low), kind="stable")
-        low[order[:max(short, 0)]] += 1
-        out[i] = low / unit
-    return out
-
-
 def widest_number(*grids: np.ndarray) -> float:
     """Width of the widest number a ScoreGrid will show for any of ``grids``."""
     texts = {tex_number(float(v), 2, pad=True) for M in grids for v in np.ravel(M)}
