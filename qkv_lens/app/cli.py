@@ -326,7 +326,7 @@ def render_lesson(args, quiet: bool = False) -> int:
     try:        # always: the lesson's chapters may have changed with nothing to render
         page.build(out, base_lesson(lessons).chapters, lesson_path.parent, warn=page_warning,
                    live=getattr(args, "live_page", False),
-                   language=base_lesson(lessons).sections["language"])
+                   language=base_lesson(lessons).sections["language"], checkpoints=base_lesson(lessons).checkpoints)
     except page.PageError as err:
         page_error = str(err)
     elapsed = time.monotonic() - t0
@@ -374,7 +374,8 @@ def cmd_lesson(args) -> int:
     except LessonError as err:
         raise UsageError(str(err)) from None
     try:
-        path = page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language, warn=page_warning)
+        path = page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language, warn=page_warning,
+                          checkpoints=lesson.checkpoints)
     except page.PageError as err:
         return _error(str(err), 1)
     print(shown(path))
@@ -406,7 +407,7 @@ def cmd_export(args) -> int:
         print(shown(path))
     try:        # the page links the exports
         print(shown(page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language,
-                               warn=page_warning)))
+                               warn=page_warning, checkpoints=lesson.checkpoints)))
     except page.PageError as err:
         say(f"warning: the lesson page was not rebuilt: {err}", error=True)
     return 0
