@@ -400,7 +400,9 @@ def cmd_export(args) -> int:
                       f"(qkv-lens render --out {shown(out)})", 1)
     try:
         written = export.export(out, langs, args.quality, lesson.chapters, scenes, pdf=args.pdf,
-                                out_arg=args.out, burn_captions=args.burn_captions, deck=args.deck)
+                                out_arg=args.out, burn_captions=args.burn_captions, deck=args.deck,
+                                checkpoints=lesson.checkpoints, scorm_zip=args.scorm, pass_score=lesson.pass_score,
+                                lesson_dir=lesson.path.parent)
     except export.ExportError as err:
         return _error(str(err), 1)
     for path in written:
@@ -667,6 +669,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the renders to join: l=480p15, m=720p30, h=1080p60, k=2160p60 "
                          "(default: QKV_QUALITY, else m)")
     ex.add_argument("--pdf", action="store_true", help="also a PDF handout: poster, summary, key formula")
+    ex.add_argument("--scorm", action="store_true",
+                    help="also lesson.scorm.zip: the page and its clips as a SCORM 1.2 package for a learning "
+                         "platform (Moodle, Canvas)")
     ex.add_argument("--deck", choices=["scenes", "beats"], default="scenes",
                     help="the deck: lesson.pptx, one slide per scene (default), or lesson.beats.pptx, one per "
                          "beat, each playing its beat's part of the clip with its sentence in the notes, as "

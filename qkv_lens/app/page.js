@@ -706,7 +706,8 @@
 
   /* -- a course package: the learning platform's SCORM 1.2 API ----------------------------------------- */
 
-  /* suspend_data: "1;<lesson id>;<clips watched, 0/1 each>;<clip>,<tenths of a second>;<answers>", the answers
+  /* suspend_data: "1;<lesson id>;<clips watched, 0/1 each>;<clip>,<tenths of a second, rounded down: a resume
+     starts before a checkpoint the learner stopped at>;<answers>", the answers
      in the order of the lesson's checkpoints, "|" between them: a choice's index, a number as typed, "" when
      not answered.  At most 4096 characters: qkv_lens.app.scorm refuses a lesson whose answers could not fit. */
   var LMS = { api: null, watched: {}, place: null, count: 0, started: 0, finished: false };
@@ -734,7 +735,7 @@
     return out;
   }
   function pack() {
-    var list = clips(), place = LMS.place ? LMS.place.n + ',' + Math.round(LMS.place.t * 10) : '';
+    var list = clips(), place = LMS.place ? LMS.place.n + ',' + Math.floor(LMS.place.t * 10) : '';
     var watched = list.map(function (c) { return LMS.watched[c.scene] ? '1' : '0'; }).join('');
     var given_ = lessonAsks().map(function (x) {
       var g = given(S.lang, x.clip, x.cp);
@@ -767,7 +768,7 @@
     lmsSet('cmi.core.lesson_status', !watched ? 'incomplete' : !total ? 'completed'
            : right / total >= DATA.scorm.pass - 1e-9 ? 'passed' : 'failed');
     lmsSet('cmi.suspend_data', pack());
-    if (LMS.place) lmsSet('cmi.core.lesson_location', list[LMS.place.n].scene + '/' + LMS.place.t.toFixed(1));
+    if (LMS.place) lmsSet('cmi.core.lesson_location', list[LMS.place.n].scene + '/' + (Math.floor(LMS.place.t * 10) / 10).toFixed(1));
     try { LMS.api.LMSCommit(''); } catch (e) { /* the platform's concern */ }
   }
   function clockTime(seconds) {
@@ -805,10 +806,8 @@
     LMS.started = Date.now();
     LMS.count = Number(lmsGet('cmi.interactions._count')) || 0;
     unpack(lmsGet('cmi.suspend_data'));
-    var status = lmsGet('cmi.core.lesson_status');
-    if (status === '' || status === 'not attempted') lmsSet('cmi.core.lesson_status', 'incomplete');
     if (lessonAsks().length) { lmsSet('cmi.core.score.min', '0'); lmsSet('cmi.core.score.max', '100'); }
-    try { LMS.api.LMSCommit(''); } catch (e) { /* the platform's concern */ }
+    report();   /* what the learner did before, against this package's pass score */
     clips().forEach(function (c, n) {
       var f = document.getElementById(S.lang + '-' + c.scene), v = f && f.querySelector('video');
       if (!v) return;
