@@ -44,6 +44,9 @@ MAX_CHOICE = 80          # characters of one choice
 MAX_PLACES = 6           # decimals a number answer is given to
 MAX_ANSWER = 1e9         # the size of a number answer
 KEY = re.compile(r"[a-z][a-z0-9_]{0,63}")   # a checkpoint's text key (and its "<key>_wrong")
+# a number answer as a learner types it (the page reads it the same way, page.js ``typed``)
+TYPED = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+MAX_TYPED = 16
 
 
 class Cue(NamedTuple):
@@ -76,14 +79,14 @@ class Ask:
 
     def right(self, response: str) -> bool:
         """Whether ``response`` (a choice as shown, or a number as typed:
-        a point or a comma before the decimals) is the right answer."""
+        digits with a point or a comma before the decimals, spaces ignored,
+        at most MAX_TYPED characters) is the right answer."""
         if self.number is None:
             return response == self.choices[self.answer]
-        try:
-            value = float(response.strip().replace(",", ".").replace("\u2212", "-"))
-        except ValueError:
+        typed = "".join(response.split()).replace(",", ".", 1).replace("\u2212", "-", 1)
+        if not TYPED.fullmatch(typed) or len(typed) > MAX_TYPED or not math.isfinite(value := float(typed)):
             return False
-        return math.isfinite(value) and abs(value - self.number) <= 0.5 * 10.0 ** -self.places + 1e-9
+        return abs(value - self.number) <= 0.5 * 10.0 ** -self.places + 1e-9
 
     def as_dict(self) -> dict:
         doc: dict = {"key": self.key, "question": self.question, "wrong": self.wrong}

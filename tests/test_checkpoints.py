@@ -33,6 +33,8 @@ def test_a_choice_and_a_number_question():
     assert not n.right("two") and not n.right("nan")
     whole = ask("det", "The determinant?", "It flattens.", number=0.0, places=0)
     assert whole.shown == "0" and whole.right("0") and whole.right("-0.4") and not whole.right("1")
+    # read as the page reads what a learner types: digits, a point or a comma, spaces ignored, 16 at most
+    assert whole.right(" \u22120.4 ") and not whole.right("0_0") and not whole.right("0" * 17) and not whole.right("")
 
 
 @pytest.mark.parametrize("kwargs, fault", [
