@@ -5,7 +5,9 @@ numbered when repeated), its text ``key``, its sentence ``say``, its
 ``start`` and ``end`` in seconds, its subtitle ``cues`` (start, end, text),
 the length of its ``voice`` (0 without) and its ``focus``: the box
 (left, bottom, right, top, in scene units) of what the beat's sentence
-names, when the scene says so.
+names, when the scene says so; and its ``ask``, when a checkpoint comes
+before it: a question the learner answers before the beat plays (the beat
+shows the answer: ``Ask``).
 
 The scene writes the file (``Beats.to_json``, from
 ``scenes.kit.scene.LessonScene``); the page, the exports, the recording
@@ -19,10 +21,13 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from qkv_lens.numbers import plain_number
 from qkv_lens.store import Unsafe, read_inside, shown
 
 SUFFIX = ".beats.json"
@@ -33,12 +38,110 @@ MAX_TEXT = 4000          # characters of a cue or a sentence
 MAX_ID = 120
 SLACK = 1.0              # seconds a beat may end after the clip (frames are whole)
 FAR = 1000.0             # scene units: a focus box further out than this is not a box on screen
+# a checkpoint's bounds: choices a learner picks by a digit key, each a name or a number as the scene shows it
+MIN_CHOICES, MAX_CHOICES = 2, 8
+MAX_CHOICE = 80          # characters of one choice
+MAX_PLACES = 6           # decimals a number answer is given to
+MAX_ANSWER = 1e9         # the size of a number answer
+KEY = re.compile(r"[a-z][a-z0-9_]{0,63}")   # a checkpoint's text key (and its "<key>_wrong")
+# a number answer as a learner types it (the page reads it the same way, page.js ``typed``)
+TYPED = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+MAX_TYPED = 16
 
 
 class Cue(NamedTuple):
     start: float
     end: float
     text: str
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be asked (one line)."""
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A checkpoint: ``question`` asked before its beat plays (the beat shows
+    the answer), ``wrong`` the one sentence said after a wrong answer.  A
+    choice (``choices``, the right one ``choices[answer]``) or a number
+    (``number``, right when it rounds to the same at ``places`` decimals);
+    ``shown`` is the answer as written (the right choice, or the number at
+    most, half away from zero, as ``qkv_lens.numbers`` writes it: 3, 2.68).
+    ``key`` is its text key in the scene's section."""
+    key: str
+    question: str
+    wrong: str
+    choices: tuple[str, ...] = ()
+    answer: int = 0
+    number: float | None = None
+    places: int = 0
+    shown: str = ""
+
+    def right(self, response: str) -> bool:
+        """Whether ``response`` (a choice as shown, or a number as typed:
+        digits with a point or a comma before the decimals, spaces ignored,
+        at most MAX_TYPED characters) is the right answer."""
+        if self.number is None:
+            return response == self.choices[self.answer]
+        typed = "".join(response.split()).replace(",", ".", 1).replace("\u2212", "-", 1)
+        if not TYPED.fullmatch(typed) or len(typed) > MAX_TYPED or not math.isfinite(value := float(typed)):
+            return False
+        return abs(value - self.number) <= 0.5 * 10.0 ** -self.places + 1e-9
+
+    def as_dict(self) -> dict:
+        doc: dict = {"key": self.key, "question": self.question, "wrong": self.wrong}
+        if self.number is None:
+            doc.update(choices=list(self.choices), answer=self.answer)
+        else:
+            doc.update(number=self.number, places=self.places)
+        doc["shown"] = self.shown
+        return doc
+
+
+def ask(key: str, question: str, wrong: str, choices=None, answer=None, number=None, places=None) -> Ask:
+    """A checked ``Ask``: a choice (``choices``: 2 to MAX_CHOICES distinct
+    texts, ``answer`` the index of the right one) or a number (``number``,
+    finite, at most MAX_ANSWER in size, given to ``places`` decimals, 0 to
+    MAX_PLACES), never both; texts of bounded length.  CheckpointError
+    (one line naming ``key``) otherwise."""
+    def fail(why: str) -> CheckpointError:
+        return CheckpointError(f"checkpoint {shown(str(key))}: {why}")
+
+    if not isinstance(key, str) or not KEY.fullmatch(key) or key.endswith("_wrong"):
+        raise fail("a text key of lower-case letters, digits and _ expected (not ending in _wrong)")
+    for what, text in (("question", question), ("feedback (_wrong)", wrong)):
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_TEXT:
+            raise fail(f"its {what} must be a text of 1 to {MAX_TEXT} characters")
+    if (choices is None) == (number is None):
+        raise fail("give choices= and answer=, or number= and places=")
+    if choices is not None:
+        if places is not None:
+            raise fail("places= goes with number=, not with choices=")
+        if isinstance(choices, str) or not isinstance(choices, (list, tuple)) \
+                or not MIN_CHOICES <= len(choices) <= MAX_CHOICES:
+            raise fail(f"choices must be a list of {MIN_CHOICES} to {MAX_CHOICES} texts")
+        texts = tuple(choices)
+        for c in texts:
+            if not isinstance(c, str) or not c.strip() or len(c) > MAX_CHOICE or not c.isprintable():
+                raise fail(f"each choice must be a printable text of 1 to {MAX_CHOICE} characters, found "
+                           f"{shown(repr(c))}")
+        if len(set(texts)) != len(texts):
+            raise fail(f"two choices are the same ({shown(', '.join(texts))}): a learner could not tell them apart")
+        if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(texts):
+            raise fail(f"answer must be the index of the right choice, 0 to {len(texts) - 1}, found "
+                       f"{shown(repr(answer))}")
+        return Ask(key, question, wrong, texts, answer, shown=texts[answer])
+    if answer is not None:
+        raise fail("answer= goes with choices=; a number question gives number= and places=")
+    if isinstance(number, bool) or not isinstance(number, numbers.Real):
+        raise fail(f"number must be a number, found {shown(repr(number))}")
+    value = float(number)
+    if not math.isfinite(value) or abs(value) > MAX_ANSWER:
+        raise fail(f"number must be finite and at most {MAX_ANSWER:g} in size")
+    places = 0 if places is None else places
+    if isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= MAX_PLACES:
+        raise fail(f"places must be a whole number from 0 to {MAX_PLACES}")
+    return Ask(key, question, wrong, number=value, places=places, shown=plain_number(value, places))
 
 
 @dataclass(frozen=True)
@@ -51,12 +154,16 @@ class Beat:
     cues: tuple[Cue, ...]
     voice: float = 0.0
     focus: tuple[float, float, float, float] | None = None
+    ask: Ask | None = None     # a checkpoint before the beat, which shows its answer
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "key": self.key, "start": round(self.start, 3), "end": round(self.end, 3),
-                "say": self.say, "voice": round(self.voice, 3),
-                "focus": None if self.focus is None else [round(v, 3) for v in self.focus],
-                "cues": [{"start": round(c.start, 3), "end": round(c.end, 3), "text": c.text} for c in self.cues]}
+        doc = {"id": self.id, "key": self.key, "start": round(self.start, 3), "end": round(self.end, 3),
+               "say": self.say, "voice": round(self.voice, 3),
+               "focus": None if self.focus is None else [round(v, 3) for v in self.focus],
+               "cues": [{"start": round(c.start, 3), "end": round(c.end, 3), "text": c.text} for c in self.cues]}
+        if self.ask is not None:
+            doc["ask"] = self.ask.as_dict()
+        return doc
 
 
 @dataclass(frozen=True)
@@ -133,7 +240,25 @@ def _beat(i: int, b: object, last: float, hi: float) -> Beat:
         cues.append(Cue(a, _time(c.get("end"), a, end), _text(c.get("text"), MAX_TEXT, f"beat {i}: a cue")))
     return Beat(beat_id, _text(b.get("key", ""), MAX_ID, f"beat {i}: a key"), start, end,
                 _text(b.get("say"), MAX_TEXT, f"beat {i}: a sentence (say)"), tuple(cues),
-                _time(b.get("voice", 0.0), 0.0, hi), _focus(b.get("focus")))
+                _time(b.get("voice", 0.0), 0.0, hi), _focus(b.get("focus")), _ask(i, b.get("ask")))
+
+
+def _ask(i: int, value: object) -> Ask | None:
+    """A beat's checkpoint as the file gives it, checked as ``ask`` checks
+    a scene's (and its ``shown`` the answer that follows from it)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not set(value) <= {"key", "question", "wrong", "choices", "answer",
+                                                           "number", "places", "shown"}:
+        raise ValueError(f"beat {i}: a checkpoint (ask) that is not a table of its fields")
+    try:
+        found = ask(value.get("key"), value.get("question"), value.get("wrong"),  # type: ignore[arg-type]
+                    value.get("choices"), value.get("answer"), value.get("number"), value.get("places"))
+    except CheckpointError as err:
+        raise ValueError(f"beat {i}: {err}") from None
+    if found.number is not None and found.number != value.get("number") or value.get("shown") != found.shown:
+        raise ValueError(f"beat {i}: a checkpoint whose answer is not written as it is given")
+    return found
 
 
 def parse(data: bytes, where: str, duration: float | None = None) -> Beats:

@@ -14,6 +14,7 @@ from qkv_lens.lesson import defaults, discover
 from qkv_lens.lesson.declared import DeclarationError, read_module
 from qkv_lens.lesson.keys import Computed
 from qkv_lens.lesson.reference import reference
+from qkv_lens.lesson.schema import TOP_KEYS
 from qkv_lens.registry import SCENES, scenes_dir
 from qkv_lens.texts import section_texts
 from tests.helpers import ROOT
@@ -62,7 +63,7 @@ def test_each_scene_reads_the_section_it_declares(info):
 def test_every_declared_key_has_its_shipped_value_and_no_other_is_shipped():
     shipped = defaults()
     sections = discover().sections
-    assert set(shipped) == set(sections) | {"language", "voice", "chapters"}
+    assert set(shipped) == set(sections) | set(TOP_KEYS) | {"chapters"}
     for name, section in sections.items():
         written = [k for k, spec in section.keys.items() if not isinstance(spec, Computed)]
         assert list(shipped[name]) == written, name

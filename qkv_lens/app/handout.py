@@ -1,6 +1,8 @@
 """``lesson.pdf`` (``qkv-lens export --pdf``): a handout, one A4 page per scene.
 
-Each page holds the scene's title, the question to think about first, its
+Each page holds the scene's title, the question to think about first, the
+questions the clip asks while it plays (its checkpoints, numbered through the
+lesson, with their choices; their answers on a last page, the answer key), its
 key frame (the picture at the end of its last beat), its summary, its key
 formula typeset by LaTeX from the text tables' ``[formulas]`` (the
 same way the scenes typeset theirs, drawn as vector outlines), and what the
@@ -227,6 +229,15 @@ def draw_outline(ctx: Any, formula: Outline, x: float, y: float, height: float, 
 # -- the page ----------------------------------------------------------------
 
 @dataclass(frozen=True)
+class Question:
+    """A checkpoint as the handout lists it: its number in the lesson, the
+    question, and its choices (lettered) or how its number is given."""
+    number: int
+    text: str
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class PageContent:
     """What one handout page shows (texts already in the lesson's language)."""
     lesson: str
@@ -238,6 +249,7 @@ class PageContent:
     formula: Outline | None
     sayings: tuple[str, ...]   # what the clip says, beat by beat
     footer: str
+    questions: tuple[Question, ...] = ()   # the clip's checkpoints
 
 
 FOOT = A4[1] - MARGIN - 22        # text ends above this line; the footer is below it
@@ -254,6 +266,14 @@ def draw_page(page: PageContent, lang: str, new_page: Callable[[], Any]) -> int:
     every page has the footer, and no text reaches it."""
     sheet = Sheet(page, lang, new_page)
     sheet.question()
+    if page.questions:
+        sheet.heading(tr(lang, "export.checkpoints"))
+        for q in page.questions:
+            sheet.paragraph(f"{q.number}. {q.text}", 10.5)
+            for line in q.lines:
+                sheet.paragraph(f"    {line}", 10)
+            sheet.y += 4
+        sheet.y += 6
     if page.picture is not None:
         sheet.picture(page.picture)
     sheet.heading(tr(lang, "export.summary"))
@@ -405,8 +425,18 @@ class Sheet:
         self.y = bottom
 
 
-def write_pdf(pages: Sequence[PageContent], lang: str, dest: Path, title: str) -> None:
-    """The handout as a PDF of A4 pages with real text."""
+def draw_key(lesson: str, lang: str, key: Sequence[str], new_page: Callable[[], Any]) -> int:
+    """The answer key (one line per checkpoint: its number, its scene, its
+    answer) on pages of its own, headed like a scene's; how many pages."""
+    sheet = Sheet(PageContent(lesson, tr(lang, "export.answer_key"), "", None, "", "", None, (), ""), lang, new_page)
+    for line in key:
+        sheet.paragraph(line, 10.5, after=2)
+    return sheet.pages
+
+
+def write_pdf(pages: Sequence[PageContent], lang: str, dest: Path, title: str, key: Sequence[str] = ()) -> None:
+    """The handout as a PDF of A4 pages with real text; ``key`` (the
+    checkpoints' answers, a line each) on the last pages."""
     import cairo
 
     surface = cairo.PDFSurface(str(dest), *A4)
@@ -424,6 +454,8 @@ def write_pdf(pages: Sequence[PageContent], lang: str, dest: Path, title: str) -
 
     for page in pages:
         draw_page(page, lang, new_page)
+    if key and pages:
+        draw_key(pages[0].lesson, lang, key, new_page)
     if started:
         ctx.show_page()
     surface.finish()

@@ -8,7 +8,10 @@
    The place is kept in the hash (#en-WorkedExample/3) and resumed on reload.
    The data (texts, clips, beats) is the JSON in #lesson-data: a page opened
    from file:// cannot fetch files.  Its texts are a colleague's data: they
-   reach the page as text (textContent, text nodes), never as markup. */
+   reach the page as text (textContent, text nodes), never as markup.
+   Learner mode: a clip stops at each checkpoint (the end of the beat before the one that shows the answer),
+   asks, keeps the answer (localStorage, or the learning platform in a course package) and plays on.  In a
+   course package (DATA.scorm) the page reports to the platform's SCORM 1.2 API when it finds one. */
 (function () {
   'use strict';
   var DATA = JSON.parse(document.getElementById('lesson-data').textContent);
@@ -25,7 +28,8 @@
   /* where messages may go: this page's origin when served; from file:// (each page its own origin) anywhere */
   var TARGET = window.location.protocol === 'file:' || window.location.origin === 'null' ? '*' : window.location.origin;
   var S = { lang: DATA.first, presenting: false, scene: 0, beat: 0, status: 'ready', stopAt: null,
-            captions: true, blank: false, started: 0, speaker: null, link: null };
+            captions: true, blank: false, started: 0, speaker: null, link: null, revealed: false,
+            learner: true, asking: null };
 
   function $(sel) { return document.querySelector(sel); }
   function stored() { try { return window.localStorage.getItem(KEY); } catch (e) { return null; } }
@@ -67,6 +71,7 @@
     var parts = [];
     if (KEYBOARD) {
       parts.push(ui('key_step'), ui('key_back'), ui('key_ends'), ui('key_clip'));
+      if (DATA.asking) parts.push(ui('key_answer'));
       if (!VIEW) parts.push(ui('key_goto'));   /* the overview opens on the class's screen */
       parts.push(ui('key_blank'), ui('key_captions'));
       if (document.fullscreenEnabled) parts.push(ui('key_full'));
@@ -127,6 +132,8 @@
     panel.querySelector('.state').textContent = status();
     setRuns(panel.querySelector('.say'), b.say);
     setRuns(panel.querySelector('.question'), c.ask);
+    panel.querySelector('.cp').hidden = !b.ask;   /* the checkpoint and its answer, for the speaker only */
+    if (b.ask) { setRuns(panel.querySelector('.cp-q'), b.ask.q); panel.querySelector('.cp-a').textContent = b.ask.shown; }
     if (next) setRuns(panel.querySelector('.next'), next.say);
     else panel.querySelector('.next').textContent =
       S.scene + 1 < clips().length ? ui('next_clip') + ' ' + clips()[S.scene + 1].title : ui('last');
@@ -143,7 +150,8 @@
   function send() {
     if (!S.speaker || S.speaker.closed) return;
     S.speaker.postMessage({ qkv: 'state', lang: S.lang, scene: S.scene, beat: S.beat, status: S.status,
-                            blank: S.blank, captions: S.captions, started: S.started, token: S.link.token }, TARGET);
+                            blank: S.blank, captions: S.captions, started: S.started, revealed: S.revealed,
+                            token: S.link.token }, TARGET);
   }
 
   function show() {
@@ -152,11 +160,27 @@
     document.body.dataset.state = S.status;
     document.querySelectorAll('figure.current').forEach(function (f) { f.classList.remove('current'); });
     figure().classList.add('current');
-    /* a clip cued at its start shows its question to the class until it plays */
-    var card = S.beat === 0 && S.status === 'ready';
+    /* a clip cued at its start shows its question to the class until it plays; a beat after a checkpoint
+       shows the checkpoint (its choices, never its answer until A reveals it) */
+    var q = S.status === 'ready' ? beat().ask : null, card = !!q || (S.beat === 0 && S.status === 'ready');
     document.body.classList.toggle('card', card);
-    if (card) { $('#card .title').textContent = c.title; setRuns($('#card .question'), c.ask); }
-    $('#live').textContent = where();
+    document.body.dataset.card = q ? 'ask' : card ? 'clip' : '';
+    if (card) {
+      $('#card .title').textContent = c.title;
+      setRuns($('#card .question'), q ? q.q : c.ask);
+      var list = $('#card .choices');
+      list.textContent = '';
+      ((q && q.choices) || []).forEach(function (runs, k) {
+        var li = document.createElement('li');
+        setRuns(li, runs);
+        if (S.revealed && k === q.answer) li.className = 'right';
+        list.appendChild(li);
+      });
+      $('#card .round').textContent = q && !q.choices ? rounding(q) : '';
+      $('#card .answer').textContent = q && S.revealed ? ui('cp_answer') + ' ' + q.shown : '';
+    }
+    $('#live').textContent = q ? where() + ' · ' + plain(q.q) + (S.revealed ? ' · ' + ui('cp_answer') + ' ' + q.shown : '')
+                               : where();
     setHash(place());
     send();
   }
@@ -192,6 +216,7 @@
     var old = video();
     S.scene = scene;
     S.beat = index;
+    S.revealed = false;
     var v = video(), b = beat();
     if (old !== v) old.pause();
     v.preload = 'auto';
@@ -213,7 +238,11 @@
 
   function forward() {
     if (S.status === 'ready') { play(); return; }
-    if (S.beat + 1 < clip().beats.length) { cue(S.scene, S.beat + 1, 'start'); play(); return; }
+    if (S.beat + 1 < clip().beats.length) {   /* a beat after a checkpoint waits on its question */
+      cue(S.scene, S.beat + 1, 'start');
+      if (!beat().ask) play();
+      return;
+    }
     if (S.scene + 1 < clips().length) cue(S.scene + 1, 0, 'start');  /* the next clip waits on its title card */
   }
 
@@ -285,11 +314,12 @@
     c: function () { S.captions = !S.captions; captions(); show(); },
     f: fullscreen, g: function () { overview(true); }, o: function () { overview(false); },
     s: openSpeaker, h: function () { setHelp(true); }, '?': function () { setHelp(true); },
+    a: function () { if (beat().ask && S.status === 'ready') { S.revealed = true; show(); } },
     p: leave, Escape: leave
   };
   /* what the speaker window may ask of this one */
   var FORWARDED = ['ArrowRight', ' ', 'PageDown', 'ArrowLeft', 'PageUp', 'Home', 'End', 'n', 'ArrowDown', 'ArrowUp',
-                   'b', '.', 'c'];
+                   'b', '.', 'c', 'a'];
 
   function command(key) {
     var k = key.length === 1 ? key.toLowerCase() : key, run = COMMANDS[k];
@@ -317,6 +347,7 @@
 
   function enter(scene, index) {
     if (!clips().length) return;
+    closeAsk();
     S.presenting = true;
     S.started = Date.now();
     document.body.classList.add('presenting');
@@ -335,6 +366,7 @@
     closeOverview();
     setHelp(false);
     document.body.classList.remove('presenting', 'card', 'blank');
+    delete document.body.dataset.card;
     document.querySelectorAll('figure.current').forEach(function (x) { x.classList.remove('current'); });
     document.querySelectorAll('video').forEach(function (v) { v.setAttribute('controls', ''); });
     delete document.body.dataset.beat;
@@ -348,6 +380,7 @@
   function onKey(e) {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     var k = e.key;
+    if (S.asking) { askKey(e); return; }   /* the question's buttons and field have the keys */
     if (!$('#overview').hidden) {
       if (k === 'Escape') { closeOverview(); e.preventDefault(); }
       return;   /* the overview's buttons and number field have the keys */
@@ -401,6 +434,7 @@
       S.scene = d.scene; S.beat = d.beat; S.blank = d.blank === true; S.captions = d.captions !== false;
       S.status = STATES.indexOf(d.status) >= 0 ? d.status : 'ready';
       S.started = typeof d.started === 'number' ? d.started : 0;
+      S.revealed = d.revealed === true;
       S.presenting = true;
       document.body.dataset.beat = clip().scene + '/' + S.beat;
       document.body.dataset.state = S.status;
@@ -438,6 +472,374 @@
     }, 1500);
   }
 
+
+  /* -- learner mode: a clip stops at each checkpoint and asks ------------------------------------------ */
+
+  var ANSWERS = 'qkv-lens.answers.' + DATA.id, LEARNER = 'qkv-lens.learner';
+  var NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+  var MAX_RESPONSE = 16;   /* characters of a number as typed (the field's maxlength; page.py and scorm.py too) */
+  var answers = {};        /* '<lang>/<Scene>/<beat id>' -> the answer given: a choice as written, or a number */
+
+  function plain(runs) { return runs.map(function (r) { return typeof r === 'string' ? r : r.sub; }).join(''); }
+  function uiIn(lang, key) { return DATA.ui[lang][key]; }
+  function rounding(q) {
+    return q.places === 0 ? ui('cp_whole') : q.places === 1 ? ui('cp_place') : fill(ui('cp_places'), { places: q.places });
+  }
+  /* a number as typed (a point or a comma before the decimals), or null */
+  function typed(text) {
+    var t = String(text).replace(/\s/g, '').replace(',', '.').replace('\u2212', '-');
+    return NUMBER.test(t) && t.length <= MAX_RESPONSE && isFinite(Number(t)) ? t : null;
+  }
+  function isRight(q, given) {
+    if (typeof given !== 'string') return false;
+    if (q.choices) return given === q.options[q.answer];
+    var t = typed(given);
+    return t !== null && Math.abs(Number(t) - q.number) <= 0.5 * Math.pow(10, -q.places) + 1e-9;
+  }
+  function checkpoints(c) {   /* a clip's checkpoints: the beat, where the clip stops (a hair before it) */
+    var out = [];
+    c.beats.forEach(function (b, i) {
+      if (b.ask) out.push({ i: i, id: b.id, start: b.start, at: Math.max(0, b.start - HAIR), ask: b.ask });
+    });
+    return out;
+  }
+  function answerKey(lang, c, cp) { return lang + '/' + c.scene + '/' + cp.id; }
+  function given(lang, c, cp) {
+    var a = answers[answerKey(lang, c, cp)];
+    return typeof a === 'string' ? a : null;
+  }
+  function tally(lang, c) {
+    var cps = checkpoints(c), right = 0;
+    cps.forEach(function (cp) { if (isRight(cp.ask, given(lang, c, cp))) right++; });
+    return { right: right, total: cps.length };
+  }
+  function readAnswers() {
+    try {
+      var a = JSON.parse(window.localStorage.getItem(ANSWERS) || '{}');
+      return a && typeof a === 'object' && !Array.isArray(a) ? a : {};
+    } catch (e) { return {}; }
+  }
+  function keepAnswers() {
+    if (LMS.api) return;   /* the platform keeps them */
+    try { window.localStorage.setItem(ANSWERS, JSON.stringify(answers)); } catch (e) { /* private mode */ }
+  }
+  function learning() { return DATA.asking && (S.learner || !!DATA.scorm) && !S.presenting; }
+
+  function clipFor(v) {
+    var section = v.closest('section.lesson'), lang = section && section.lang, list = DATA.clips[lang] || [];
+    for (var i = 0; i < list.length; i++) if (list[i].scene === v.dataset.scene) return { lang: lang, clip: list[i], n: i };
+    return null;
+  }
+
+  /* the score under each clip: "2 of 3 right" */
+  function scores() {
+    document.querySelectorAll('figure .cp-score').forEach(function (p) {
+      var v = p.parentNode.querySelector('video'), found = v && clipFor(v);
+      if (!found) return;
+      var t = tally(found.lang, found.clip);
+      p.textContent = fill(uiIn(found.lang, 'cp_score'), t);
+      p.hidden = !(S.learner || DATA.scorm);
+    });
+  }
+
+  /* while a clip plays in learner mode, it stops where an unanswered checkpoint is (played into, not jumped over) */
+  function guard(v) {
+    var found = clipFor(v);
+    if (!found || !checkpoints(found.clip).length) return;
+    v.addEventListener('seeking', function () { v.qkvSought = true; });
+    v.addEventListener('play', function () {
+      if (S.asking && S.asking.v !== v) closeAsk();
+      v.qkvPrev = v.currentTime;
+      v.qkvSought = false;
+      if (learning()) window.requestAnimationFrame(step);
+    });
+    function step() {
+      if (v.paused || v.ended || !learning()) return;
+      var t = v.currentTime, prev = v.qkvSought ? t : v.qkvPrev;
+      v.qkvSought = false;
+      v.qkvPrev = t;
+      var due = checkpoints(found.clip).filter(function (cp) {
+        return given(found.lang, found.clip, cp) === null && prev <= cp.at + 1e-3 && t >= cp.at - 0.03;
+      });
+      if (due.length) { ask(v, found, due[0]); return; }
+      window.requestAnimationFrame(step);
+    }
+  }
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function ask(v, found, cp) {
+    closeAsk();
+    v.pause();
+    v.currentTime = cp.at;
+    var q = cp.ask, id = 'cp-' + found.lang + '-' + found.clip.scene, lang = found.lang;
+    var box = el('div', 'checkpoint'), heading = el('p', 'cp-heading', uiIn(lang, 'cp_heading'));
+    var question = el('p', 'cp-question'), verdict = el('p', 'cp-verdict'), hint = el('p', 'cp-hint');
+    var go = el('button', 'cp-continue', uiIn(lang, 'cp_continue'));
+    box.setAttribute('role', 'dialog');
+    box.setAttribute('aria-labelledby', id + '-h');
+    box.setAttribute('aria-describedby', id + '-q');
+    heading.id = id + '-h';
+    question.id = id + '-q';
+    setRuns(question, q.q);
+    box.appendChild(heading);
+    box.appendChild(question);
+    var first;
+    if (q.choices) {
+      var group = el('div', 'cp-choices');
+      group.setAttribute('role', 'group');
+      group.setAttribute('aria-labelledby', id + '-q');
+      q.choices.forEach(function (runs, k) {
+        var b = el('button', 'choice'), n = el('span', 'n', String(k + 1)), t = el('span', 't');
+        b.type = 'button';
+        b.dataset.i = String(k);
+        setRuns(t, runs);
+        b.appendChild(n);
+        b.appendChild(t);
+        b.addEventListener('click', function () { answer(q.options[k]); });
+        group.appendChild(b);
+      });
+      box.appendChild(group);
+      hint.textContent = uiIn(lang, 'cp_choose');
+      first = group.querySelector('button');
+    } else {
+      var form = el('form', 'cp-number'), label = el('label'), input = el('input'), check = el('button', '', uiIn(lang, 'cp_check'));
+      input.type = 'text';
+      input.inputMode = 'decimal';
+      input.maxLength = MAX_RESPONSE;
+      input.autocomplete = 'off';
+      input.id = id + '-n';
+      label.htmlFor = input.id;
+      label.textContent = uiIn(lang, 'cp_your') + ' (' + rounding(q) + ')';
+      check.type = 'submit';
+      form.appendChild(label);
+      form.appendChild(input);
+      form.appendChild(check);
+      form.addEventListener('submit', function (e) {
+        e.preventDefault();
+        var t = typed(input.value);
+        if (t === null) { hint.textContent = uiIn(lang, 'cp_not_number'); $('#cp-live').textContent = hint.textContent; input.focus(); return; }
+        answer(t);
+      });
+      box.appendChild(form);
+      first = input;
+    }
+    box.appendChild(hint);
+    box.appendChild(verdict);
+    go.type = 'button';
+    go.hidden = true;
+    go.addEventListener('click', resume);
+    box.appendChild(go);
+    v.parentNode.insertBefore(box, v.nextSibling);
+    S.asking = { v: v, lang: lang, clip: found.clip, cp: cp, box: box, done: false };
+    document.body.dataset.asking = found.clip.scene + '/' + cp.i;
+    $('#cp-live').textContent = uiIn(lang, 'cp_heading') + ': ' + plain(q.q);
+    first.focus();
+    box.scrollIntoView({ block: 'nearest' });
+  }
+
+  function answer(response) {
+    var a = S.asking;
+    if (!a || a.done) return;
+    var q = a.cp.ask, right = isRight(q, response), lang = a.lang;
+    a.done = true;
+    answers[answerKey(lang, a.clip, a.cp)] = response;
+    keepAnswers();
+    a.box.querySelectorAll('button.choice, input').forEach(function (b) { b.disabled = true; });
+    a.box.querySelectorAll('.cp-number button').forEach(function (b) { b.disabled = true; });
+    if (q.choices) {
+      var chosen = a.box.querySelector('button.choice[data-i="' + q.options.indexOf(response) + '"]');
+      if (chosen) { chosen.classList.add('chosen'); chosen.setAttribute('aria-pressed', 'true'); }
+    }
+    var verdict = a.box.querySelector('.cp-verdict');
+    verdict.textContent = '';
+    verdict.appendChild(el('b', '', uiIn(lang, right ? 'cp_right' : 'cp_wrong')));
+    if (!right) { var why = el('span'); setRuns(why, q.wrong); verdict.appendChild(document.createTextNode(' ')); verdict.appendChild(why); }
+    a.box.querySelector('.cp-hint').textContent = '';
+    a.box.classList.add(right ? 'right' : 'wrong');
+    document.body.dataset.answered = right ? 'right' : 'wrong';
+    $('#cp-live').textContent = verdict.textContent;
+    scores();
+    lmsAnswer(a.clip, a.cp, response, right);
+    var go = a.box.querySelector('.cp-continue');
+    go.hidden = false;
+    go.focus();
+  }
+
+  function resume() {   /* the beat after the checkpoint shows the answer */
+    var a = S.asking;
+    if (!a) return;
+    closeAsk();
+    a.v.focus();
+    var p = a.v.play();
+    if (p && p.catch) p.catch(function () { /* the learner plays it */ });
+  }
+
+  function closeAsk() {
+    if (!S.asking) return;
+    S.asking.box.remove();
+    S.asking = null;
+    delete document.body.dataset.asking;
+  }
+
+  /* keys while a question is open: a digit picks that choice; Tab and Enter work the buttons and the field */
+  function askKey(e) {
+    var a = S.asking, q = a.cp.ask;
+    if (a.done || !q.choices || e.altKey || e.ctrlKey || e.metaKey || e.target.tagName === 'INPUT') return;
+    var n = /^[1-9]$/.test(e.key) ? Number(e.key) - 1 : -1;
+    if (n >= 0 && n < q.options.length) { answer(q.options[n]); e.preventDefault(); }
+  }
+
+  function setLearner(on, keep) {
+    S.learner = on;
+    var box = $('#learner input');
+    if (box) box.checked = on;
+    if (!on) closeAsk();
+    if (keep) { try { window.localStorage.setItem(LEARNER, on ? '1' : '0'); } catch (e) { /* private mode */ } }
+    scores();
+  }
+
+  /* -- a course package: the learning platform's SCORM 1.2 API ----------------------------------------- */
+
+  /* suspend_data: "1;<lesson id>;<clips watched, 0/1 each>;<clip>,<tenths of a second, rounded down: a resume
+     starts before a checkpoint the learner stopped at>;<answers>", the answers
+     in the order of the lesson's checkpoints, "|" between them: a choice's index, a number as typed, "" when
+     not answered.  At most 4096 characters: qkv_lens.app.scorm refuses a lesson whose answers could not fit. */
+  var LMS = { api: null, watched: {}, place: null, count: 0, started: 0, finished: false };
+
+  function findAPI() {   /* window.API in this window, its parents, its opener and the opener's parents */
+    function up(w) {
+      for (var n = 0; w && n < 16; n++) {
+        try { if (w.API && typeof w.API.LMSInitialize === 'function') return w.API; } catch (e) { /* another origin */ }
+        var parent;
+        try { parent = w.parent; } catch (e) { return null; }
+        if (!parent || parent === w) return null;
+        w = parent;
+      }
+      return null;
+    }
+    var opener = null;
+    try { opener = window.opener; } catch (e) { /* none */ }
+    return up(window) || (opener ? up(opener) : null);
+  }
+  function lmsGet(key) { try { return String(LMS.api.LMSGetValue(key) || ''); } catch (e) { return ''; } }
+  function lmsSet(key, value) { try { LMS.api.LMSSetValue(key, String(value)); } catch (e) { /* refused */ } }
+  function lessonAsks() {   /* every checkpoint of the package's lesson, in order */
+    var out = [];
+    clips().forEach(function (c) { checkpoints(c).forEach(function (cp) { out.push({ clip: c, cp: cp }); }); });
+    return out;
+  }
+  function pack() {
+    var list = clips(), place = LMS.place ? LMS.place.n + ',' + Math.floor(LMS.place.t * 10) : '';
+    var watched = list.map(function (c) { return LMS.watched[c.scene] ? '1' : '0'; }).join('');
+    var given_ = lessonAsks().map(function (x) {
+      var g = given(S.lang, x.clip, x.cp);
+      if (g === null) return '';
+      return x.cp.ask.choices ? String(Math.max(0, x.cp.ask.options.indexOf(g))) : (typed(g) || '');
+    });
+    return ['1', DATA.id, watched, place, given_.join('|')].join(';');
+  }
+  function unpack(text) {
+    var parts = text.split(';');
+    if (parts.length !== 5 || parts[0] !== '1' || parts[1] !== DATA.id) return;
+    var list = clips(), asks = lessonAsks(), given_ = parts[4] === '' && !asks.length ? [] : parts[4].split('|');
+    list.forEach(function (c, i) { if (parts[2].charAt(i) === '1') LMS.watched[c.scene] = true; });
+    var m = /^(\d+),(\d+)$/.exec(parts[3]);
+    if (m && Number(m[1]) < list.length) LMS.place = { n: Number(m[1]), t: Number(m[2]) / 10 };
+    if (given_.length !== asks.length) return;
+    asks.forEach(function (x, i) {
+      var g = given_[i], q = x.cp.ask;
+      if (g === '') return;
+      if (q.choices) { if (/^[0-7]$/.test(g) && Number(g) < q.options.length) answers[answerKey(S.lang, x.clip, x.cp)] = q.options[Number(g)]; }
+      else if (typed(g) !== null) answers[answerKey(S.lang, x.clip, x.cp)] = g;
+    });
+  }
+  function report() {
+    if (!LMS.api || LMS.finished) return;
+    var list = clips(), right = 0, total = 0;
+    lessonAsks().forEach(function (x) { total++; if (isRight(x.cp.ask, given(S.lang, x.clip, x.cp))) right++; });
+    var watched = list.every(function (c) { return LMS.watched[c.scene]; });
+    if (total) lmsSet('cmi.core.score.raw', Math.round(100 * right / total));
+    lmsSet('cmi.core.lesson_status', !watched ? 'incomplete' : !total ? 'completed'
+           : right / total >= DATA.scorm.pass - 1e-9 ? 'passed' : 'failed');
+    lmsSet('cmi.suspend_data', pack());
+    if (LMS.place) lmsSet('cmi.core.lesson_location', list[LMS.place.n].scene + '/' + (Math.floor(LMS.place.t * 10) / 10).toFixed(1));
+    try { LMS.api.LMSCommit(''); } catch (e) { /* the platform's concern */ }
+  }
+  function clockTime(seconds) {
+    var s = Math.max(0, Math.floor(seconds));
+    return [Math.floor(s / 3600), Math.floor(s / 60) % 60, s % 60].map(function (x) { return ('0' + x).slice(-2); }).join(':');
+  }
+  function lmsAnswer(c, cp, response, right) {
+    if (!LMS.api) return;
+    var q = cp.ask, p = 'cmi.interactions.' + LMS.count + '.', letter = function (k) { return 'abcdefgh'.charAt(k); };
+    lmsSet(p + 'id', c.scene + '-' + cp.id);
+    lmsSet(p + 'type', q.choices ? 'choice' : 'numeric');
+    lmsSet(p + 'student_response', q.choices ? letter(q.options.indexOf(response)) : response);
+    lmsSet(p + 'correct_responses.0.pattern', q.choices ? letter(q.answer) : q.shown);
+    lmsSet(p + 'result', right ? 'correct' : 'wrong');
+    lmsSet(p + 'weighting', '1');
+    var now = new Date();
+    lmsSet(p + 'time', clockTime(now.getHours() * 3600 + now.getMinutes() * 60 + now.getSeconds()));
+    LMS.count++;
+    report();
+  }
+  function lmsFinish() {
+    if (!LMS.api || LMS.finished) return;
+    var watched = clips().every(function (c) { return LMS.watched[c.scene]; });
+    lmsSet('cmi.core.exit', watched ? '' : 'suspend');
+    lmsSet('cmi.core.session_time', clockTime((Date.now() - LMS.started) / 1000));
+    report();
+    LMS.finished = true;
+    try { LMS.api.LMSFinish(''); } catch (e) { /* the platform's concern */ }
+  }
+  function lmsStart() {
+    var api = DATA.scorm ? findAPI() : null;
+    if (!api) return;
+    try { if (String(api.LMSInitialize('')) !== 'true') return; } catch (e) { return; }
+    LMS.api = api;
+    LMS.started = Date.now();
+    LMS.count = Number(lmsGet('cmi.interactions._count')) || 0;
+    unpack(lmsGet('cmi.suspend_data'));
+    if (lessonAsks().length) { lmsSet('cmi.core.score.min', '0'); lmsSet('cmi.core.score.max', '100'); }
+    report();   /* what the learner did before, against this package's pass score */
+    clips().forEach(function (c, n) {
+      var f = document.getElementById(S.lang + '-' + c.scene), v = f && f.querySelector('video');
+      if (!v) return;
+      v.addEventListener('ended', function () { LMS.watched[c.scene] = true; LMS.place = { n: n, t: v.duration || 0 }; report(); });
+      v.addEventListener('pause', function () { if (!v.ended) { LMS.place = { n: n, t: v.currentTime }; report(); } });
+    });
+    window.addEventListener('pagehide', lmsFinish);
+    window.addEventListener('beforeunload', lmsFinish);
+    if (LMS.place) {   /* resume where the learner stopped */
+      var c = clips()[LMS.place.n], f = document.getElementById(S.lang + '-' + c.scene), v = f.querySelector('video');
+      f.scrollIntoView();
+      v.preload = 'auto';
+      v.currentTime = LMS.place.t;
+      document.body.dataset.resumed = c.scene + '/' + LMS.place.t.toFixed(1);
+    }
+  }
+
+  function startLearner() {
+    answers = DATA.scorm ? {} : readAnswers();
+    var kept = null;
+    try { kept = window.localStorage.getItem(LEARNER); } catch (e) { /* private mode */ }
+    S.learner = kept !== '0';
+    var box = $('#learner input');
+    if (box) {
+      box.checked = S.learner;
+      box.addEventListener('change', function () { setLearner(box.checked, true); });
+    }
+    document.querySelectorAll('section.lesson video[data-scene]').forEach(guard);
+    lmsStart();
+    scores();
+  }
+
   function start() {
     follow();
     if (VIEW) { speakerView(); return; }
@@ -461,6 +863,7 @@
       if (n >= 1) toClip(n - 1);
       e.preventDefault();
     });
+    startLearner();
     document.addEventListener('keydown', onKey, true);
     window.addEventListener('resize', function () { if (document.body.classList.contains('help')) setHelp(true); });
     document.addEventListener('touchstart', onTouchStart, { passive: true });

@@ -11,6 +11,9 @@ to think about before playing, and links to the exports (each saying when
 it is older than the clips, ``qkv_lens.app.joined``).  It opens in the
 lesson's language; ``?lang=en`` and ``#en-WorkedExample`` open a language
 at a clip, and the choice is remembered in localStorage.
+A beat's checkpoint (``qkv_lens.beats.Ask``) rides with its beat: in learner
+mode the clip stops before that beat and asks, and presenter mode shows it
+as a title card (``checkpoints=False``, the lesson's key, leaves them out).
 Each language shows, per scene, its best-quality render.  A .mov (the
 transparent "mp4", which browsers cannot play) is shown as its poster,
 linked to the file; gif and mov clips are left out of presenter mode.
@@ -44,7 +47,9 @@ BEATS = beats_file.SUFFIX
 UI_KEYS = ("title", "footer", "present", "step", "ready", "playing", "done", "next", "last", "think",
            "next_clip", "speaker", "timer", "clock", "blanked", "captions_off", "blocked", "leave", "overview",
            "goto", "transcript", "key_step", "key_back", "key_ends", "key_clip", "key_goto", "key_blank",
-           "key_captions", "key_full", "key_speaker", "key_leave", "touch_step", "touch_back", "touch_leave")
+           "key_captions", "key_full", "key_speaker", "key_leave", "touch_step", "touch_back", "touch_leave",
+           "learner", "cp_heading", "cp_choose", "cp_your", "cp_places", "cp_place", "cp_whole", "cp_check",
+           "cp_not_number", "cp_right", "cp_wrong", "cp_continue", "cp_score", "cp_answer", "key_answer")
 
 
 class PageError(Exception):
@@ -131,10 +136,24 @@ def _files(e: dict) -> dict[str, str]:
     return {("beats" if f.endswith(BEATS) else Path(f).suffix.lstrip(".")): f for f in e["files"]}
 
 
-def beats(e: dict, lang: str, out_root: Path) -> list[dict]:
+def ask_data(ask: beats_file.Ask) -> dict:
+    """A beat's checkpoint for the page's script: the question and the
+    feedback as runs (``math_runs``), the choices as runs and as written
+    (``options``: what a learner's answer is kept as) with the right one's
+    index, or the number, its places and the answer as written."""
+    doc: dict = {"key": ask.key, "q": math_runs(ask.question), "wrong": math_runs(ask.wrong), "shown": ask.shown}
+    if ask.number is None:
+        doc.update(choices=[math_runs(c) for c in ask.choices], options=list(ask.choices), answer=ask.answer)
+    else:
+        doc.update(number=ask.number, places=ask.places)
+    return doc
+
+
+def beats(e: dict, lang: str, out_root: Path, checkpoints: bool = True) -> list[dict]:
     """The clip's beats for presenter mode: id, start, end (seconds) and the
-    narration (``say``: runs of text, ``math_runs``); a clip without a beats
-    file is one beat, its summary.
+    narration (``say``: runs of text, ``math_runs``), and with
+    ``checkpoints`` a beat's checkpoint (``ask``: ``ask_data``); a clip
+    without a beats file is one beat, its summary.
     The file is checked (``qkv_lens.beats``): PageError when it is damaged."""
     name = _files(e).get("beats")
     if name is None:
@@ -144,7 +163,8 @@ def beats(e: dict, lang: str, out_root: Path) -> list[dict]:
         found = beats_file.read(out_root, name, float(e["duration"]))
     except beats_file.BeatsError as err:
         raise PageError(str(err)) from None
-    return [{"id": b.id, "start": b.start, "end": b.end, "say": math_runs(b.say)} for b in found]
+    return [{"id": b.id, "start": b.start, "end": b.end, "say": math_runs(b.say),
+             **({"ask": ask_data(b.ask)} if checkpoints and b.ask is not None else {})} for b in found]
 
 
 def _transcript(lang: str, said: list[dict]) -> str:
@@ -181,8 +201,10 @@ def _clip(e: dict, lang: str, out_root: Path, said: list[dict]) -> str:
     ask = (f'<p class="ask"><strong>{html.escape(tr(lang, "page.think"))}</strong>'
            f'{math_html(tr(lang, "page.ask." + e["section"]))}</p>')
     summary = math_html(tr(lang, f"{e['section']}.summary"))
+    # the checkpoints' score, filled by the script (learner mode)
+    score = '<p class="cp-score" hidden></p>' if video_ext in MIME and any("ask" in b for b in said) else ""
     return (f'<figure id="{html.escape(lang)}-{html.escape(e["scene"])}" data-scene="{html.escape(e["scene"])}">'
-            f'<h3>{title}</h3>{ask}{media}'
+            f'<h3>{title}</h3>{ask}{media}{score}'
             f'<figcaption>{summary}</figcaption>{_transcript(lang, said)}</figure>')
 
 
@@ -239,7 +261,7 @@ def _intro(lang: str, intro: Intro, on_page: list[dict]) -> str:
 
 # what `qkv-lens export` writes beside the clips, each with its link's text key (page.dl_*)
 EXPORTS = (("lesson.mp4", "dl_video"), ("lesson.pptx", "dl_deck"), ("lesson.beats.pptx", "dl_beats"),
-           ("lesson.pdf", "dl_handout"), ("lesson.srt", "dl_subtitles"))
+           ("lesson.pdf", "dl_handout"), ("lesson.srt", "dl_subtitles"), ("lesson.scorm.zip", "dl_scorm"))
 LIVE_FILE = "build.js"     # `watch`: the page's build id, polled by the open page, which reloads when it changes
 
 
@@ -308,7 +330,7 @@ def missing_names(chapters: Sequence[Chapter], lang: str) -> str:
 
 def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None = None,
           live: bool = False, language: str | None = None,
-          warn: Callable[[str], None] = lambda message: None) -> Path:
+          warn: Callable[[str], None] = lambda message: None, checkpoints: bool = True) -> Path:
     """Write ``out_root/index.html`` from the manifest, in the order of the
     lesson's ``chapters`` (a scene rendered but not listed is left off;
     ``lesson_dir``: the lesson's folder, whose own scenes it may list), with
@@ -317,13 +339,36 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
     ``?lang=``, a link to a clip or a remembered choice wins.  ``live`` (while
     ``watch`` runs): the page also writes ``build.js`` with its build id, and
     an open page that polls it reloads, at the same place, when it changes.
+    ``checkpoints`` (the lesson's key): the scenes' questions are asked.
     Clips in a language the lesson's names lack are left out, each language
     told to ``warn`` in one line.  Raises PageError (and writes nothing) when the manifest is damaged or a
     file it lists for a clip on the page is missing or damaged."""
+    page, data = page_html(out_root, chapters, lesson_dir, live, language, warn, checkpoints)
+    path = out_root / "index.html"
+    try:
+        write_atomic(path, page.encode("utf-8"))
+        if live:          # after the page: a poll never sees a new id before the page it names
+            write_atomic(out_root / LIVE_FILE, f'window.qkvBuild = "{data["build"]}";\n'.encode())
+    except OSError as err:
+        raise PageError(f"{shown(path)}: cannot write it ({err.strerror or err})") from None
+    return path
+
+
+def page_html(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None = None,
+              live: bool = False, language: str | None = None,
+              warn: Callable[[str], None] = lambda message: None, checkpoints: bool = True,
+              only: tuple[str, str] | None = None, scorm: dict | None = None) -> tuple[str, dict]:
+    """The page ``build`` writes, and its data (the JSON its script reads).
+    ``only`` (a language and a quality folder): that language's mp4 clips at
+    that quality alone, and no links to exports (a course package's page,
+    ``qkv_lens.app.scorm``); ``scorm`` (``{"pass": share}``): the page
+    reports to a learning platform's SCORM 1.2 API when it finds one."""
     try:
         entries = manifest.load_checked(out_root)
     except manifest.ManifestError as err:
         raise PageError(str(err)) from None
+    if only is not None:
+        entries = {k: e for k, e in entries.items() if (e["language"], e["quality"], e["format"]) == (*only, "mp4")}
     best = best_entries(entries)
     langs = [l for l in offered() if l in best]     # a render in a language the tables no longer have is left off
     for lang in [l for l in langs if missing_names(chapters, l)]:   # clips of a lesson that had the names
@@ -350,7 +395,7 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
             try:
                 for f in e["files"]:      # each inside out_root and a regular file, or the page is not built
                     manifest.listed(out_root, f)
-                said = beats(e, lang, out_root)
+                said = beats(e, lang, out_root, checkpoints and e["format"] in MIME)
                 parts.append(_clip(e, lang, out_root, said))
             except FileNotFoundError as err:
                 raise PageError(f"{shown(err.filename)}: missing (listed in {shown(out_root / manifest.NAME)} "
@@ -365,12 +410,16 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
                                     "ask": math_runs(tr(lang, f"page.ask.{info.section}")),
                                     "beats": said})
         hidden = "" if lang == first else " hidden"
+        downloads = "" if only is not None else _downloads(out_root, lang, entries, lesson)
         sections.append(f'<section class="lesson" lang="{html.escape(lang)}"{hidden}>'
                         f'<h1>{html.escape(intros[lang].title)}</h1>{_intro(lang, intros[lang], listed_here)}'
-                        f'{_downloads(out_root, lang, entries, lesson)}'
-                        f'{"".join(parts)}</section>')
+                        f'{downloads}{"".join(parts)}</section>')
     ui = {l: {k: intros[l].title if k == "title" else tr(l, f"page.{k}") for k in UI_KEYS} for l in langs or [first]}
-    data = {"first": first, "langs": langs, "ui": ui, "clips": clips, "live": live}
+    asking = any("ask" in b for by_lang in clips.values() for c in by_lang for b in c["beats"])
+    # what a learner's answers are kept under: the lesson (its title and scenes), not the folder it is in
+    lesson_id = hashlib.sha256(json.dumps([intros[first].title, lesson]).encode("utf-8")).hexdigest()[:12]
+    data = {"first": first, "langs": langs, "ui": ui, "clips": clips, "live": live, "asking": asking,
+            "id": lesson_id, "scorm": scorm}
     if live:     # the build id: what the page shows and the renders' keys (a render, a text, the chapters)
         keys = sorted(str(e.get("key")) for by_scene in best.values() for e in by_scene.values())
         data["build"] = hashlib.sha256("\n".join([_json_script(data), *sections, *keys]).encode("utf-8")
@@ -383,35 +432,36 @@ def build(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | None =
             f'{html.escape(tr(l, "lesson.language"))}</button> ' for l in langs) + "</nav>"
     present = (f'<button type="button" id="present-btn" data-t="present">'
                f'{html.escape(tr(first, "page.present"))}</button>')
+    # learner mode (the clips stop at their checkpoints): a switch, unless a course package always asks
+    learner = "" if not asking or scorm is not None else (
+        f'<label id="learner"><input type="checkbox" checked> <span data-t="learner">'
+        f'{html.escape(tr(first, "page.learner"))}</span></label>')
     # presenter mode: the title card, the blank screen, the overview, the key help, the exit for touch,
     # the live region; the speaker panel is shown only in the speaker window (?speaker=1)
-    speaker = ('<div id="card" aria-hidden="true"><h2 class="title"></h2><p class="question"></p></div>'
+    speaker = ('<div id="card" aria-hidden="true"><h2 class="title"></h2><p class="question"></p>'
+               '<ol class="choices"></ol><p class="round"></p><p class="answer"></p></div>'
                '<div id="blank"></div>'
                '<div id="overview" role="dialog" aria-labelledby="overview-h" hidden><h2 id="overview-h" '
                'data-t="overview"></h2><label><span data-t="goto"></span> <input type="number" min="1"></label>'
                '<ol></ol></div><p id="help"></p>'
                '<button type="button" id="exit" data-t-label="leave">×</button>'
                '<div id="live" role="status" aria-live="polite"></div>'
+               '<div id="cp-live" role="status" aria-live="polite"></div>'
                '<aside id="speaker"><div class="where"><span class="title"></span> · <span class="step"></span>'
                '<span class="state"></span><span class="times"><span class="timer" data-t-label="timer"></span>'
                '<span class="clock" data-t-label="clock"></span></span></div><div class="say"></div>'
                '<div class="side"><p><b data-t="think"></b> <span class="question"></span></p>'
+               '<p class="cp" hidden><b data-t="cp_heading"></b> <span class="cp-q"></span> '
+               '<b data-t="cp_answer"></b> <span class="cp-a"></span></p>'
                '<p><b data-t="next"></b> <span class="next"></span></p></div>'
                '<div class="keys"></div></aside>')
     page = (f'<!DOCTYPE html>\n<html lang="{html.escape(first)}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{html.escape(intros[first].title)}</title>'
             f'<style>{_asset("page.css")}{font_css(langs)}</style>'
-            f'</head>\n<body data-lang="{html.escape(first)}"><header>{nav}{present}</header><main>'
+            f'</head>\n<body data-lang="{html.escape(first)}"><header>{nav}{present}{learner}</header><main>'
             f'{"".join(sections)}</main>{speaker}'
             f'<footer data-t="footer">{html.escape(tr(first, "page.footer"))}</footer>\n'
             f'<script type="application/json" id="lesson-data">{_json_script(data)}</script>\n'
             f'<script>{_asset("page.js")}</script></body></html>\n')
-    path = out_root / "index.html"
-    try:
-        write_atomic(path, page.encode("utf-8"))
-        if live:          # after the page: a poll never sees a new id before the page it names
-            write_atomic(out_root / LIVE_FILE, f'window.qkvBuild = "{data["build"]}";\n'.encode())
-    except OSError as err:
-        raise PageError(f"{shown(path)}: cannot write it ({err.strerror or err})") from None
-    return path
+    return page, data

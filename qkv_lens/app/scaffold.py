@@ -1,11 +1,12 @@
 """``qkv-lens new NAME``: a teacher's scene, written beside their lesson.
 
 Four things, each checked before anything is written: the scene module
-(``my_scenes/<snake>.py``, a ``LessonScene`` built from the kit: two beats and
-a key moment), its section appended to the lesson file and its name added
-to the chapter "your scenes" (made on first use), its texts in every
-language of the text tables (``texts.toml`` beside the lesson; placeholder
-sentences that start with ``edit_mark(lang)``), and a test of its own
+(``my_scenes/<snake>.py``, a ``LessonScene`` built from the kit: two beats, a
+checkpoint before the second, which shows its answer, and a key moment), its
+section appended to the lesson file and its name added to the chapter "your
+scenes" (made on first use), its texts in every language of the text tables
+(``texts.toml`` beside the lesson; placeholder sentences that start with
+``edit_mark(lang)``), and a test of its own
 (``tests/test_<snake>.py``, run with pytest in the lesson's folder).
 
 All or nothing: the name (not one the module already binds, a keyword or a
@@ -48,7 +49,8 @@ MAX_NAME = 40
 # The placeholder texts of a new scene come from the text tables, in every
 # language: ``scaffold.<part>`` (the marked sentences a teacher replaces;
 # ``{g:...}`` terms stay for the glossary to fill).
-PARTS = ("intro_say", "result_say", "summary", "ask", "formula")
+PARTS = ("intro_say", "result_say", "summary", "ask", "formula", "checkpoint", "checkpoint_wrong")
+CHECKPOINT = "last_entry"    # the scaffold's checkpoint: its texts are "<snake>.last_entry" and "..._wrong"
 FORMULA = r"y = x\,W"        # the scaffold's key formula, the same in every language
 
 
@@ -154,6 +156,10 @@ class {cls}(LessonScene):
             self.play(FadeIn(heading))
             self.play(FadeIn(x), FadeIn(times), FadeIn(W), FadeIn(names[:2]))
 
+        # a question before the beat that shows its answer: y's last entry, computed from the lesson's
+        # numbers (a learner's answer counts when it rounds to it at 2 decimals)
+        self.checkpoint("{CHECKPOINT}", number=y[-1], places=2)
+
         with self.beat("result_say", focus=result):       # y appears, boxed; the filler pulses it
             self.play(Write(equals), FadeIn(result), FadeIn(names[2]))
             self.play(Create(SurroundingRectangle(result, color=palette.FOCUS, buff=0.15)))
@@ -211,10 +217,15 @@ def test_{snake}_runs_in_every_language(lang, tmp_path):
 # -- what the scene shows: change this test when you change the scene -------------
 
 def test_{snake}_shows_its_numbers(tmp_path):
+    """y = x W on screen, and the checkpoint before the beat that shows y asks for
+    its last entry: both computed from the lesson's numbers, so they follow an edit."""
     scene = dry_run("en", tmp_path)
     p = load_lesson(LESSON).params["{snake}"]
-    want = [float(sum((xi * row[j] for xi, row in zip(p.x, p.W)), Fraction(0))) for j in range(len(p.W[0]))]
-    assert scene.moments["result"].probes["y"] == pytest.approx(want)
+    want = [sum((xi * row[j] for xi, row in zip(p.x, p.W)), Fraction(0)) for j in range(len(p.W[0]))]
+    assert scene.moments["result"].probes["y"] == pytest.approx([float(v) for v in want])
+    [(beat, asked)] = [(b.id, b.ask) for b in scene.beats if b.ask is not None]
+    assert beat == "result"
+    assert asked.right(str(float(want[-1]))) and not asked.right(str(float(want[-1]) + 1))
 '''
 
 
@@ -267,6 +278,8 @@ def texts_text(text: str, cls: str, snake: str) -> str:
         mark, words = edit_mark(lang), {k: TEXT_TABLES[lang][f"scaffold.{k}"] for k in PARTS}
         keys = {f"{snake}.title": cls,
                 **{f"{snake}.{k}": mark + words[k] for k in ("intro_say", "result_say", "summary")},
+                f"{snake}.{CHECKPOINT}": mark + words["checkpoint"],
+                f"{snake}.{CHECKPOINT}_wrong": mark + words["checkpoint_wrong"],
                 f"page.ask.{snake}": mark + words["ask"], f"export.formula.{snake}": words["formula"]}
         text = add_to_table(text, lang, keys, f"# {cls} (my_scenes/{snake}.py): replace the marked sentences\n")
     return add_to_table(text, "formulas", {snake: FORMULA}, "",

@@ -56,7 +56,8 @@ class DeclaredScene:
     number: int
     params: str        # the name of its Params class
     # the texts its module names: each key after "<module>." that a literal
-    # ``self.beat(key, ...)`` or ``self.tr(key, ...)`` names, with the fields
+    # ``self.beat(key, ...)``, ``self.tr(key, ...)`` or ``self.checkpoint(key, ...)`` (and its
+    # ``<key>_wrong``) names, with the fields
     # the call passes (None: any, a ``**`` call); "*": what the other calls
     # of ``beat`` or ``tr`` pass (a key computed at run time, another receiver)
     texts: tuple[tuple[str, frozenset[str] | None], ...] = ()
@@ -174,12 +175,21 @@ def _declarations(tree: ast.Module, path: Path) -> tuple[list[DeclaredScene], li
     return scenes, sections
 
 
-TEXT_CALLS = ("beat", "tr")    # LessonScene's methods that read a text of the scene's module
+TEXT_CALLS = ("beat", "tr", "checkpoint")    # LessonScene's methods that read a text of the scene's module
+# ``checkpoint``'s own parameters (not fields of its texts); its feedback text ``<key>_wrong`` may also use
+# ``{answer}``, the right answer as written
+CHECKPOINT_ARGS = frozenset({"choices", "answer", "number", "places"})
 
 
 def _texts(tree: ast.Module) -> dict[str, frozenset[str] | None]:
-    """The texts a module's calls name (``DeclaredScene.texts``)."""
+    """The texts a module's calls name (``DeclaredScene.texts``): a
+    checkpoint names two, its question and ``<key>_wrong``."""
     found: dict[str, frozenset[str] | None] = {}
+
+    def add(key: str, names: frozenset[str] | None) -> None:
+        before = found.get(key, frozenset())
+        found[key] = None if before is None or names is None else before | names
+
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr in TEXT_CALLS and node.args):
@@ -187,10 +197,12 @@ def _texts(tree: ast.Module) -> dict[str, frozenset[str] | None]:
         key = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
         own = isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
         key = key if isinstance(key, str) and own else "*"     # another receiver: its key is not known
+        verb = {"beat": {"focus"}, "checkpoint": CHECKPOINT_ARGS}.get(node.func.attr, set())
         names = None if any(k.arg is None for k in node.keywords) else \
-            frozenset(k.arg for k in node.keywords if k.arg != "focus" or node.func.attr != "beat")
-        before = found.get(key, frozenset())
-        found[key] = None if before is None or names is None else before | names
+            frozenset(k.arg for k in node.keywords if k.arg not in verb)
+        add(key, names)
+        if node.func.attr == "checkpoint":
+            add(f"{key}_wrong" if key != "*" else key, None if names is None else names | {"answer"})
     return found
 
 

@@ -10,6 +10,7 @@ from .bounds import MAX_CHAPTER_TITLE
 from .declared import discover
 from .files import defaults
 from .keys import describe
+from .schema import TOP_KEYS
 
 HEADER = """# Every key of a lesson
 
@@ -31,7 +32,10 @@ def _shown(value: object) -> str:
 def reference() -> str:
     """The reference as Markdown."""
     shipped = defaults()
-    out = [HEADER]
+    out = [HEADER, "## The top of the file", "", "Keys before the first section.", "",
+           "| key | accepts | shipped | what it is |", "|---|---|---|---|"]
+    out += [f"| `{key}` | {accepts} | `{_shown(shipped[key])}` | {doc} |" for key, (accepts, doc) in TOP_KEYS.items()]
+    out.append("")
     declared = discover()
     readers: dict[str, list[str]] = {}
     for scene in declared.scenes:

@@ -12,6 +12,20 @@ from typing import Any
 # The lesson's `voice`: none (silent clips), espeak (a draft voice) or recorded (qkv_lens.voice).
 VOICES = ("none", "espeak", "recorded")
 
+# The keys at the top of a lesson file, not in a section: what each accepts and what it is (the
+# reference, ``qkv-lens keys``).  ``checkpoints`` and ``pass_score`` are read by the page and the
+# exports only: no scene's cache key holds them, so changing them re-renders nothing.
+TOP_KEYS = {
+    "language": ("a language of the text tables (zh, en, es, ...)",
+                 "the lesson's language; --lang or QKV_LANG override it"),
+    "voice": (", ".join(f'"{v}"' for v in VOICES[:-1]) + f' or "{VOICES[-1]}"',
+              "the narration's voice; --voice overrides it"),
+    "checkpoints": ("true or false", "questions the page, the presenter and the exports ask before the beat "
+                                     "that answers them (the scenes declare them); false: none"),
+    "pass_score": ("a number from 0 to 1", "a course package (export --scorm): the share of checkpoints a "
+                                           "learner must answer right to pass"),
+}
+
 
 class Written(Fraction):
     """An exact number the lesson wrote as a fraction (``"1/2"``): scenes
@@ -77,6 +91,8 @@ class Lesson:
     sections: dict[str, Any]
     chapters: tuple[Chapter, ...] = ()   # the lesson's scenes, in order, under their headings
     named: tuple[tuple[str, Named], ...] = ()   # every name of the file, by where it is (key path)
+    checkpoints: bool = True    # the scenes' checkpoints asked (page, presenter, exports)
+    pass_score: float = 0.8     # a course package: the share of checkpoints right to pass
 
     @property
     def scene_names(self) -> tuple[str, ...]:

@@ -82,6 +82,12 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
     voice = merged["voice"]
     if voice not in VOICES:
         raise c.fail("voice", f'one of {", ".join(map(repr, VOICES))}', voice)
+    checkpoints, pass_score = merged["checkpoints"], merged["pass_score"]
+    if not isinstance(checkpoints, bool):
+        raise c.fail("checkpoints", "true or false", checkpoints)
+    if isinstance(pass_score, bool) or not isinstance(pass_score, (int, float)) or not 0 <= pass_score <= 1:
+        raise c.fail("pass_score", "a number from 0 to 1 (the share of checkpoints right to pass, like 0.8)",
+                     pass_score)
 
     params = {}
     for name, decl in declared.sections.items():
@@ -91,7 +97,7 @@ def parse_lesson(raw: dict, path: Path, language: str | None = None) -> Lesson:
     one_data_set(c, params, raw)
     chapters = read_chapters(c, merged["chapters"], declared.scenes)
     lesson = Lesson(path=path, language=lang, voice=voice, params=params, sections=merged,
-                    chapters=chapters, named=tuple(c.named))
+                    chapters=chapters, named=tuple(c.named), checkpoints=checkpoints, pass_score=float(pass_score))
     return for_language(lesson, lang)
 
 

@@ -1,6 +1,7 @@
 """LessonScene: the base of every scene (lesson, language, narration, key moments)."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -11,7 +12,7 @@ import numpy as np
 from manim import Animation, Group, Mobject, Scene, ValueTracker, Wait, config
 from manim.utils.exceptions import EndSceneEarlyException
 
-from qkv_lens.beats import Beat, Beats, Cue
+from qkv_lens.beats import Ask, Beat, Beats, CheckpointError, Cue, ask
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.languages import LanguageError, check_fonts, offered
 from qkv_lens.lesson import Lesson, LessonError, Params, default_lesson_path, load_lesson
@@ -98,6 +99,26 @@ class LessonScene(Scene):
     # until then it renders whole.  The shipped scenes split: their tests compare the frames.
     splits: bool = False
 
+    def __init_subclass__(cls, **kwargs):
+        """A scene's ``construct`` ends by checking that no checkpoint is
+        left without the beat that answers it (``checkpoint``)."""
+        super().__init_subclass__(**kwargs)
+        body = cls.__dict__.get("construct")
+        if body is None:
+            return
+
+        @functools.wraps(body)
+        def construct(self, *args, **kw):
+            self._constructing = getattr(self, "_constructing", 0) + 1
+            try:
+                body(self, *args, **kw)
+            finally:
+                self._constructing -= 1
+            if not self._constructing and self._asking is not None:   # the whole construct ran
+                fail_clearly(f"{type(self).__name__}: checkpoint {self._asking.key!r} comes after the last beat; "
+                             "a checkpoint goes before the beat that shows its answer")
+        cls.construct = construct   # type: ignore[method-assign]
+
     def __init__(self, *args, **kwargs):
         self.lesson = lesson_or_exit()
         self.info = by_class(type(self).__name__, self.lesson.path.parent)   # shipped, or the teacher's
@@ -117,6 +138,8 @@ class LessonScene(Scene):
         self._last_animated: list[Mobject] = []   # a beat's default focus (see play)
         self._beat_animated: list[Mobject] = []   # all the current beat has animated
         self._focus: list[Mobject] = []           # set by focus_on
+        self._asking: Ask | None = None           # a checkpoint waiting for the beat that answers it
+        self._in_beat = False
         self.sounds: list[dict] = []              # every add_sound: {"file", "time"}, skipped plays too
         self.segment = Segment.from_env()         # QKV_SEGMENT: render one stretch (kit/segments.py)
         self._unseen = False                      # a play whose frames nobody sees: nothing rasterised
@@ -161,6 +184,8 @@ class LessonScene(Scene):
         sentence = self.tr(key, **fields)
         beat_id = self._beat_id(key)
         self.said.append((key, sentence))
+        asked, self._asking = self._asking, None     # a checkpoint before this beat: the beat answers it
+        self._in_beat = True
         self.next_section(name=beat_id)
         self._beat_animated = []
         start = self.renderer.time
@@ -170,7 +195,10 @@ class LessonScene(Scene):
             fail_clearly(str(err))
         if clip.path is not None:
             self.add_sound(str(clip.path))
-        yield sentence
+        try:
+            yield sentence
+        finally:
+            self._in_beat = False
         cues = split_cues(sentence, self.lang)
         weights = [cue_seconds(c, self.lang) for c in cues]   # each cue's reading time
         need = max(sum(weights), clip.seconds + VOICE_PAUSE if clip.path is not None else 0.0)
@@ -187,7 +215,40 @@ class LessonScene(Scene):
             self.add_subcaption(cue, duration=b - a, offset=a - end)
         box = drawn_box(self._on_screen(named), self.renderer.camera) if named else None   # frame units, 3-D too
         self.beats.append(Beat(beat_id, key, start, end, sentence, tuple(Cue(*c) for c in timed), clip.seconds,
-                               box))
+                               box, asked))
+
+    def checkpoint(self, key: str, *, choices=None, answer=None, number=None, places=None, **fields) -> None:
+        """A question the learner answers before the next beat plays; that
+        beat shows the answer.  Call it in ``construct`` between two beats.
+
+        ``key`` names two texts of the scene's section, filled with
+        ``fields``: the question (``<section>.<key>``) and one sentence of
+        feedback for a wrong answer (``<section>.<key>_wrong``, which may
+        also use ``{answer}``, the right answer as written).  Either
+        ``choices`` (2 to 8 distinct texts, names or numbers as the scene
+        shows them) and ``answer``, the index of the right one, computed by
+        ``qkv_math`` from the lesson's values; or ``number``, the value
+        (from ``qkv_math``), and ``places``, the decimals a learner gives
+        it to (right within that rounding).  The page, the presenter, the
+        exports and a course package ask it; a lesson may turn checkpoints
+        off (``checkpoints = false``), which re-renders nothing.  Refused
+        (one line, exit status 2): inside a beat, a second checkpoint before
+        the same beat, one after the last beat, an answer that is not one of
+        the choices."""
+        name = type(self).__name__
+        if self._in_beat:
+            fail_clearly(f"{name}: checkpoint {key!r} inside a beat; call it between two beats, before the beat "
+                         "that shows its answer")
+        if self._asking is not None:
+            fail_clearly(f"{name}: checkpoint {key!r} after checkpoint {self._asking.key!r} with no beat between "
+                         "them; one checkpoint a beat")
+        try:
+            question = self.tr(key, **fields)
+            asked = ask(key, question, question, choices, answer, number, places)
+            self._asking = ask(key, question, self.tr(f"{key}_wrong", **fields, answer=asked.shown), choices,
+                               answer, number, places)
+        except CheckpointError as err:
+            fail_clearly(f"{name}: {err}")
 
     def _beat_id(self, key: str) -> str:
         base = key.removesuffix("_say")
