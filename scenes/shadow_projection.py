@@ -749,7 +749,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
             at = self._clock(said)
             self.play(FadeIn(pic.directions), FadeIn(pic.ghost), run_time=0.6)
             self.key_moment("directions", ends=self._directions())
-            self._play("flatten", w.flat.animate.set_value(1.0), run_time=2.4, rate_func=smooth)
+            self._play("flatten", w.flat.animate.set_value(1.0), run_time=3.4, rate_func=smooth)   # into the next cue
             at(0.93, pic.directions)   # "P has rank 2"
             self._play("rank", FadeIn(s.rows["rank"]), run_time=0.6)
         self.key_moment("collapsed", flat=np.array([d.get_center() - s.off for d in pic.corners]), vertices=w.V,
@@ -962,8 +962,8 @@ class ShadowProjection(LessonScene, ThreeDScene):
         """Projections need not shrink: this shadow took 3 numbers to 2, the next scene takes 2 to 3."""
         rows, cols = qm.wall_basis(self.s.world.normal()).shape     # B: three numbers in, two out
         down = MathTex(rf"x\,P\,B:\ {rows} \to {cols}", font_size=MATH_SIZE + 4, color=palette.MUTED)
-        up = MathTex(rf"{cols} \to {rows}", font_size=MATH_SIZE + 12)
-        card = VGroup(down, up).arrange(RIGHT, buff=0.6)
+        up = MathTex(rf"{cols} \to {rows}", font_size=MATH_SIZE + 6)
+        card = VGroup(down, up).arrange(RIGHT, buff=0.45)
         self._column(*panel, card)
         fix_in_frame(self, down, up)
         with self.beat("next_say", focus=up) as said:
