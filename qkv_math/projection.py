@@ -7,6 +7,8 @@ coordinates: [x, 1] @ H is proportional to [shadow, 1].
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -99,23 +101,36 @@ def cube_vertices(center: ArrayLike, size: float) -> Array:
 CUBE_EDGES = tuple((i, j) for i in range(8) for j in range(i + 1, 8) if bin(i ^ j).count("1") == 1)
 
 
+def _turn(a: tuple[Fraction, Fraction], b: tuple[Fraction, Fraction], c: tuple[Fraction, Fraction]) -> Fraction:
+    """Twice the signed area of the triangle a, b, c, exactly: > 0 for a left turn."""
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+
 def convex_hull_2d(points: ArrayLike) -> NDArray[np.int_]:
-    """Indices of the convex hull of (k, 2) points, counter-clockwise
-    (Andrew's monotone chain; collinear points dropped)."""
+    """Indices (h,) of the convex hull of the (k, 2) points, counter-clockwise
+    from the leftmost (the lowest of those), each vertex a strict turn (points on an edge
+    and repeats left out).  Exact: every turn is decided in rational
+    arithmetic on the floats as given, so ties and near-ties (points one ulp
+    apart) never drop a corner.  Fewer than three distinct points, or all on
+    one line: the one point, or the two ends (Andrew's monotone chain)."""
     pts = np.asarray(points, dtype=float)
-    order = sorted(range(len(pts)), key=lambda i: (pts[i, 0], pts[i, 1]))
+    if pts.ndim != 2 or pts.shape[1] != 2 or not np.all(np.isfinite(pts)):
+        raise ValueError(f"points must be finite (k, 2), got shape {pts.shape}")
+    exact = [(Fraction(float(x)), Fraction(float(y))) for x, y in pts]
+    first: dict[tuple[Fraction, Fraction], int] = {}
+    for i, p in enumerate(exact):
+        first.setdefault(p, i)                      # a repeated point once, by its first index
+    order = sorted(first.values(), key=lambda i: exact[i])
+    if len(order) < 3:
+        return np.array(order, dtype=int)
 
-    def cross(o: int, a: int, b: int) -> float:
-        return (pts[a, 0] - pts[o, 0]) * (pts[b, 1] - pts[o, 1]) - (pts[a, 1] - pts[o, 1]) * (pts[b, 0] - pts[o, 0])
+    def chain(indices: list[int]) -> list[int]:
+        out: list[int] = []
+        for i in indices:
+            while len(out) >= 2 and _turn(exact[out[-2]], exact[out[-1]], exact[i]) <= 0:
+                out.pop()
+            out.append(i)
+        return out
 
-    lower: list[int] = []
-    upper: list[int] = []
-    for i in order:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], i) <= 1e-12:
-            lower.pop()
-        lower.append(i)
-    for i in reversed(order):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], i) <= 1e-12:
-            upper.pop()
-        upper.append(i)
-    return np.array(lower[:-1] + upper[:-1])
+    lower, upper = chain(order), chain(order[::-1])
+    return np.array(lower[:-1] + upper[:-1], dtype=int)

@@ -183,3 +183,77 @@ def test_cube_and_hull():
     P = square[hull]
     area = 0.5 * sum(P[i, 0] * P[(i + 1) % 4, 1] - P[(i + 1) % 4, 0] * P[i, 1] for i in range(4))
     assert area == pytest.approx(1)
+
+
+# --- the convex hull, exact for ties and near-ties ---------------------------
+
+def _orient(a, b, c):
+    """Sign of the turn a -> b -> c, computed exactly (floats are rationals)."""
+    from fractions import Fraction as F
+    ax, ay, bx, by, cx, cy = (F(float(v)) for v in (*a, *b, *c))
+    v = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+    return (v > 0) - (v < 0)
+
+
+def _is_the_hull(pts, hull):
+    """Brute force, exactly: the hull's vertices are distinct points of the
+    cloud, each a strict left turn (counter-clockwise, none collinear), and
+    every point of the cloud is inside or on the polygon."""
+    hull = list(hull)
+    assert len(set(hull)) == len(hull)
+    assert len({tuple(p) for p in pts[hull]}) == len(hull)
+    if len({tuple(p) for p in pts}) == 1:
+        return len(hull) == 1
+    if len(hull) == 2:                                      # a collinear cloud: its two ends
+        a, b = pts[hull]
+        return all(_orient(a, b, p) == 0 and min(a[0], b[0]) <= p[0] <= max(a[0], b[0])
+                   and min(a[1], b[1]) <= p[1] <= max(a[1], b[1]) for p in pts)
+    k = len(hull)
+    edges = [(pts[hull[i]], pts[hull[(i + 1) % k]]) for i in range(k)]
+    return (k >= 3 and all(_orient(a, b, pts[hull[(i + 2) % k]]) > 0 for i, (a, b) in enumerate(edges))
+            and all(_orient(a, b, p) >= 0 for a, b in edges for p in pts))
+
+
+def test_the_hull_keeps_the_corner_of_an_ulp_tie():
+    """The lesson's lamp shadows at the final wall: four points share one
+    wall coordinate up to one ulp; the hull once popped the top of that
+    edge, and the filled shadow fell 0.8 short of the shadow points' hull."""
+    from scipy.spatial import ConvexHull
+
+    t = np.deg2rad(30)
+    n = np.array([np.cos(t), np.sin(t), 0.0])
+    S = qm.lamp_shadows([5.5, 1.2, 2.6], n, 0.0, qm.cube_vertices([1.8, 0.4, 0.8], 1.6)) @ qm.wall_basis(n)
+    hull = qm.convex_hull_2d(S)
+    assert _is_the_hull(S, hull)
+    P = S[hull]
+    area = 0.5 * sum(P[i - 1, 0] * P[i, 1] - P[i, 0] * P[i - 1, 1] for i in range(len(P)))   # counter-clockwise: > 0
+    assert area == pytest.approx(ConvexHull(S).volume, abs=1e-9)
+
+
+def _clouds():
+    """Degenerate clouds: grid points (collinear runs, repeats), some nudged
+    by a few ulps in x or y (ties and near-ties), scaled and shifted."""
+    grid = st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-2, 2), st.integers(-2, 2))
+    return st.tuples(st.lists(grid, min_size=1, max_size=14), st.sampled_from([1.0, 0.1, 1.3856406460551023, 1e6]),
+                     st.sampled_from([0.0, 1.0, -7.25, 1.3856406460551023]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_clouds())
+def test_the_hull_is_exact_on_degenerate_clouds(cloud):
+    from scipy.spatial import ConvexHull, QhullError
+
+    raw, scale, shift = cloud
+    pts = np.array([[x * scale + shift, y * scale + shift] for x, y, _, _ in raw])
+    for (_, _, ux, uy), p in zip(raw, pts):                  # a few ulps off the grid
+        p[0] = p[0] + ux * np.spacing(p[0] if p[0] else 1.0)
+        p[1] = p[1] + uy * np.spacing(p[1] if p[1] else 1.0)
+    hull = qm.convex_hull_2d(pts)
+    assert _is_the_hull(pts, hull), (pts.tolist(), hull.tolist())
+    try:
+        independent = ConvexHull(pts)
+    except (QhullError, ValueError):                          # qhull refuses flat or tiny clouds
+        return
+    P = pts[hull]
+    area = 0.5 * abs(sum(P[i - 1, 0] * P[i, 1] - P[i, 0] * P[i - 1, 1] for i in range(len(P))))
+    assert area == pytest.approx(independent.volume, rel=1e-9, abs=1e-9 * scale * scale)
