@@ -217,6 +217,7 @@ class AttentionMatching(LessonScene):
     def construct(self):
         self.s = self._stage()
         self._intro()
+        self._ask_which_key()
         self._worked()
         self._scores()
         self._scale()
@@ -225,6 +226,14 @@ class AttentionMatching(LessonScene):
         self._softmax()
         self._output()
         self._handoff(self._outro())
+
+    def _ask_which_key(self) -> None:
+        """Before the query's best cell is worked out: which word will the
+        query attend to most?  The tokens, the answer the largest weight of
+        its row (qkv_math)."""
+        s = self.s
+        self.checkpoint("which_key", choices=list(s.names), answer=int(np.argmax(s.steps.weights[s.qi])),
+                        word=s.names[s.qi])
 
     # --- the stage: the lesson's numbers, the table and the grid ------------
     def _stage(self) -> _Stage:

@@ -374,9 +374,22 @@ class DotProductSoftmax(LessonScene):
             self._divide(bars, weights)
             self.key_moment("weights", **probes())
         temps = self._temperature_scale()
+        self._ask_temperature(scores)
         self._temperatures(bars, temps, scores, probes)
         self.play(FadeOut(VGroup(bars.chart, bars.names, bars.labels, bars.step, temps.line, temps.minis,
                                  *temps.numbers.values())), run_time=0.6)
+
+    def _ask_temperature(self, scores: np.ndarray) -> None:
+        """Before the temperatures play: at the lesson's highest T (its
+        lowest, when none is above 1), does the largest weight grow or
+        shrink against plain softmax?  No question when every T is 1."""
+        temps = sorted({float(T) for T in self.params.temperatures})
+        t = temps[-1] if temps[-1] > 1 else temps[0]
+        if t == 1:
+            return
+        grows = float(qm.softmax(scores, temperature=t).max()) > float(qm.softmax(scores).max())
+        self.checkpoint("temperature_ask", choices=[self.tr("grow"), self.tr("shrink")], answer=0 if grows else 1,
+                        t=plain_number(t, 2))
 
     def _temperature_scale(self) -> _Temps:
         """Under the step, a line of T going up to the right with the lesson's

@@ -540,6 +540,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         self.s = self._stage()
         self._intro()                           # a shadow: x -> x P, the special case of x W
         self._collapse()                        # rank 2: three directions fall into the wall's two
+        self._ask_again()                       # checkpoint: does the shadow of the shadow move?
         self._again()                           # P P = P: rays of length zero
         self._turn()                            # the wall turns, the light tilts
         pair = self._pair()                     # the cube slides along the light; no shadow moves
@@ -755,6 +756,13 @@ class ShadowProjection(LessonScene, ThreeDScene):
         self.key_moment("collapsed", flat=np.array([d.get_center() - s.off for d in pic.corners]), vertices=w.V,
                         ends=self._directions(), **self._arrows(), rank=s.rows["rank"].tex_string,
                         **self._named(), **self._clearance())
+
+    def _ask_again(self) -> None:
+        """Before the flat shadow is cast again: will it move?  Right is
+        "it stays" exactly when P P = P for the lesson's light and wall."""
+        P = self.s.world.proj()
+        choices = [self.tr("moves"), self.tr("stays")]
+        self.checkpoint("again_ask", choices=choices, answer=int(np.allclose(P @ P, P)))
 
     def _again(self) -> None:
         """P P = P: cast again, the flat shadow's rays start where they land:

@@ -400,3 +400,32 @@ def test_labels_quote_with_the_cues_quotes(dry, lang):
     texts = [lab.content for m in s.moments.values() for lab in m.labels if lab.kind in ("Text", "MarkupText")]
     assert not [t for t in texts if '"' in t]
     assert any("“" in t for t in texts)
+
+
+def test_the_checkpoint_asks_which_word_the_query_attends_to(scene, tmp_path):
+    """Before the query's best cell is worked out, the learner predicts
+    which word it attends to most: the lesson's tokens, the answer the
+    largest weight of its row (numpy here); an edited W_Q moves the answer."""
+    a, _, _, w, _ = reference()
+    asked = [(i, b) for i, b in enumerate(scene.beats) if b.ask is not None]
+    assert [b.key for _, b in asked] == ["worked_say"]
+    ask = asked[0][1].ask
+    assert ask.choices == tuple(t.name(scene.lang) for t in a.tokens)
+    best = int(np.argmax(w[a.query]))
+    assert ask.answer == best and ask.shown == a.tokens[best].name(scene.lang)
+    if scene.lang != "en":
+        return
+    # "to eat" asks for an eater instead of food: the key that shows "eater" is I's
+    edited = tmp_path / "lesson.toml"
+    rows = [list(map(str, r)) for r in a.W_Q]
+    eating = next(i for i, t in enumerate(a.traits) if t.name("en") == "eating")
+    eater = next(j for j, d in enumerate(a.qk_dims) if d.name("en") == "eater")
+    rows[eating] = ["0"] * len(rows[eating])
+    rows[eating][eater] = "2"
+    edited.write_text("[attention]\nW_Q = [" + ", ".join("[" + ", ".join(f'"{v}"' for v in r) + "]" for r in rows)
+                      + "]\n", encoding="utf-8")
+    _, _, _, w2, _ = reference(edited)
+    assert int(np.argmax(w2[a.query])) != ask.answer
+    again = dry_run(SCENE, tmp_path / "media", lesson=edited, lang="en")
+    [edited_ask] = [b.ask for b in again.beats if b.ask is not None]
+    assert edited_ask.answer == int(np.argmax(w2[a.query])) and edited_ask.shown == "I"

@@ -306,3 +306,21 @@ def test_the_temperature_rule_leaves_a_picture_and_each_temperature_its_chart(sc
         assert b.start <= mini["at"] <= b.end                                        # left while its sentence is said
         slots.append((t, mini["slot"]))
     assert [x for _, x in sorted(slots)] == sorted(x for _, x in slots)              # lower T further left
+
+
+def test_the_checkpoint_asks_what_temperature_does_before_it_plays(scene):
+    """Before the temperatures play: at the lesson's highest T, does the
+    largest weight grow or shrink? The answer from softmax written out here."""
+    p = load_lesson(LESSON).params["dot_product_softmax"]
+    scores = np.array([float(s) for s in p.scores])
+    t = max(float(T) for T in p.temperatures)
+    assert t > 1
+
+    def top(T):
+        e = np.exp(scores / T - (scores / T).max())
+        return (e / e.sum()).max()
+    asked = [b for b in scene.beats if b.ask is not None]
+    assert [b.key for b in asked] == ["temperature_say"]
+    ask = asked[0].ask
+    assert len(ask.choices) == 2 and ask.answer == (0 if top(t) > top(1.0) else 1) == 1    # it shrinks
+    assert f"{t:g}" in ask.question

@@ -454,3 +454,17 @@ def test_the_sliding_points_ray_keeps_off_the_cube(scene):
     crossing = [e for e in edges if not (on_track(e[0]) or on_track(e[1])) and _cross(a, b, *e)]
     assert not crossing
     assert sum(on_track(e[0]) or on_track(e[1]) for e in edges) == 3     # x's own three edges
+
+
+def test_the_checkpoint_asks_whether_the_shadow_of_the_shadow_moves(scene):
+    """Before the flat shadow is cast again: will it move? P P = P for the
+    lesson's light and wall, computed here from the formula, so it stays."""
+    p = load_lesson(LESSON).params["shadow_projection"]
+    d = np.array([float(v) for v in p.light])
+    d /= np.linalg.norm(d)
+    n = np.array([1.0, 0.0, 0.0])                   # the wall x = 0, before it turns
+    P = np.eye(3) - np.outer(n, d) / (n @ d)        # row convention: x P = x - (x.n / n.d) d
+    assert np.allclose(P @ P, P)
+    asked = [b for b in scene.beats if b.ask is not None]
+    assert [b.key for b in asked] == ["again_say"]
+    assert asked[0].ask.choices[asked[0].ask.answer] == tr(scene.lang, "shadow_projection.stays")
