@@ -1,18 +1,23 @@
 """Scene 10, RolesEmerge: W_Q, W_K, W_V start random and learn their roles.
 
 Plays the snapshots of a real training run (``qkv_math.train_matching``,
-cached by ``qkv_lens.runs``) on one held-out party: each guest's query
-and key as arrows on one fixed plane (a shadow of their d-dim space,
-``qkv_math.qk_shadow``), the attention grid with the referee's flags on wrong
-matches, what each person's query asks for, key says and value brings
-(``qkv_math.readouts``), the loss curve and the held-out accuracy.  Row
-vectors: Q = X W_Q, one row per person.
+cached by ``qkv_lens.runs``) on one held-out party.  It opens where
+AttentionMatching ended (the matrices were written by hand): the three
+matrices as random numbers, then what a guest is (2 n_jobs numbers, who they
+are and whom they seek) and what each matrix makes of it (n_jobs numbers:
+q, k, v).  Then each guest's query and key as arrows on one fixed plane (a
+shadow of their n_jobs-dim space, ``qkv_math.qk_shadow``), the attention
+grid with the referee's flags on wrong matches, what each query seeks, each
+key is and each value brings (``qkv_math.readouts``), the loss (defined on
+screen, the formula the run trains on), the loss curve and the held-out
+accuracy; at the end the learning replayed, the red boxes turning green.
+Row vectors: Q = X W_Q, one row per person.
 
     manim -ql scenes/roles_emerge.py RolesEmerge
 """
 from __future__ import annotations
 
-import re
+import string
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +27,7 @@ from manim import (
     RIGHT,
     UP,
     Arrow,
+    Brace,
     Create,
     DashedVMobject,
     Dot,
@@ -31,6 +37,7 @@ from manim import (
     Line,
     MathTex,
     Mobject,
+    Rectangle,
     ReplacementTransform,
     SurroundingRectangle,
     Transform,
@@ -39,6 +46,7 @@ from manim import (
     VGroup,
     VMobject,
     Write,
+    config,
 )
 
 import qkv_math as qm
@@ -46,32 +54,41 @@ from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.languages import language
 from qkv_lens.numbers import about, percent, sci, sci_text, tex_number
 from qkv_lens.runs import training_runs
+from qkv_lens.texts import tr
 from qkv_math.training import Run
 from scenes.kit import palette
 from scenes.kit.boards import LossAxes
-from scenes.kit.charts import NumberGrid
+from scenes.kit.charts import NumberGrid, baseline
 from scenes.kit.glyphs import number_tex
 from scenes.kit.layout import bounds, place_clear
-from scenes.kit.legible import legible
-from scenes.kit.motion import Slots, crossfade
+from scenes.kit.legible import legible, shrink_to_fit
+from scenes.kit.motion import Emphasize, Slots, crossfade
 from scenes.kit.scene import LessonScene
 from scenes.kit.sections import TrainingParams
-from scenes.kit.text import text, title, wrapped_text
+from scenes.kit.text import TITLE_BUFF, outline_labels, text, title, wrapped_text
 
-READOUTS = tuple(zip(("asks", "says", "brings"), palette.QKV.values()))   # what Q asks, K says, V brings
+READOUTS = tuple(zip(("asks", "says", "brings"), palette.QKV.values()))   # what Q seeks, K is, V brings
+# Each row of the table has two lines: the guest (who they are) and what they seek.  K and V are
+# checked against the first, Q against the second, so each read-out stands on the line it should equal.
+LINE_OF = {"asks": 1, "says": 0, "brings": 0}
 RIGHT_MARK = palette.BASIS_I    # green: a right match
 WRONG_READ = palette.MUTED      # a read-out that does not (yet) name the right profession
-TRUTH = palette.INK            # what each guest seeks: the truth the read-outs are checked against
+TRUTH = palette.INK            # who each guest is and what they seek: the truth the read-outs are checked against
 CURVE = palette.INK            # the loss curve and its number (no role colour, no emphasis)
+INPUT = palette.EMBED          # a guest's input row x (the lesson's colour for inputs)
 FLOOR = -2.95                   # the lowest edge of any label: just above the subtitle band (y >= -3.04)
 EDGE = 6.85                     # the frame's content runs from -EDGE to EDGE: the plane left, the table right
 LINE = 0.4                      # between the info lines under the table
 PLANE_GAP = 0.45                # between the plane and the table
-INDENT = -EDGE + 0.4            # the full-width table's names, right of its row numbers
-TAG_SIZE = 34                   # q_1, k_2 on the plane's arrows
+TAG_SIZE = 34                   # q_1, k_2 on the plane's arrows and around the grid
 HEAD_SIZE = 24                  # the table's column heads
 NAME_SIZE = 22                  # professions in the table
 LOSS_SIZE = 40                  # the loss: its exponent at the legibility floor
+INFO_SIZE = 22                  # the info lines under the table
+SLOW = 1.5                      # seconds a snapshot stays while the referee still flags someone
+MIN_PLANE_W = 2.6               # the plane beside the table at least this wide, else under it
+BOARD_H = 1.9                   # the loss axes and the info lines under the table: their height
+AXES_W = 1.6                    # the loss plot's width, at least, when the room under the table is widened for it
 WEIGHT_FILL = palette.COLUMNS[3]   # attention weights shade their cells (not Q, K or V: no role colour)
 
 
@@ -84,6 +101,38 @@ def _turn(v: np.ndarray, degrees: float) -> np.ndarray:
     """``v`` turned by ``degrees`` in the frame's plane."""
     a = np.radians(degrees)
     return np.array([v[0] * np.cos(a) - v[1] * np.sin(a), v[0] * np.sin(a) + v[1] * np.cos(a), 0.0])
+
+
+def _on_baseline(label: Mobject, x: float, y: float) -> Mobject:
+    """``label`` centred at ``x`` with its baseline at ``y`` (two names on one line share it)."""
+    label.move_to([x, y, 0])
+    return label.shift(UP * (y - baseline(label)))
+
+
+def _weights_map(M: np.ndarray, color, cell: float) -> VGroup:
+    """A matrix as a block of cells, one row of cells per row of ``M`` (``rows[i]``), each cell
+    shaded by its entry's size (positive in ``color``, negative grey); no numbers (too many)."""
+    top = float(np.abs(M).max()) or 1.0
+    rows = VGroup()
+    for i, row in enumerate(M):
+        rows.add(VGroup(*[Rectangle(width=cell, height=cell, stroke_width=0.8, stroke_color=palette.MUTED,
+                                    fill_color=color if v >= 0 else palette.MUTED,
+                                    fill_opacity=0.1 + 0.85 * abs(v) / top).move_to([j * cell, -i * cell, 0])
+                          for j, v in enumerate(row)]))
+    return rows
+
+
+def _cells_row(values: np.ndarray, color, cell: float, gap_after: int | None = None) -> VGroup:
+    """A row vector as a row of cells (its entries' sizes as shades, ``color`` for positive ones,
+    grey for negative); with ``gap_after``, a gap after that many cells (the two halves of an input)."""
+    top = float(np.abs(values).max()) or 1.0
+    row = VGroup()
+    for j, v in enumerate(values):
+        x = j * cell + (0.5 * cell if gap_after is not None and j >= gap_after else 0.0)
+        row.add(Rectangle(width=cell, height=cell, stroke_width=1, stroke_color=palette.MUTED,
+                          fill_color=color if v >= 0 else palette.MUTED,
+                          fill_opacity=0.06 + 0.85 * abs(v) / top).move_to([x, 0, 0]))
+    return row
 
 
 @dataclass
@@ -130,6 +179,34 @@ def _fit(q: np.ndarray, k: np.ndarray, region: tuple, margin: float) -> tuple[bo
 
 
 @dataclass
+class _Table:
+    """The party table, right of the plane: q_i | guest over what they seek | the attention grid
+    (columns k_j) | K is over Q seeks | V brings.  ``spot[key]`` is where read-out ``key`` of
+    row i goes: (x, baselines by row)."""
+    group: VGroup
+    grid: NumberGrid
+    who: VGroup                   # each guest's profession (line 0 of the row)
+    wants: VGroup                 # what each seeks (line 1)
+    heads: dict                   # "who", "wants", "keys", "asks", "says", "brings" -> its head
+    index: VGroup                 # q_1 .. q_n left of the rows
+    keys: VGroup                  # k_1 .. k_n over the grid's columns
+    spot: dict
+    size: float                   # the names' font size
+
+
+@dataclass
+class _Maps:
+    """The three weight matrices as blocks of cells with their names (the bridge, and what a
+    guest's row is multiplied by)."""
+    maps: VGroup                  # W_Q, W_K, W_V blocks, each a VGroup of rows of cells
+    names: VGroup                 # their names over them
+
+    @property
+    def group(self) -> VGroup:
+        return VGroup(self.maps, self.names)
+
+
+@dataclass
 class _Stage:
     """What the beats share: the run and its party, the table, the loss axes and the labels that change."""
     run: Run
@@ -140,26 +217,32 @@ class _Stage:
     job: list[str]                # the professions' names
     names: list[str]              # each person's profession's name
     heading: Mobject
-    table: VGroup
-    grid: NumberGrid
-    wants: VGroup
-    col_x: list[float]            # the read-out columns' centres
+    table: _Table
     ax: LossAxes
     info_x: float                 # the info lines' left edge, right of the loss axes
+    under: tuple                  # (left, bottom, right, top): the board's room (the loss defined there first)
+    dims_room: tuple              # where the guest's row and the matrices are shown before the plane
     marker: Dot
     plane: _Plane                 # the shadow plane: its axes, caption and the map to the frame
+    maps: _Maps                   # the weight matrices at the start (the bridge)
     q_arrows: VGroup              # each guest's query on the plane (gold)
     k_arrows: VGroup              # each guest's key on the plane (teal)
     q_tags: VGroup                # q_1 .. q_n beside the query arrows' tips
     k_tags: VGroup                # k_1 .. k_n beside the key arrows' tips
     next_k: int = 0               # the next snapshot to show
+    curve_on: bool = False        # the loss axes are on screen: each snapshot draws its stretch of the curve
     curve: VGroup = field(default_factory=VGroup)
     flags: list[Mobject] = field(default_factory=list)   # the red boxes of the last snapshot
     strikes: VGroup = field(default_factory=VGroup)     # lines through the wrong names at step 0
+    verdict: Mobject = field(default_factory=VGroup)    # the box round the accuracy the outro names
     chance: Mobject = field(default_factory=VGroup)     # what guessing gets, beside the accuracy
     shown: dict = field(default_factory=dict)           # the read-outs of the last snapshot shown
     slots: Slots = field(default_factory=Slots)   # numbers, flags, read-outs and info lines
     made: dict = field(default_factory=dict)      # profession names by (name, colour), made once
+
+    @property
+    def grid(self) -> NumberGrid:
+        return self.table.grid
 
     @property
     def n(self) -> int:
@@ -171,20 +254,34 @@ class RolesEmerge(LessonScene):
     chapter = 2
     number = 10
     s: _Stage
+    sparse_moments = {name: "the table's read-out columns, at its right, are named and filled in the start beat"
+                      for name in ("party", "guest_row", "picked_rows")}
 
     def construct(self):
         self.s = self._stage()
+        self._bridge()
         self._intro()
-        self._start()
+        self._start(self._dims())
         self._referee()
         self._chance()
-        shown = self._train()
-        self._outro(shown)
+        self._train()
+        if self._outro():
+            self._replay()
+
+    @staticmethod
+    def count_key(key: str, count: int) -> str:
+        """The text of a count in its grammatical number: ``key_one`` for 1, else ``key`` (every
+        language has both; one without a plural writes the same text twice)."""
+        return f"{key}_one" if count == 1 else key
+
+    def tr_count(self, key: str, count: int, **fields) -> str:
+        """Text ``key`` for ``count`` (``count_key``), filled with ``fields``."""
+        return self.tr(self.count_key(key, count), **fields)
 
     # --- the layout -------------------------------------------------------
     def _stage(self) -> _Stage:
         """The run, its party, the table (right), the shadow plane (left), the loss axes and the
-        info lines (under the table)."""
+        info lines (under the table), the weight matrices (centred, for the bridge)."""
         p, lang = self.params, self.lang
         run = training_runs(p)["standard"]
         X, match = run.display_party
@@ -192,172 +289,209 @@ class RolesEmerge(LessonScene):
         profile, wish = X[:, :n_jobs].argmax(1), X[:, n_jobs:].argmax(1)
         job = [j.name(lang) for j in p.jobs]
         names = [job[k] for k in profile]
-        heading = title(self.tr("title"), lang)
         n = len(names)
+        heading, table = self._top(job, profile, wish, two_lines=True)
+        if table.group.get_bottom()[1] < FLOOR + BOARD_H + 0.25:     # too tall to leave the board its room
+            heading, table = self._top(job, profile, wish, two_lines=False)
+        left = table.group.get_left()[0]
+        beside = left - PLANE_GAP + EDGE >= MIN_PLANE_W
+        # --- the loss curve and the read-out of the run, under the table (reaching left of it when
+        # the table is narrower than the axes and the info lines; the plane then stops above them)
         info_w = self._info_width(n)
-        names_xy = (self.tr("steps_axis"), self.tr("loss_axis"))
-        # the loss axes: wider than the loss's name in their corner, beside the info lines
-        least = _width(names_xy[1], lang, 24) + 0.45
-        overhead = LossAxes(run.losses, p.steps, lang, *names_xy, width=2.0, height=1.0).width - 2.0
-        table, grid, wants, col_x = self._table(heading, job, names, wish)
-        rows_clear = all(grid.row_labels[i].get_bottom()[1] > wants[i].get_top()[1] + 0.03 for i in range(n)) and \
-            all(wants[i].get_bottom()[1] > grid.row_labels[i + 1].get_top()[1] + 0.03 for i in range(n - 1))
-        # the table's column, with the axes and the info lines under it (wider than a narrow table)
-        left = min(table.get_left()[0], EDGE - (info_w + 0.35 + least + overhead))
-        beside = rows_clear and left >= -EDGE + 4.2 and table.get_bottom()[1] >= -1.0
-        if not beside:      # too many guests or names too wide: the table across, the plane under it
-            table, grid, wants, col_x = self._table_full(heading, job, names, wish)
-            left = -EDGE
-
-        # --- the loss curve and the read-out of the run, under the table
-        height = float(np.clip(table.get_bottom()[1] - 0.25 - FLOOR - 0.6, 0.8, 1.3))
-        room_w = EDGE - left if beside else 0.55 * 2 * EDGE
-        width = float(np.clip(room_w - info_w - 0.35 - overhead, least, 3.2))
-        ax = LossAxes(run.losses, p.steps, lang, *names_xy, width=width, height=height)
-        ax.shift(RIGHT * (left - ax.get_left()[0]))
-        ax.align_to([0, FLOOR, 0], DOWN)
+        under_top = table.group.get_bottom()[1] - 0.25
+        need = info_w + 0.35 + self._axes_overhead(run) + AXES_W
+        under = (min(left, EDGE - need) if beside else -EDGE, FLOOR, EDGE, under_top)
+        ax = self._axes(run, under, info_w)
         marker = Dot(ax.point(0, run.snapshots[0].loss), radius=0.07, color=palette.FOCUS)
+        grid = table.grid
         for i in range(n):
             for j in range(n):
                 grid.cell_at(i, j).set_fill(WEIGHT_FILL if i != j else palette.MUTED, opacity=0)
-        region = (-EDGE, FLOOR, left - PLANE_GAP, heading.get_bottom()[1] - 0.2) if beside else \
-            (ax.get_right()[0] + 0.35 + info_w + PLANE_GAP, FLOOR, EDGE, table.get_bottom()[1] - 0.2)
-        plane = self._plane(run, X, region)
+        plane_right = left - PLANE_GAP
+        if beside:       # the plane left of the table, down to the floor unless the board reaches under it
+            region = (-EDGE, FLOOR if under[0] > plane_right - 0.1 else under_top + 0.2, plane_right,
+                      heading.get_bottom()[1] - 0.2)
+            board = under
+        else:            # the table across the frame: the plane right of the board, under the table
+            region = (ax.get_right()[0] + 0.35 + info_w + PLANE_GAP, FLOOR, EDGE, under_top + 0.05)
+            board = (-EDGE, FLOOR, region[0] - PLANE_GAP, under_top)
+        # the plane's caption stays clear of the board when the board reaches under the plane's column
+        plane = self._plane(run, X, region, min(region[2], under[0] - 0.35) if beside else region[2])
         tags = [VGroup(*[MathTex(f"{name}_{{{i + 1}}}", font_size=TAG_SIZE, color=color) for i in range(n)])
                 for name, color in (("q", palette.Q_GOLD), ("k", palette.K_TEAL))]
-        return _Stage(run, X, match, profile, wish, job, names, heading, table, grid, wants, col_x, ax,
-                      ax.get_right()[0] + 0.35, marker, plane, VGroup(), VGroup(), *tags)
+        maps = self._maps(run.snapshots[0].weights, n_jobs, heading)
+        # the guest's row and the matrices go where the plane will be (or, the table across, under it)
+        dims = (region[0], plane.group[1].get_bottom()[1], region[2], region[3]) if beside else \
+            (-EDGE, FLOOR, EDGE, under_top)
+        return _Stage(run, X, match, profile, wish, job, names, heading, table, ax,
+                      ax.get_right()[0] + 0.35, board, dims, marker, plane, maps, VGroup(), VGroup(), *tags)
+
+    def _top(self, job: list[str], profile: np.ndarray, wish: np.ndarray, two_lines: bool) -> tuple:
+        """The title and the table: the table at the top of the frame beside the title (the title
+        wrapped to the room left of it), or under the title when it does not fit beside."""
+        top = config.frame_height / 2 - 0.4
+        table = self._table(top, job, profile, wish, two_lines)
+        room = table.group.get_left()[0] - 0.3 - (-config.frame_width / 2 + TITLE_BUFF)
+        heading = title(self.tr("title"), self.lang)
+        if heading.width > room and room >= 2.5:
+            heading = title(self.tr("title"), self.lang, width=room)
+        if heading.get_right()[0] > table.group.get_left()[0] - 0.3:
+            table = self._table(heading.get_bottom()[1] - 0.25, job, profile, wish, two_lines)
+        return heading, table
+
+    def _axes_overhead(self, run: Run) -> float:
+        """How much wider the loss axes are drawn than their plot (the decades left, the steps' name right)."""
+        names_xy = (self.tr("steps_axis"), self.tr("loss_axis"))
+        return LossAxes(run.losses, self.params.steps, self.lang, *names_xy, width=2.0, height=1.0).width - 2.0
+
+    def _axes(self, run: Run, under: tuple, info_w: float) -> LossAxes:
+        """The loss axes in the left of the room under the table, their loss's name above the plot
+        (where no stretch of the curve can run through it), the info lines' room right of them."""
+        left, bottom, right, top = under
+        names_xy = (self.tr("steps_axis"), self.tr("loss_axis"))
+        probe = LossAxes(run.losses, self.params.steps, self.lang, *names_xy, width=2.0, height=1.0)
+        overhead = probe.width - 2.0
+        least = _width(names_xy[1], self.lang, 24) - overhead + 0.3
+        width = float(np.clip(right - left - info_w - 0.35 - overhead, max(least, 1.6), 3.2))
+        name_h = probe.y_label.height + 0.1
+        height = float(np.clip(top - bottom - 0.55 - name_h, 0.7, 1.3))
+        ax = LossAxes(run.losses, self.params.steps, self.lang, *names_xy, width=width, height=height)
+        ax.y_label.next_to(ax.c2p(0, ax.y_range[1]), UP + RIGHT, buff=0.08)
+        ax.shift(RIGHT * (left - ax.get_left()[0]))
+        ax.align_to([0, bottom, 0], DOWN)
+        return ax
 
     def _info_width(self, n: int) -> float:
         """How wide the widest info line can be drawn (the loss line at its widest number)."""
         p, lang = self.params, self.lang
-        widest = max(_width(line, lang, 22) for line in (
+        widest = max(_width(line, lang, INFO_SIZE) for line in (
             self.tr("step", step=p.steps, steps=p.steps), self.tr("accuracy", acc="100"),
-            self.tr("referee", wrong=n, n=n), self.tr("referee_ok", n=n),
+            self.tr("referee", wrong=n, n=n), self.tr("referee_one", wrong=1, n=n), self.tr("referee_ok", n=n),
             self.tr("chance_line", others=n - 1, chance=percent(1 / (n - 1)))))
-        return max(widest, _width(self.tr("loss"), lang, 22) + 0.15 + MathTex(sci(4.4e-5), font_size=LOSS_SIZE).width)
+        return max(widest, _width(self.tr("loss"), lang, INFO_SIZE) + 0.15 + MathTex(sci(4.4e-5),
+                                                                                   font_size=LOSS_SIZE).width)
 
-    def _plane(self, run: Run, X: np.ndarray, region: tuple) -> _Plane:
-        """The shadow plane in ``region`` (left, bottom, right, top): its caption at the bottom, faint
-        axes through the origin, the scale that fits every snapshot's q and k."""
+    def _plane(self, run: Run, X: np.ndarray, region: tuple, caption_right: float) -> _Plane:
+        """The shadow plane in ``region`` (left, bottom, right, top): its caption at the bottom (left
+        of ``caption_right``), faint axes through the origin, the scale that fits every snapshot's q and k."""
         d = X.shape[1] // 2
         _, q, k, kept = qm.qk_shadow([snap.weights for snap in run.snapshots], X)
         left, bottom, right, top = region
-        caption = wrapped_text(self.tr("shadow_caption", d=d), self.lang, size=24, width=right - left,
+        caption = wrapped_text(self.tr("shadow_caption", d=d), self.lang, size=24, width=caption_right - left - 0.1,
                                color=palette.INK)
-        caption.move_to([(left + right) / 2, 0, 0]).align_to([0, bottom, 0], DOWN)
+        caption.move_to([(left + caption_right) / 2, 0, 0]).align_to([0, bottom, 0], DOWN)
         box = (left, caption.get_top()[1] + 0.1, right, top)
         swap, unit, origin = _fit(q, k, box, margin=0.45)
         axes = VGroup(Line([box[0], origin[1], 0], [box[2], origin[1], 0]),
                       Line([origin[0], box[1], 0], [origin[0], box[3], 0])).set_stroke(palette.MUTED, 1.5, 0.6)
         return _Plane(q, k, kept, origin, unit, swap, box, VGroup(axes, caption))
 
-    def _table(self, heading: Mobject, job: list[str], names: list[str], wish: np.ndarray):
-        """The table, right of the plane: # | who (what they seek under it) | attention grid |
-        Q asks | K says | V brings, laid out from the right edge by the widths of its words, every
-        label at a readable size, just under the title.
-        Returns the table, its grid, the wants labels and the read-out columns' centres."""
-        lang, n = self.lang, len(names)
-        cell = float(np.clip(2.9 / n, 0.6, 0.72))      # two lines a row: the guest, what they seek
-        size = 24 if n <= 4 else 20
-        number_size = 28 if n <= 4 else 26
-        read_w, col_x, _ = self._readout_columns(job, gap=0.25)
-        # columns at least as wide as the grid's numbers and, together, as its heading (two levels of
-        # names over them when the names are wider)
-        cell_w = max(cell, number_tex("0.00", font_size=number_size).width / 0.9,
-                     _width(self.tr("keys"), lang, HEAD_SIZE) / n)
-        grid = NumberGrid(names, names, lang, cell=cell, size=size, cell_width=cell_w, number_size=number_size)
-        grid.shift(RIGHT * (col_x[0] - read_w[0] / 2 - 0.2 - grid.cells.get_right()[0]))   # clear of the Q column
-        grid.align_to([0, 2.65, 0], UP).shift(DOWN * grid.col_labels.height)
-        wants = VGroup(*[legible(text(job[wish[i]], lang, size=NAME_SIZE, color=TRUTH)) for i in range(n)])
-        for i, w in enumerate(wants):   # the guest above, what they seek below, right-aligned by the grid
-            y = grid.cell_at(i, 0).get_y()
-            grid.row_labels[i].shift(UP * (y + 0.03 - grid.row_labels[i].get_bottom()[1]))
-            w.next_to([grid.row_labels[i].get_right()[0], y - 0.03, 0], DOWN + LEFT, buff=0)
-            w.align_to(grid.row_labels[i], RIGHT)
-        who_x = min(grid.row_labels.get_left()[0], wants.get_left()[0])
-        index = VGroup(*[MathTex(str(i + 1), font_size=TAG_SIZE, color=palette.INK)
-                         .move_to([who_x - 0.3, grid.cell_at(i, 0).get_y(), 0]) for i in range(n)])
-        head_y = grid.col_labels.get_top()[1] + 0.3
-        who_head = text(self.tr("who"), lang, size=HEAD_SIZE, color=palette.Q_GOLD)
-        heads_y = grid.cells.get_top()[1] + 0.12      # the two heads stacked over the column's two lines
-        wants_head = text(self.tr("wants"), lang, size=HEAD_SIZE, color=TRUTH)
-        wants_head.next_to([grid.row_labels.get_right()[0], heads_y, 0], UP + LEFT, buff=0)
-        who_head.next_to(wants_head, UP, buff=0.08).align_to(wants_head, RIGHT)
-        keys_head = text(self.tr("keys"), lang, size=HEAD_SIZE, color=palette.K_TEAL).move_to(
-            [grid.cells.get_center()[0], head_y, 0])
-        read_heads = VGroup(*[text(self.tr(f"{key}_head"), lang, size=HEAD_SIZE, color=color).move_to([x, head_y, 0])
-                              for (key, color), x in zip(READOUTS, col_x)])
-        table = VGroup(grid, wants, wants_head, who_head, keys_head, read_heads, index)
-        table.shift(UP * (heading.get_bottom()[1] - 0.25 - table.get_top()[1]))   # just under the title
-        return table, grid, wants, col_x
+    def _maps(self, W: dict, n_jobs: int, heading: Mobject) -> _Maps:
+        """W_Q, W_K, W_V of the random start, side by side under the title, named over them."""
+        cell = min(0.28, 4.5 / (2 * n_jobs), 6.6 / (3 * n_jobs))
+        maps, names = VGroup(), VGroup()
+        for name, color in palette.W_COLORS.items():
+            maps.add(_weights_map(W[name], color, cell))
+            names.add(MathTex(name.replace("_", "_{") + "}", font_size=40, color=color))
+        maps.arrange(RIGHT, buff=max(0.8, 6 * cell))
+        maps.move_to([0, (heading.get_bottom()[1] - 0.55 + FLOOR) / 2, 0])
+        for name, block in zip(names, maps):
+            name.next_to(block, UP, buff=0.2)
+        return _Maps(maps, names)
 
-    def _readout_columns(self, job: list[str], gap: float) -> tuple[list[float], list[float], float]:
-        """The Q asks | K says | V brings columns, laid from the right edge, each as wide as its widest
-        name or heading, ``gap`` apart: (widths, centres' x, the x left of them)."""
-        names_w = max(_width(nm, self.lang, NAME_SIZE) for nm in job)
-        read_w = [max(names_w, _width(self.tr(f"{key}_head"), self.lang, HEAD_SIZE)) for key, _ in READOUTS]
-        col_x, right = [], EDGE
-        for w in reversed(read_w):
-            col_x.insert(0, right - w / 2)
-            right -= w + gap
-        return read_w, col_x, right
-
-    def _table_full(self, heading: Mobject, job: list[str], names: list[str], wish: np.ndarray):
-        """The table across the frame (when it does not fit beside the plane): # | who | wants |
-        attention grid | Q asks | K says | V brings, one line a row, laid out from the widths of its
-        words, every label at a readable size, just under the title (the plane goes under it).
-        Returns the table, its grid, the wants column and the read-out columns' centres."""
-        lang, n = self.lang, len(names)
-        cell = min(0.66, 2.7 / n)
-        size = 24 if n <= 4 else 20
+    def _table(self, top: float, job: list[str], profile: np.ndarray, wish: np.ndarray,
+               two_lines: bool) -> _Table:
+        """The party table at the right edge, its top at ``top``, laid out from the
+        widths of its words (every label at a readable size).  With ``two_lines`` each row has two
+        lines, who the guest is over what they seek, and each read-out stands on the line it should
+        equal: q_i | guest over seeks | the attention grid (columns k_j) | K is over Q seeks |
+        V brings.  Otherwise one line a row: q_i | guest | seeks | grid | Q seeks | K is | V brings."""
+        lang, n = self.lang, len(profile)
+        size = NAME_SIZE if n <= 4 else NAME_SIZE - 2 if two_lines else NAME_SIZE - 4   # (at least the floor)
+        gap = 0.25 if two_lines else 0.2
         number_size = 28 if n <= 4 else 26
-        who_w = max([_width(nm, lang, size) for nm in job] + [_width(self.tr("who"), lang, HEAD_SIZE)])
-        wants_w = max(_width(nm, lang, NAME_SIZE) for nm in [*job, self.tr("wants")])
-        names_w = max(_width(nm, lang, NAME_SIZE) for nm in job)
-        read_w, col_x, right = self._readout_columns(job, gap=0.3)
-        wants_x = INDENT + who_w + 0.3 + wants_w / 2
-        grid_left, grid_right = wants_x + wants_w / 2 + 0.35, right - 0.05
-        # columns as wide as the names over them (two levels of names when narrower), at least as wide
-        # as the grid's numbers and, together, as its heading; as the room allows
-        least = max(number_tex("0.00", font_size=number_size).width / 0.9,
-                    _width(self.tr("keys"), lang, HEAD_SIZE) / n)
-        cell_w = float(np.clip(max(who_w / 0.92, least), cell, (grid_right - grid_left) / n))
-        grid = NumberGrid(names, names, lang, cell=cell, size=size, cell_width=cell_w, number_size=number_size)
-        grid.move_to([(grid_left + grid_right) / 2, 0, 0]).align_to([0, 2.65, 0], UP)
-        grid.shift(DOWN * grid.col_labels.height)
-        # the grid stays clear of the read-outs' names (which are centred in their columns)
-        grid.shift(LEFT * max(0.0, grid.cells.get_right()[0] - (col_x[0] - names_w / 2 - 0.15)))
-        wants = VGroup(*[legible(text(job[wish[i]], lang, size=NAME_SIZE, color=TRUTH)) for i in range(n)])
-        for i, w in enumerate(wants):
-            w.move_to([wants_x, grid.cell_at(i, 0).get_y(), 0])
-            grid.row_labels[i].shift(RIGHT * (INDENT + who_w - grid.row_labels[i].get_right()[0]))
-        head_y = grid.col_labels.get_top()[1] + 0.3
-        wants_head = text(self.tr("wants"), lang, size=HEAD_SIZE, color=TRUTH).move_to([wants_x, head_y, 0])
-        who_head = text(self.tr("who"), lang, size=HEAD_SIZE, color=palette.Q_GOLD)
-        who_head.move_to([0, head_y, 0]).align_to(grid.row_labels, RIGHT)
-        keys_head = text(self.tr("keys"), lang, size=HEAD_SIZE, color=palette.K_TEAL).move_to(
-            [grid.cells.get_center()[0], head_y, 0])
-        read_heads = VGroup(*[text(self.tr(f"{key}_head"), lang, size=HEAD_SIZE, color=color).move_to([x, head_y, 0])
-                              for (key, color), x in zip(READOUTS, col_x)])
-        index = VGroup(*[MathTex(str(i + 1), font_size=TAG_SIZE, color=palette.INK)
-                         .move_to([-EDGE + 0.15, grid.cell_at(i, 0).get_y(), 0]) for i in range(n)])
-        table = VGroup(grid, wants, wants_head, who_head, keys_head, read_heads, index)
-        table.shift(UP * (heading.get_bottom()[1] - 0.25 - table.get_top()[1]))   # just under the title
-        return table, grid, wants, col_x
+        heads = {key: text(self.tr(f"{key}_head"), lang, size=HEAD_SIZE, color=color) for key, color in READOUTS}
+        heads["who"] = text(self.tr("who"), lang, size=HEAD_SIZE, color=TRUTH)
+        heads["wants"] = text(self.tr("wants"), lang, size=HEAD_SIZE, color=TRUTH)
+        heads["keys"] = text(self.tr("keys"), lang, size=HEAD_SIZE, color=palette.INK)
+        made = [legible(text(nm, lang, size=size)) for nm in job]
+        asc = max(m.get_top()[1] - baseline(m) for m in made)        # the names' tallest rise over their line
+        desc = max(baseline(m) - m.get_bottom()[1] for m in made)    # and deepest fall under it
+        names_w = max(m.width for m in made)
+        party_w = max(made[k].width for k in (*profile, *wish))
+        line_h = asc + desc
+        # columns from the right edge: (keys, lines), each as wide as its widest name or head
+        if two_lines:
+            cols = [(("brings",), (0,)), (("says", "asks"), (0, 1))]
+            name_cols = [(("who", "wants"), (0, 1))]
+            row_h = max(float(np.clip(2.9 / n, 0.6, 0.72)), 2 * line_h + 0.12)
+        else:
+            cols = [(("brings",), (0,)), (("says",), (0,)), (("asks",), (0,))]
+            name_cols = [(("wants",), (0,)), (("who",), (0,))]
+            row_h = max(min(0.66, 2.7 / n), line_h + 0.1)
+        x, col_x = EDGE, {}
+        for keys_, _ in cols:
+            w = max([names_w] + [heads[k].width for k in keys_])
+            col_x[keys_] = x - w / 2
+            x -= w + gap
+        grid_right = x + gap - 0.2
+        keys = VGroup(*[MathTex(f"k_{{{j + 1}}}", font_size=TAG_SIZE, color=palette.K_TEAL) for j in range(n)])
+        cell_w = max(row_h, number_tex("0.00", font_size=number_size).width / 0.9, heads["keys"].width / n,
+                     keys[0].width + 0.15)
+        party = [job[k] for k in profile]
+        grid = NumberGrid(party, party, lang, cell=row_h, size=size, cell_width=cell_w, number_size=number_size)
+        grid.remove(grid.col_labels, grid.row_labels)
+        grid.col_labels = keys
+        grid.add(keys)
+        grid.shift(RIGHT * (grid_right - grid.cells.get_right()[0]) + UP * (2.0 - grid.cells.get_top()[1]))
+        for j, key in enumerate(keys):
+            key.next_to(grid.cell_at(0, j), UP, buff=0.1)
+        x = grid.cells.get_left()[0] - 0.2
+        for keys_, _ in name_cols:
+            w = max([party_w] + [heads[k].width for k in keys_])
+            col_x[keys_] = x - w / 2
+            x -= w + gap
+        # each row's lines: line 0's baseline over line 1's, both clear of the row's edges
+        ys = [grid.cell_at(i, 0).get_y() for i in range(n)]
+        lines = ([y + 0.03 + desc for y in ys], [y - 0.03 - asc for y in ys]) if two_lines else \
+            ([y - (asc - desc) / 2 for y in ys],)
+        spot = {key: (cx, lines[line]) for keys_, ls in [*cols, *name_cols] for key, line in zip(keys_, ls)
+                for cx in (col_x[keys_],)}
+        names_x = {key: spot[key][0] for key in ("who", "wants")}
+        who = VGroup(*[_on_baseline(legible(text(job[profile[i]], lang, size=size, color=TRUTH)),
+                                    names_x["who"], spot["who"][1][i]) for i in range(n)])
+        wants = VGroup(*[_on_baseline(legible(text(job[wish[i]], lang, size=size, color=TRUTH)),
+                                      names_x["wants"], spot["wants"][1][i]) for i in range(n)])
+        grid.row_labels = who
+        index = VGroup(*[MathTex(f"q_{{{i + 1}}}", font_size=TAG_SIZE, color=palette.Q_GOLD)
+                         .move_to([x + 0.25 - 0.3, ys[i], 0]) for i in range(n)])
+        # the heads over their columns: line 0's above line 1's, the grid's over its keys
+        low = grid.cells.get_top()[1] + 0.12
+        high = low + max(h.height for h in heads.values()) + 0.08
+        for keys_, ls in [*cols, *name_cols]:
+            for key, line in zip(keys_, ls):
+                level = high if two_lines and line == 0 and len(keys_) > 1 or two_lines and key == "brings" else low
+                heads[key].next_to([col_x[keys_], level, 0], UP, buff=0)
+        heads["keys"].next_to(keys, UP, buff=0.12).set_x(grid.cells.get_center()[0])
+        group = VGroup(grid, who, wants, index, *heads.values())
+        shift = UP * (top - group.get_top()[1])
+        group.shift(shift)
+        spot = {key: (cx, [y + shift[1] for y in ys_]) for key, (cx, ys_) in spot.items()}
+        return _Table(group, grid, who, wants, heads, index, keys, spot, size)
 
     # --- the changing labels of one snapshot --------------------------------
     def _name(self, name: str, color) -> Mobject:
         """A profession's name (made once per name and colour, then copied)."""
         made = self.s.made
         if (name, color) not in made:
-            made[name, color] = legible(text(name, self.lang, size=NAME_SIZE, color=color))
+            made[name, color] = legible(text(name, self.lang, size=self.s.table.size, color=color))
         return made[name, color].copy()
 
     def _line(self, r: int, content: str, color=palette.INK) -> Mobject:
         """Info line ``r`` (0 at the top) right of the loss axes."""
         y = FLOOR + 0.17 + LINE * (3 - r)
-        return self.s.slots.place(("info", r), (content, color), lambda: text(content, self.lang, size=22, color=color)
+        return self.s.slots.place(("info", r), (content, color),
+                                  lambda: text(content, self.lang, size=INFO_SIZE, color=color)
                                   .move_to([self.s.info_x, y, 0], aligned_edge=LEFT))
 
     def _place(self, k: int) -> dict:
@@ -382,25 +516,27 @@ class RolesEmerge(LessonScene):
         r = qm.readouts(snap.weights, s.X, "standard")
         truth = {"asks": s.wish, "says": s.profile, "brings": s.profile}
         shown = {}
-        for (key, color), x in zip(READOUTS, s.col_x):
+        for key, color in READOUTS:
+            x, ys = s.table.spot[key]
             top = r[key].argmax(1)
             shown[key] = [job[t] for t in top]
             for i in range(n):
                 c = color if top[i] == truth[key][i] else WRONG_READ
-                slots.place((key, i), (top[i], c), lambda t=top[i], c=c, x=x, i=i: self._name(job[t], c)
-                            .move_to([x, grid.cell_at(i, 0).get_y(), 0]))
+                slots.place((key, i), (top[i], c), lambda t=top[i], c=c, x=x, y=ys[i]:
+                            _on_baseline(self._name(job[t], c), x, y))
         wrong = int(np.sum(picked != match))
-        self._line(0, self.tr("step", step=snap.step, steps=p.steps))
+        step = self._line(0, self.tr("step", step=snap.step, steps=p.steps))
         loss_head = self._line(1, self.tr("loss"))
         loss_tex = sci(snap.loss)
         slots.place(("info", "loss"), loss_tex, lambda: MathTex(loss_tex, font_size=LOSS_SIZE, color=CURVE)
                     .next_to(loss_head, RIGHT, buff=0.15))
         acc = self._line(2, self.tr("accuracy", acc=percent(snap.accuracy)))
-        self._line(3, self.tr("referee", wrong=wrong, n=n) if wrong else self.tr("referee_ok", n=n),
-                   palette.ALERT if wrong else RIGHT_MARK)
+        referee = self._line(3, self.tr_count("referee", wrong, wrong=wrong, n=n) if wrong else
+                             self.tr("referee_ok", n=n), palette.ALERT if wrong else RIGHT_MARK)
         return {"step": snap.step, "grid": grid.shown(), "picked": picked.tolist(),
                 "flags": [i for i in range(n) if picked[i] != match[i]],
-                "readouts": shown, "loss": loss_tex, "accuracy": acc.text, "wrong": wrong}
+                "readouts": shown, "loss": loss_tex, "accuracy": acc.text, "step_line": step.text, "wrong": wrong,
+                "referee_line": referee.text}
 
     def _fills(self, k: int) -> UpdateFromAlphaFunc:
         """Cells shaded by snapshot k's weights (the masked diagonal stays grey)."""
@@ -414,29 +550,41 @@ class RolesEmerge(LessonScene):
                 c.set_fill(opacity=a + (b - a) * alpha)
         return UpdateFromAlphaFunc(ValueTracker(0), shade)
 
-    def _show(self, k: int, run_time: float = 0.8, extra: list | None = None) -> dict:
-        """Snapshot k: its labels, the grid's shading and the loss curve up to its step (with ``extra``
-        animations); a pick's box that changes slides from its old cell to its new one."""
+    def _show(self, k: int, run_time: float = 0.8, extra: list | None = None, hold: tuple = (),
+              name: str | None = None) -> dict:
+        """Snapshot k: its labels, the grid's shading, the arrows and, once the loss axes are on
+        screen, the loss curve up to its step (with ``extra`` animations); a pick's box that changes
+        slides from its old cell to its new one.  Labels whose slot kind is in ``hold`` are placed
+        but left off screen (a later beat brings them in).  The key moment is ``name``
+        (default ``snapshot_k``); a replay (``name`` given) draws no new stretch of curve."""
         s, ax = self.s, self.s.ax
         snaps = s.run.snapshots
         probes = self._place(k)
         snap = snaps[k]
-        prev = snaps[k - 1].step if k else 0
-        stop = min(snap.step, self.params.steps - 1)
-        pts = [ax.point(t, s.run.losses[t]) for t in range(prev, stop + 1)]
-        pts.append(ax.point(snap.step, snap.loss))
-        segment = VMobject(color=CURVE, stroke_width=3)
-        segment.set_points_as_corners(pts if len(pts) > 1 else pts * 2)
-        s.curve.add(segment)
+        anims = [self._fills(k)]
+        if s.curve_on:
+            if name is None:
+                prev = snaps[k - 1].step if k else 0
+                stop = min(snap.step, self.params.steps - 1)
+                pts = [ax.point(t, s.run.losses[t]) for t in range(prev, stop + 1)]
+                pts.append(ax.point(snap.step, snap.loss))
+                segment = VMobject(color=CURVE, stroke_width=3)
+                segment.set_points_as_corners(pts if len(pts) > 1 else pts * 2)
+                s.curve.add(segment)
+                anims.append(Create(segment))
+            anims.append(s.marker.animate.move_to(ax.point(snap.step, snap.loss)))
+        shown_now = {id(m) for m in self.get_mobject_family_members()}
         slides = [(s.slots.current[key][1], m) for key, (_, m) in s.slots.pending.items()
-                  if key[0] == "pick" and key in s.slots.current and s.slots.current[key][1] is not m]
+                  if key[0] == "pick" and key in s.slots.current and s.slots.current[key][1] is not m
+                  and id(s.slots.current[key][1]) in shown_now]
         out, new = s.slots.commit()
         sliding = {id(m) for pair in slides for m in pair}
-        out, new = [m for m in out if id(m) not in sliding], [m for m in new if id(m) not in sliding]
+        held = {id(m) for key, (_, m) in s.slots.current.items() if key[0] in hold}
+        out = [m for m in out if id(m) not in sliding and id(m) in shown_now]
+        new = [m for m in new if id(m) not in sliding and id(m) not in held]
         swing = self._swing(k)
         self.add(*new)
-        self.play(self._fills(k), Create(segment), s.marker.animate.move_to(ax.point(snap.step, snap.loss)),
-                  crossfade(VGroup(*out), VGroup(*new)), *[ReplacementTransform(a, b) for a, b in slides],
+        self.play(*anims, crossfade(VGroup(*out), VGroup(*new)), *[ReplacementTransform(a, b) for a, b in slides],
                   *swing, *(extra or []), run_time=run_time)
         self.remove(*out)
         s.next_k = k + 1
@@ -445,8 +593,12 @@ class RolesEmerge(LessonScene):
         # where the marker and the curve's end sit, in the axes' coordinates
         # (log10(step + 1), log10(loss))
         pl = s.plane
-        self.key_moment(f"snapshot_{k}", **probes, time=self.renderer.time, marker=ax.value(s.marker.get_center()),
-                        curve_end=ax.value(s.curve[-1].get_end()),
+        picks = [s.slots.current[("pick", i)][1] for i in range(s.n)]
+        self.key_moment(name or f"snapshot_{k}", **probes, time=self.renderer.time,
+                        marker=ax.value(s.marker.get_center()),
+                        curve_end=ax.value(s.curve[-1].get_end()) if len(s.curve) else None,
+                        pick_colours=[m.get_color().to_hex() for m in picks],
+                        picks_on=[id(m) in {id(x) for x in self.get_mobject_family_members()} for m in picks],
                         q_tips=[pl.coords(a.get_end()) for a in s.q_arrows],
                         k_tips=[pl.coords(a.get_end()) for a in s.k_arrows],
                         q_tags=[t.get_center().tolist() for t in s.q_tags],
@@ -507,108 +659,282 @@ class RolesEmerge(LessonScene):
 
     # --- the beats ----------------------------------------------------------
     def _at(self, sentence: str, phrase: str, t0: float) -> float:
-        """When ``phrase`` of ``sentence`` (a beat's, its reading started at ``t0``) is read:
-        its cue's start plus its share of that cue's reading time, by characters."""
-        cues = split_cues(sentence, self.lang)
-        flat = [re.sub(r"\s", "", c) for c in cues]
-        at = re.sub(r"\s", "", sentence).find(re.sub(r"\s", "", phrase))
-        t = t0
-        for cue, chars in zip(cues, flat):
-            if 0 <= at < len(chars):
-                return t + cue_seconds(cue, self.lang) * at / max(1, len(chars))
-            at -= len(chars)
-            t += cue_seconds(cue, self.lang)
+        """When ``phrase`` of ``sentence`` (a beat's, read from ``t0``) is read (``phrase_at``)."""
+        return self.phrase_at(sentence, phrase, t0)
+
+    def _field_at(self, key: str, name: str, sentence: str, t0: float, **fields) -> float:
+        """When the value of field ``name`` of text ``key`` is read in ``sentence`` (the text
+        filled with ``fields``): found by the text's template, not by searching for the value."""
+        template, at = tr(self.lang, f"{self.section}.{key}"), 0
+        for literal, field_name, spec, _ in string.Formatter().parse(template):
+            at += len(literal)
+            if field_name == name:
+                return self.char_at(sentence, at, t0)
+            if field_name is not None:
+                at += len(format(fields[field_name], spec or ""))
         return t0
 
-    def _intro(self) -> None:
-        """The party, built as it is told: the guests, what each seeks, then the grid and the read-outs."""
-        s, g = self.s, self.s.grid
-        who_head, wants_head, keys_head, read_heads = s.table[3], s.table[2], s.table[4], s.table[5]
-        with self.beat("intro_say", focus=g.cells, n=s.n, jobs=len(self.params.jobs)) as said:
-            t = self.cue_starts(said)
-            self.play(Write(s.heading), FadeIn(g.row_labels, who_head, shift=RIGHT * 0.3), run_time=1.0)
-            self.reveal([(t[1], [FadeIn(s.wants, wants_head, s.table[6], shift=RIGHT * 0.3)]),
-                         (t[-1], [Create(g.cells), FadeIn(g.col_labels, keys_head, read_heads),
-                                  Create(s.plane.group[0]), FadeIn(s.plane.group[1])])],
-                        focus=s.wants, run_time=1.0)
-        pl = s.plane
-        self.key_moment("party", names=s.names, wants=[w.text for w in s.wants],
-                        wants_colour=[w.get_color().to_hex() for w in s.wants],
-                        caption=" ".join(line.text for line in pl.group[1]), kept=pl.kept,
-                        plane=dict(origin=pl.origin.tolist(), unit=pl.unit, swap=pl.swap, region=list(pl.region)),
-                        table=[float(v) for v in bounds(s.table)])
+    def _bridge(self) -> None:
+        """Where scene 9 left off: the three matrices, written by hand there, here blank and then
+        filled with random numbers, the start of a real model."""
+        s, m = self.s, self.s.maps
+        blank = VGroup(*[VGroup(*[cell.copy().set_fill(opacity=0) for row in block for cell in row])
+                         for block in m.maps])
+        with self.beat("bridge_say") as said:
+            t0 = self.renderer.time
+            self.play(Write(s.heading), FadeIn(m.names, shift=DOWN * 0.2), Create(blank), run_time=1.2)
+            fill = [FadeIn(block, lag_ratio=0.01) for block in m.maps]
+            self.reveal([(self._at(said, self.tr("random_word"), t0), fill)], focus=blank, run_time=1.2)
+            self.remove(blank)
+            self.key_moment("bridge", maps=[[[float(c.get_fill_opacity()) for c in row] for row in block]
+                                            for block in m.maps],
+                            names=[n.tex_string for n in m.names], time=self.renderer.time)
+            self.focus_on(m.maps)
 
-    def _marks(self) -> list[Mobject]:
-        """The referee's marks on screen: the picks' boxes, then the dashed right answers."""
-        cur = self.s.slots.current
-        return [m for key, (_, m) in cur.items() if key[0] == "pick"] + \
-            [m for key, (_, m) in cur.items() if key[0] == "should"]
-
-    def _start(self) -> None:
-        """Step 0: noise in the grid, gibberish in the read-outs, the wrong names struck through."""
+    def _dims_layout(self) -> dict:
+        """Where the guest's row x, the three matrices and their outputs go in the dims' room
+        (the plane's, before the plane is drawn; with the table across the frame, the room under
+        it): x across the top (its two halves named), the matrices under it, each output under
+        its matrix (named when there is room).  Returns the cell sizes and the places."""
         s = self.s
-        with self.beat("start_say", d=s.X.shape[1] // 2) as said:
-            t = self.cue_starts(said)
-            self.play(FadeIn(s.ax), FadeIn(s.marker), run_time=0.6)
-            self._show(0, run_time=1.2)
-            self.remove(*self._marks(), self._shown(("info", 3)))   # the referee speaks in the next beat
+        left, bottom, right, top = s.dims_room
+        n_jobs = s.X.shape[1] // 2
+        w, h = right - left - 0.2, top - bottom
+        x_cell = min(0.24, w / (2 * n_jobs + 0.5))
+        half_w = n_jobs * x_cell
+        # each half's name no wider than the half and its share of the gap (pushed apart, if need be,
+        # into the room beyond the row's ends)
+        outside = max(0.0, (w - 2 * half_w - 0.5 * x_cell) / 2)
+        labels = [wrapped_text(self.tr(key), self.lang, size=INFO_SIZE, color=TRUTH,
+                               width=max(half_w + 0.5 * x_cell - 0.15 + outside, 0.5))
+                  for key in ("dims_who", "dims_seeks")]
+        label_h = max(lab.height for lab in labels)
+        x_y = top - label_h - 0.12 - x_cell / 2
+        names_h = 0.45
+        above = label_h + 0.12 + x_cell + 0.3 + names_h        # from the room's top to the blocks' top
+        # the blocks' names as large as three of them fit across the room with the blocks' gaps
+        name_size = float(np.clip(34 * ((w - 0.35) / 3 - 0.3) / MathTex("W_{Q}", font_size=34).width, 26, 34))
+        name_w = MathTex("W_{Q}", font_size=name_size).width
+        cell = min(0.2, (w - 0.95) / (3 * n_jobs), (h - above - 0.85) / (2 * n_jobs))
+        named = cell >= 0.06                   # room for the outputs' names under them
+        if not named:
+            cell = max(0.02, (h - above - 0.25) / (2 * n_jobs + 1))
+        # the whole, centred in the room's height
+        used = above + 2 * n_jobs * cell + (0.3 + cell + 0.5 if named else 0.15 + cell)
+        x_y -= max(0.0, (h - used) / 2)
+        return {"x_cell": x_cell, "x_y": x_y, "labels": labels, "cell": cell, "names_h": names_h,
+                "centre": (left + right) / 2, "named": named, "buff": max(0.3, name_w - n_jobs * cell + 0.15),
+                "name_size": name_size}
+
+    def _intro(self) -> None:
+        """The party, built as it is told: the guests, what each seeks, then the grid; the three
+        matrices step aside into the plane's room, where the next beat uses them."""
+        s, t, g = self.s, self.s.table, self.s.grid
+        heads = t.heads
+        lay = self._dims_layout()
+        maps = s.maps
+        target = maps.group.copy()
+        for block in target[0]:
+            block.scale(lay["cell"] / block[0][0].width)
+        target[0].arrange(RIGHT, buff=lay["buff"])
+        top_of = lay["x_y"] - lay["x_cell"] / 2 - 0.35 - lay["names_h"]
+        target[0].move_to([lay["centre"] + 0.17, 0, 0]).align_to([0, top_of, 0], UP)
+        for name, block in zip(target[1], target[0]):
+            name.scale(lay["name_size"] / name.font_size).next_to(block, UP, buff=0.12)
+        with self.beat("intro_say", focus=g.cells, n=s.n) as said:
+            t0 = self.cue_starts(said)
+            self.play(Transform(maps.group, target), FadeIn(t.who, heads["who"], t.index, shift=RIGHT * 0.3),
+                      run_time=1.2)
+            self.reveal([(t0[min(1, len(t0) - 1)], [FadeIn(t.wants, heads["wants"], shift=RIGHT * 0.3)]),
+                         (t0[-1], [Create(g.cells), FadeIn(t.keys, heads["keys"])])],
+                        focus=t.wants, run_time=1.0)
+        self.key_moment("party", names=s.names, wants=[w.text for w in t.wants],
+                        wants_colour=[w.get_color().to_hex() for w in t.wants],
+                        table=[float(v) for v in bounds(t.group)])
+
+    def _dims(self) -> tuple[VGroup, VGroup, VGroup]:
+        """What a guest is and what each matrix makes of it: guest 1's row x (who they are, whom
+        they seek), the rows of each W it picks added up into q, k or v.  Returns what the next beat
+        clears: x with its marks, the outputs, their names."""
+        s = self.s
+        lay = self._dims_layout()
+        n_jobs = s.X.shape[1] // 2
+        x = s.X[0]
+        xrow = _cells_row(x, INPUT, lay["x_cell"], gap_after=n_jobs).move_to([lay["centre"], lay["x_y"], 0])
+        halves = (VGroup(*xrow[:n_jobs]), VGroup(*xrow[n_jobs:]))
+        labels = lay["labels"]
+        for lab, half in zip(labels, halves):
+            lab.next_to(half, UP, buff=0.12)
+        overlap = labels[0].get_right()[0] + 0.15 - labels[1].get_left()[0]
+        if overlap > 0:                          # names wider than their halves: pushed apart
+            labels[0].shift(LEFT * overlap / 2)
+            labels[1].shift(RIGHT * overlap / 2)
+        room = s.dims_room
+        for lab in labels:                       # and kept inside the room
+            lab.set_x(float(np.clip(lab.get_x(), room[0] + lab.width / 2, room[2] - lab.width / 2)))
+        if labels[0].get_right()[0] + 0.1 > labels[1].get_left()[0]:     # no room for both: the row unnamed
+            labels = []
+        picked = [int(np.argmax(x[:n_jobs])), n_jobs + int(np.argmax(x[n_jobs:]))]
+        blocks = s.maps.maps
+        marks = VGroup(*[SurroundingRectangle(block[i], color=palette.FOCUS, buff=0.02, stroke_width=2)
+                         for block in blocks for i in picked])
+        W = s.run.snapshots[0].weights
+        outs = VGroup()
+        for (name, color), block in zip(palette.W_COLORS.items(), blocks):
+            row = _cells_row(x @ W[name], color, lay["cell"]).next_to(block, DOWN, buff=0.3 if lay["named"] else 0.15)
+            outs.add(row)
+        out_names = VGroup(*[MathTex(f"{r}_{{1}}", font_size=40, color=c).next_to(row, DOWN, buff=0.1)
+                             for r, c, row in zip("qkv", palette.QKV.values(), outs)] if lay["named"] else [])
+        d = n_jobs
+        with self.beat("dims_say", x=2 * n_jobs, d=d) as said:
+            t0 = self.renderer.time
+            self.play(FadeIn(xrow, shift=DOWN * 0.2), *[FadeIn(lab) for lab in labels],
+                      *[Emphasize(m, scale_factor=1.12) for m in (s.table.who[0], s.table.wants[0], s.table.index[0])],
+                      run_time=1.2)
+            self.key_moment("guest_row", x=[float(c.get_fill_opacity()) for c in xrow], n_jobs=n_jobs,
+                            halves=[[float(v) for v in bounds(h)] for h in halves],
+                            labels=[" ".join(line.text for line in lab) for lab in labels])
+            picks = [row for block in blocks for i in picked for row in (block[i],)]
+            # each lit entry of x picks its row of every matrix: it drops beside that row, the rows are boxed
+            drops = VGroup(*[xrow[i].copy() for i in picked])
+            self.wait_until(self._at(said, self.tr("matrix_word"), t0) - 0.6, xrow)
+            self.play(*[d.animate.scale(0.8).next_to(blocks[0][i], LEFT, buff=0.08) for d, i in zip(drops, picked)],
+                      run_time=0.8)
+            self.play(Create(marks), run_time=0.6)
+            self.key_moment("picked_rows", rows=picked, drops=[[float(v) for v in bounds(d)] for d in drops],
+                            marks=[[float(v) for v in bounds(m)] for m in marks])
+            # the two picked rows of each matrix, added up, are its output: x W
+            moving = VGroup(*[row.copy() for row in picks])
+            self.play(*[ReplacementTransform(VGroup(moving[2 * b], moving[2 * b + 1]), outs[b])
+                        for b in range(3)], FadeIn(out_names), run_time=1.4)
+            self.key_moment("outputs", outputs={r: (x @ W[name]).tolist()
+                                                 for r, name in zip("qkv", palette.W_COLORS)},
+                            shown=[[float(c.get_fill_opacity()) for c in row] for row in outs],
+                            cells=len(outs[0]))
+            self.focus_on(outs)
+        return VGroup(xrow, *labels, marks, drops), outs, out_names
+
+    def _start(self, dims: tuple[VGroup, VGroup, VGroup]) -> None:
+        """The plane: q and k of guest 1 fly to its origin as every guest's q and k grow there, their
+        shadow; then step 0 read out: the grid's weights, what each query seeks, each key is, each
+        value brings; the wrong names struck through.  The referee and the board come later."""
+        s, pl, heads = self.s, self.s.plane, self.s.table.heads
+        rest, outs, out_names = dims
+        with self.beat("start_say") as said:
+            t0 = self.renderer.time
+            fly = [FadeOut(VGroup(outs[b], *out_names[b:b + 1]), target_position=pl.origin, scale=0.15) for b in (0, 1)]
+            self.play(*fly, FadeOut(VGroup(outs[2], *out_names[2:3], rest, s.maps.group)),
+                      Create(pl.group[0]), FadeIn(pl.group[1]), *self._swing(0), run_time=1.4)
+            self.key_moment("plane", caption=" ".join(line.text for line in pl.group[1]), kept=pl.kept,
+                            plane=dict(origin=pl.origin.tolist(), unit=pl.unit, swap=pl.swap, region=list(pl.region)),
+                            q_tips=[pl.coords(a.get_end()) for a in s.q_arrows],
+                            k_tips=[pl.coords(a.get_end()) for a in s.k_arrows],
+                            lengths=[float(np.linalg.norm(a.get_end() - a.get_start()))
+                                     for a in (*s.q_arrows, *s.k_arrows)])
+            self.wait_until(self._at(said, self.tr("arrows_word"), t0) + 2.2, VGroup(s.q_arrows, s.k_arrows))
+            self.play(FadeIn(*[heads[key] for key, _ in READOUTS]), run_time=0.6)
+            self._show(0, run_time=1.2, hold=("pick", "should", "info"))
             wrong = [self._shown((key, i)) for key, _ in READOUTS for i in range(s.n)
                      if self._shown((key, i)).get_color() == WRONG_READ]
             s.strikes = VGroup(*[Line(m.get_left() + LEFT * 0.05, m.get_right() + RIGHT * 0.05,
                                       color=palette.FOCUS, stroke_width=3) for m in wrong])
-            self.reveal([(self._at(said, self.tr("grey_word"), t[0]), [Create(s.strikes)])],
+            self.reveal([(self._at(said, self.tr("grey_word"), t0), [Create(s.strikes)])],
                         focus=s.grid.numbers)
-            self.focus_on(VGroup(*wrong))
+            self.focus_on(VGroup(*wrong) if wrong else s.grid.cells)
+
+    def _marks(self) -> tuple[list[Mobject], list[Mobject]]:
+        """The referee's marks of the snapshot placed last: the picks' boxes, the dashed right answers."""
+        cur = self.s.slots.current
+        return [m for key, (_, m) in cur.items() if key[0] == "pick"], \
+            [m for key, (_, m) in cur.items() if key[0] == "should"]
+
+    def _loss_formula(self) -> VGroup:
+        """The loss the run trains on, written out in the room under the table: the mean squared miss
+        between the output (the values mixed by the weights) and T, the profession sought."""
+        s = self.s
+        parts = MathTex(r"\mathcal{L}", "=", r"\operatorname{mean}\Big\lVert", r"\mathrm{softmax}\big(", "Q",
+                        r"K^{\top}", r"/\sqrt{d_k}\big)", "V", "-", "T", r"\Big\rVert^{2}", font_size=38)
+        for part, color in ((4, palette.Q_GOLD), (5, palette.K_TEAL), (7, palette.V_CORAL)):
+            parts[part].set_color(color)
+        left, bottom, right, top = s.under
+        shrink_to_fit(parts, width=right - left - 0.2)
+        parts.move_to([(left + right) / 2, 0, 0]).align_to([0, top - 0.1, 0], UP)
+        output = VGroup(*parts[3:8])
+        braces = VGroup(Brace(output, DOWN, buff=0.08, color=palette.MUTED),
+                        Brace(parts[9], DOWN, buff=0.08, color=palette.MUTED))
+        words = [wrapped_text(self.tr(key), self.lang, size=INFO_SIZE, width=max(output.width, 2.4), color=palette.INK)
+                 for key in ("loss_output", "loss_target")]
+        words[0].next_to(braces[0], DOWN, buff=0.08)
+        # T's words under its brace, kept inside the room and clear of the output's words (a line lower if need be)
+        words[1].next_to(braces[1], DOWN, buff=0.08)
+        words[1].shift(LEFT * max(0.0, words[1].get_right()[0] - (right - 0.05)))
+        words[1].shift(RIGHT * max(0.0, words[0].get_right()[0] + 0.3 - words[1].get_left()[0]))
+        if words[1].get_right()[0] > right - 0.05:
+            words[1].next_to(words[0], DOWN, buff=0.1).align_to(braces[1], RIGHT)
+        return VGroup(parts, braces, *words)
 
     def _referee(self) -> None:
-        """The referee's line, then its marks: the red box of a wrong pick, the dashed right answer."""
+        """The loss defined (the formula the run trains on, its parts named), then it becomes the
+        number on the board; the referee's line, its red boxes of wrong picks, the dashed right answers."""
         s = self.s
-        first = s.run.snapshots[0].attention.argmax(1)
-        wrong_rows = [i for i in range(s.n) if first[i] != s.match[i]]
-        picks = [m for key, (_, m) in s.slots.current.items() if key[0] == "pick"]
-        should = [m for key, (_, m) in s.slots.current.items() if key[0] == "should"]
+        picks, should = self._marks()
+        formula = self._loss_formula()
         line = self._shown(("info", 3))
-        if not wrong_rows:      # nothing to point at: the marks come back with the referee's line
-            self.play(FadeOut(s.strikes), FadeIn(line), *[Create(m) for m in picks], run_time=1.0)
-            return
-        with self.beat("referee_say", focus=VGroup(*s.flags)) as said:
+        board = [self._shown(("info", r)) for r in (0, 1)] + [self._shown(("info", "loss"))]
+        first = s.run.snapshots[0].attention.argmax(1)
+        wrong = int(np.sum(first != s.match))
+        with self.beat("referee_say", focus=VGroup(*s.flags) if s.flags else s.grid.cells) as said:
             t0 = self.renderer.time
-            self.play(FadeOut(s.strikes), FadeIn(line, shift=LEFT * 0.3), run_time=0.8)
-            boxed = self._at(said, self.tr("red_word"), t0) - 0.6
-            steps = [(boxed, [Create(m) for m in picks])]
+            self.play(FadeOut(s.strikes), Write(formula[0]), run_time=1.2)
+            self.play(FadeIn(formula[1:], shift=UP * 0.1), run_time=0.8)
+            self.key_moment("loss_defined", formula=[p.tex_string for p in formula[0]],
+                            words=[" ".join(line.text for line in w) for w in formula[2:]])
+            red = self._at(said, self.tr("red_word"), t0)
+            self.wait_until(red - 1.6, formula)
+            # the formula becomes the board: its L the loss's number, the curve's first point
+            outline_labels(board[2])
+            self.play(FadeOut(VGroup(formula[0][1:], formula[1:]), shift=DOWN * 0.2),
+                      ReplacementTransform(formula[0][0], board[2]), FadeIn(*board[:2], s.ax, s.marker),
+                      run_time=1.0)
+            s.curve_on = True
+            self.wait_until(red, board[2])
+            self.play(FadeIn(line, shift=LEFT * 0.3), *[Create(m) for m in picks], run_time=1.0)
             if should:
-                steps.append((self._at(said, self.tr("dashed_word"), t0), [Create(m) for m in should]))
-            self.reveal(steps, focus=line, run_time=1.0)
-            self.key_moment("referee", marks=len(self._marks()))
-            if self._early(1):      # the first step, once the right answer is marked
-                self.wait(0.4)
-                self._show(1, run_time=1.2)
-                self.focus_on(VGroup(*s.flags) if s.flags else s.grid.cells)
+                self.reveal([(self._at(said, self.tr("dashed_word"), t0), [Create(m) for m in should])],
+                            focus=line, run_time=1.0)
+            self.key_moment("referee", marks=len(picks) + len(should), wrong=wrong, line=line.text,
+                            time=self.renderer.time)
+            self.focus_on(VGroup(*picks, *should))
 
     def _chance(self) -> None:
-        """Chance: the lucky right picks boxed, then the accuracy line, then what guessing gets."""
+        """Still at step 0: the lucky right picks boxed as they are named, then the accuracy on unseen
+        parties, then what guessing gets."""
         s, n = self.s, self.s.n
         snap = s.run.snapshots[0]
         first = snap.attention.argmax(1)
         acc_line = self._shown(("info", 2))
         lucky = [self._shown(("pick", i)) for i in range(n) if first[i] == s.match[i]]
         acc, chance = percent(snap.accuracy), percent(1 / (n - 1))
-        s.chance = text(self.tr("chance_line", others=n - 1, chance=chance), self.lang, size=22,
-                        color=palette.INK).move_to([s.info_x, acc_line.get_y() + LINE * 3, 0],
-                                                   aligned_edge=LEFT)
-        with self.beat("chance_say", focus=acc_line, n=n, right=len(lucky), acc=acc, others=n - 1,
-                       chance=chance) as said:
+        s.chance = text(self.tr("chance_line", others=n - 1, chance=chance), self.lang, size=INFO_SIZE,
+                        color=palette.INK).move_to([s.info_x, acc_line.get_y() + LINE * 3, 0], aligned_edge=LEFT)
+        right = len(lucky)
+        with self.beat(self.count_key("chance_say", right), focus=acc_line, n=n, right=right, acc=acc,
+                       others=n - 1, chance=chance) as said:
             t0 = self.renderer.time
             boxes = VGroup(*[SurroundingRectangle(m, color=palette.FOCUS, buff=0.06) for m in lucky])
             self.play(Create(boxes), run_time=0.8)
+            self.key_moment("chance", step_line=self._shown(("info", 0)).text, lucky=len(boxes), right=right,
+                            time=self.renderer.time, accuracy=snap.accuracy, chance=1 / (n - 1),
+                            boxed=[[float(v) for v in bounds(b)] for b in boxes],
+                            picks=[[float(v) for v in bounds(m)] for m in lucky])
             around = SurroundingRectangle(acc_line, color=palette.FOCUS, buff=0.08)
-            self.reveal([(self._at(said, f"{acc}%", t0) - 1.0, [ReplacementTransform(boxes, around)]),
-                         (self._at(said, f"{chance}%", t0) - 1.2, [FadeOut(around), FadeIn(s.chance, shift=UP * 0.2)])],
-                        focus=acc_line, run_time=1.0)
-            self.key_moment("chance", accuracy=snap.accuracy, chance=1 / (n - 1))
-            if self._early(2):      # the next step, once guessing is said
-                self.wait(0.6)
-                self._show(2, run_time=1.2)
+            unseen = self._at(said, self.tr("unseen_word"), t0)
+            self.reveal([(unseen - 0.3, [FadeOut(boxes), FadeIn(acc_line, shift=LEFT * 0.3)]),
+                         (unseen + 0.5, [Create(around)]),
+                         (self._at(said, self.tr("chance_word"), t0) - 0.3,
+                          [FadeOut(around), FadeIn(s.chance, shift=UP * 0.2)])],
+                        focus=acc_line, run_time=0.8)
+            self.key_moment("chance_end", step_line=self._shown(("info", 0)).text, time=self.renderer.time)
             self.focus_on(s.chance)
 
     def _early(self, k: int) -> bool:
@@ -616,20 +942,22 @@ class RolesEmerge(LessonScene):
         snaps = self.s.run.snapshots
         return self.s.next_k == k and k < min(max(2, len(snaps) // 2), len(snaps) - 1)
 
-    def _spread(self, ks: list[int], until: float, first: list | None = None, least: float = 1.2) -> None:
+    def _spread(self, ks: list[int], until: float, first: list | None = None, least: float = 1.2,
+                name: str | None = None) -> None:
         """Snapshots ``ks``, one after another (at least ``least`` seconds each), the last one shown
-        by scene time ``until``; ``first`` plays with the first."""
+        by scene time ``until``; ``first`` plays with the first.  ``name``: a replay's moments."""
         start = self.renderer.time
         if not ks and first:
             self.play(*first, run_time=0.6)
         gap = max(least, (until - start) / max(1, len(ks)))
         for m, k in enumerate(ks):
             self.wait_until(start + m * gap, self.s.grid.cells)
-            self._show(k, run_time=min(1.2, gap), extra=first if m == 0 else None)
+            self._show(k, run_time=min(1.2, gap), extra=first if m == 0 else None,
+                       name=None if name is None else f"{name}_{k}")
 
-    def _train(self) -> dict:
-        """The early snapshots one by one, as the sentence is read (the referee's peak while it is
-        named); then the rest; the read-outs of the last stay on screen."""
+    def _train(self) -> None:
+        """The early snapshots one by one, as a step is told (the referee's peak while it is named);
+        then the rest, slowly while the referee still flags someone, then faster."""
         s = self.s
         snaps = s.run.snapshots
         half = max(2, len(snaps) // 2)
@@ -640,13 +968,15 @@ class RolesEmerge(LessonScene):
         rise = wrong[peak] > wrong[0] and peak >= s.next_k    # a rise not shown yet
         first = s.next_k
         leave = [FadeOut(s.chance)]
-        with self.beat("train_rise_say" if rise else "train_say", peak=wrong[peak], step=snaps[peak].step) as said:
+        with self.beat("train_rise_say" if rise else "train_say", peak=wrong[peak], step=snaps[peak].step,
+                       batch=self.params.batch) as said:
             t0 = self.renderer.time
             need = sum(cue_seconds(c, self.lang) for c in split_cues(said, self.lang))
-            if rise:    # the peak is on screen while its number is read
-                named = self._at(said, re.search(r"\d+", said).group(), t0)
+            if rise:    # the peak is on screen while its number and its step are read
+                fields = dict(peak=wrong[peak], step=snaps[peak].step, batch=self.params.batch)
+                named = max(self._field_at("train_rise_say", f, said, t0, **fields) for f in ("peak", "step"))
                 self._spread(list(range(first, peak + 1)), named - 1.0, leave)
-                self.wait_until(named + 2.5, s.grid.cells)
+                self.wait_until(named + 1.2, s.grid.cells)
                 self._spread(list(range(peak + 1, half)), t0 + need - 1.5)
             else:
                 self._spread(list(range(first, half)), t0 + need - 1.5, leave)
@@ -661,42 +991,63 @@ class RolesEmerge(LessonScene):
             ks = list(range(s.next_k, len(snaps)))
             wrong = [int(np.sum(snaps[k].attention.argmax(1) != s.match)) for k in ks]
             settled = next((m + 1 for m, w in enumerate(wrong) if w == 0), len(ks))
-            self._spread(ks[:settled], self.renderer.time + 2.0 * settled, least=2.0)
-            self._spread(ks[settled:], max(self.renderer.time, self.renderer.time + need - 2.0 * settled - 1.0),
-                         least=0.8)
-        return s.shown
+            self._spread(ks[:settled], self.renderer.time + SLOW * settled, least=SLOW)
+            self._spread(ks[settled:], max(self.renderer.time, self.renderer.time + need - SLOW * settled - 1.0),
+                         least=0.6)
 
-    def _outro(self, shown: dict) -> None:
-        """The verdict: a guest's ask and its match's answer boxed, or the accuracy short of the mark."""
+    def _outro(self) -> bool:
+        """The verdict on the board: the loss's fall and the accuracy on unseen parties boxed as they
+        are said, or the accuracy short of the mark.  Whether the run learned."""
         s, run = self.s, self.s.run
         learned = run.learned
         snaps = run.snapshots
-        last = snaps[-1]
-        i = 0
-        result = dict(steps=self.params.steps, start=sci_text(snaps[0].loss), end=sci_text(last.loss),
-                      ratio=about(snaps[0].loss / last.loss, thousands=language(self.lang).thousands),
+        result = dict(steps=self.params.steps, start=sci_text(snaps[0].loss), end=sci_text(snaps[-1].loss),
+                      ratio=about(snaps[0].loss / snaps[-1].loss, thousands=language(self.lang).thousands),
                       acc=percent(run.heldout_accuracy))
+        acc_line = self._shown(("info", 2))
         if learned:
-            with self.beat("outro_say", **result, who=s.names[i], asks=shown["asks"][i],
-                           says=shown["says"][s.match[i]]) as said:
+            with self.beat("outro_say", **result) as said:
                 t0 = self.renderer.time
-                # the loss's fall on the curve, then the guest's sign (Q column) and its target's label (K column)
-                fall = SurroundingRectangle(self._shown(("info", "loss")), color=palette.FOCUS, buff=0.08)
-                self.play(Create(fall), run_time=0.8)
-                asks_cell = self._shown(("asks", i))
-                says_cell = self._shown(("says", int(s.match[i])))
-                box = VGroup(*[SurroundingRectangle(m, color=palette.FOCUS, buff=0.08)
-                               for m in (asks_cell, says_cell, s.q_tags[i], s.k_tags[int(s.match[i])])])
-                self.reveal([(self._at(said, s.names[i], t0) - 0.5, [FadeOut(fall), Create(box[0]), Create(box[2])]),
-                             (self._at(said, s.names[i], t0) + 1.5, [Create(box[1]), Create(box[3])])],
-                            focus=self._shown(("info", 2)), run_time=0.8)
-                self.focus_on(box)
+                fall = SurroundingRectangle(VGroup(self._shown(("info", "loss")), s.marker), color=palette.FOCUS,
+                                            buff=0.08)
+                acc_box = SurroundingRectangle(acc_line, color=palette.FOCUS, buff=0.08)
+                self.play(Create(fall), Emphasize(s.curve, scale_factor=1.04), run_time=1.0)
+                self.reveal([(self._at(said, f"{result['acc']}%", t0) - 0.4, [FadeOut(fall), Create(acc_box)])],
+                            focus=s.curve, run_time=0.8)
+                self.focus_on(acc_box)
+            s.verdict = acc_box
         else:
-            with self.beat("outro_stuck_say", **result,
-                           need=percent(qm.LEARNED_ACCURACY)):
+            with self.beat("outro_stuck_say", **result, need=percent(qm.LEARNED_ACCURACY)):
                 # the accuracy line is the verdict: it stays short of the mark
-                acc_line = self._shown(("info", 2))
-                self.play(Create(SurroundingRectangle(acc_line, color=palette.ALERT, buff=0.08)),
-                          run_time=0.8)
+                self.play(Create(SurroundingRectangle(acc_line, color=palette.ALERT, buff=0.08)), run_time=0.8)
                 self.wait(0.5)
-        self.key_moment("end", heldout_accuracy=run.heldout_accuracy, learned=learned)
+        self.key_moment("end", heldout_accuracy=run.heldout_accuracy, learned=learned,
+                        curve=[[float(x), float(y)] for seg in s.curve for x, y, _ in seg.get_anchors()],
+                        y_name=[float(v) for v in bounds(s.ax.y_label)],
+                        x_name=[float(v) for v in bounds(s.ax.x_label)])
+        return learned
+
+    def _replay(self) -> None:
+        """The learning again, fast, while "every wrong match was penalised" is said: from step 0
+        the red boxes turn green, snapshot by snapshot, to the run's end; then the table's Q, K, V,
+        the names the next scene asks about."""
+        s = self.s
+        snaps = s.run.snapshots
+        wrong = [int(np.sum(snap.attention.argmax(1) != s.match)) for snap in snaps]
+        settled = next((k for k, w in enumerate(wrong) if w == 0), len(snaps) - 1)
+        ks = list(range(settled + 1)) + ([len(snaps) - 1] if settled < len(snaps) - 1 else [])
+        heads = VGroup(*[s.table.heads[key] for key, _ in READOUTS])
+        with self.beat("replay_say") as said:
+            t0 = self.renderer.time
+            start = self._at(said, self.tr("penalty_word"), t0)
+            names = self._at(said, self.tr("names_word"), t0)
+            self.play(FadeOut(s.verdict), run_time=0.4)
+            self.wait_until(start - 0.3, s.grid.cells)
+            self._spread(ks, max(self.renderer.time + 0.5 * len(ks), names - 1.2), least=0.45, name="replay")
+            columns = [VGroup(*[h for h in heads if abs(h.get_x() - x) < 0.05]) for x in sorted({round(h.get_x(), 2)
+                                                                                                for h in heads})]
+            boxes = VGroup(*[SurroundingRectangle(c, color=palette.FOCUS, buff=0.06) for c in columns])
+            self.wait_until(names - 0.2, s.grid.cells)
+            self.play(Create(boxes), run_time=0.8)
+            self.key_moment("names", boxed=[h.text for h in heads], time=self.renderer.time)
+            self.focus_on(boxes)

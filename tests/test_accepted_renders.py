@@ -91,8 +91,11 @@ EDGES = {
         "W_Q": [[-4] * 4, [-4] * 4, [-1.2] * 4] + [[0] * 4] * 9, "W_K": [[-4] * 4, [-4] * 4] + [[0] * 4] * 10,
         "W_V": [[-4] * 4, [-4] * 4, [-2.4] * 4] + [[0] * 4] * 9, "focus": 1, "query": 2}],
     # six guests with names at their widest (a short run)
-    "RolesEmerge": [{"jobs": [{"zh": "非非非非" + c, "en": "mmmm" + c} for c in "abcdefg"], "people": 6,
-                     "steps": 10, "batch": 1, "snapshots": 4, "heldout": 8}],
+    # names at their widest (12 to 13 letters: the shipped "programador" is 12.4): six guests, one line a
+    # row and the plane under the table; four, two lines a row and the plane beside it, at its narrowest
+    "RolesEmerge": [{"jobs": [{"zh": "非非非非非" + z, "en": "mmmmmm" + c}
+                              for z, c in zip("甲乙丙丁戊己庚", "abcdefg")],
+                     "people": people, "steps": 10, "batch": 1, "snapshots": 4, "heldout": 8} for people in (6, 4)],
 }
 
 

@@ -44,9 +44,9 @@ def widest_scores() -> str:
 
 
 @pytest.mark.parametrize("content, where, part", [
-    (f"[training]\npeople = 6\njobs = {names(*['mmmmmm' + c for c in 'abcdefg'])}\n", "training.jobs[0].en",
-     "expected a name at most 10 letters wide with 6 guests (training.people), to fit a row of the party table, "
-     "found 'mmmmmma': "),
+    (f"[training]\npeople = 6\njobs = {names(*['mmmmmmm' + c for c in 'abcdefg'])}\n", "training.jobs[0].en",
+     "expected a name at most 13 letters wide with 6 guests (training.people), to fit a row of the party table, "
+     "found 'mmmmmmma': "),
     (attention(**{"tokens.3.en": "m" * 8}), "attention.tokens[3].en",
      "expected a name at most 12 letters wide with 4 tokens, to stand over a column of the score grid"),
     (attention(**{"traits.0.en": "m" * 10}), "attention.traits[0].en", "at most 16 letters wide"),

@@ -1,4 +1,5 @@
 """RoleSwap: the sliders are the probes, and the asker follows the position."""
+import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
@@ -80,7 +81,9 @@ def test_q_and_v_trade_places_in_the_formula(scene):
     assert after["v_x"] == pytest.approx(before["q_x"], abs=0.1)
     # it happens in the beat that says so, before any training is shown
     keys = [k for k, _ in scene.said]
-    assert keys.index("swap_say") == keys.index("intro_say") + 1
+    assert keys.index("intro_say") < keys.index("swap_say") < keys.index("train_say")
+    swap = next(b for b in scene.beats if b.key == "swap_say")
+    assert scene.moments["snapshot_1"].probes["time"] > swap.end
 
 
 def test_sentences_write_w_q_as_everywhere_else(scene):
@@ -92,7 +95,7 @@ def test_sentences_write_w_q_as_everywhere_else(scene):
 def test_same_start_yet_different_losses_is_said_and_shown(scene, runs):
     from qkv_lens.numbers import sci_text
 
-    said = dict(scene.said)["start_say"]
+    said = dict(scene.said)["train_say"]
     losses = [sci_text(runs[f].snapshots[0].loss) for f in ("standard", "swapped")]
     assert losses[0] != losses[1]
     assert losses[0] in said and losses[1] in said
@@ -105,15 +108,29 @@ def test_same_start_yet_different_losses_is_said_and_shown(scene, runs):
                                                                        for f in ("standard", "swapped")], rel=0.06)
 
 
-def test_an_arrow_points_along_each_slider_towards_whom_i_seek(scene):
-    from scenes.kit import palette
+def test_a_slider_is_shown_as_the_balance_of_w_q_halves(scene, runs):
+    """Issue 38: what a slider measures was abstract.  Before the weights collapse into a slider,
+    W_Q's rows that read who a guest is and those that read whom they seek become two weights
+    at the two ends of its track, each as large as its half's share of W_Q (the Frobenius norm of
+    those rows, computed here with numpy), and the dot lands where they balance: the probe."""
+    W = runs["standard"].snapshots[0].weights["W_Q"]
+    half = W.shape[0] // 2
+    who, seek = np.sqrt((W[:half] ** 2).sum()), np.sqrt((W[half:] ** 2).sum())
+    m = scene.moments["balance"].probes
+    assert m["pulls"] == pytest.approx([who, seek])
+    assert m["bars"][0] / m["bars"][1] == pytest.approx(who / seek, rel=1e-6)
+    assert m["dot"] == pytest.approx(seek / (who + seek), abs=1e-6)
+    assert m["dot"] == pytest.approx(runs["standard"].snapshots[0].probes["W_Q"], abs=1e-6)
+    # the weights hang at the track's two ends: who I am at the left, whom I seek at the right
+    (l0, _, r0, t0), (l1, _, r1, t1), track = *m["ends"], m["track"]
+    assert l0 <= track[0] <= r0 and l1 <= track[2] <= r1 and max(t0, t1) < track[1] + 0.01
+    beat = next(b for b in scene.beats if b.key == "probe_say")
+    assert scene.said.index(("probe_say", beat.say)) < [k for k, _ in scene.said].index("swap_say")
 
-    m = scene.moments["probe_reads"].probes
-    for k, (track, wish) in enumerate(zip(m["tracks"], m["wish_ends"])):
-        (s_w, e_w, c_w), (s_p, e_p, c_p) = m["towards"][2 * k:2 * k + 2]
-        assert c_w == palette.FOCUS.to_hex() and e_w > s_w and e_w == pytest.approx(track[2], abs=0.01)
-        assert wish[0] < e_w < wish[2] + 0.3          # under the "whom I seek" end
-        assert e_p < s_p and e_p == pytest.approx(track[0], abs=0.01) and c_p != c_w
+
+def test_the_swapped_run_starts_from_the_same_sliders(scene):
+    dots = scene.moments["same_sliders"].probes["dots"]
+    assert dots["standard"] == pytest.approx(dots["swapped"], abs=1e-9)
 
 
 def test_each_asking_slot_points_at_its_asker(scene):
@@ -134,3 +151,58 @@ def test_each_asking_slot_points_at_its_asker(scene):
         for lab in moment.labels:
             l, b, r, t = lab.box
             assert not any(l < x < r and b < y < t for x, y in inner), f"the arrow crosses {lab.content!r}"
+
+
+def test_the_content_carrier_is_marked_in_each_run(scene, runs):
+    """Issue 38: "the one standing where the content is taken learns to carry content" had no
+    picture.  As it is said, each formula's content slot (V on the left, Q on the right) is boxed
+    and the matrix standing there (W_V, W_Q) is marked with its tag; and that matrix does carry
+    content: it brings every guest of the party their own profession (qkv_math.readouts)."""
+    from qkv_lens.texts import tr
+    m = scene.moments["carriers"].probes
+    assert m["slot_tex"] == ["V", "Q"] and m["rows"] == ["W_V", "W_Q"]
+    for box, name in zip(m["boxes"], m["names"]):
+        assert box[0] < name[0] and box[1] < name[1] and box[2] > name[2] and box[3] > name[3]
+    assert m["tags"] == [tr(scene.lang, "role_swap.carrier").replace(" ", "")] * 2     # as Pango reads it back
+    beat = next(b for b in scene.beats if b.key == "outro_say")
+    phrase = tr(scene.lang, "role_swap.content_word")
+    cue = next(c for c in beat.cues if phrase in c.text.replace("\n", " ") or phrase in c.text.replace("\n", ""))
+    assert cue.start <= m["time"] <= beat.end
+    for formula, name in (("standard", "W_V"), ("swapped", "W_Q")):
+        run = runs[formula]
+        X, _ = run.display_party
+        n_jobs = X.shape[1] // 2
+        content = run.snapshots[-1].weights[name]
+        assert (X @ content).argmax(1).tolist() == X[:, :n_jobs].argmax(1).tolist()
+
+
+def test_the_talk_goes_to_the_training(scene, runs):
+    """Issue 38: stretches of 7-11 s where only the talk changed.  From the moment training begins
+    to the result, a new snapshot comes at least every 2.5 s, over the three beats that tell it,
+    and the final one is on screen before its numbers are read."""
+    times = [scene.moments[f"snapshot_{k}"].probes["time"] for k in range(len(runs["standard"].snapshots))]
+    beats = {b.key: b for b in scene.beats}
+    assert all(b - a <= 2.5 for a, b in zip(times[1:], times[2:]))
+    for key in ("train_say", "emerge_say", "result_say"):
+        assert any(beats[key].start <= t <= beats[key].end for t in times[1:]), key
+    final = scene.moments["final_shown"].probes
+    assert times[-1] <= final["named"] and final["time"] <= final["named"]
+
+
+def test_spanish_as_a_native_teacher_writes_it():
+    """Issue 39: "intercambiadas", not "cambiadas"; "la misma inicialización aleatoria"."""
+    from qkv_lens.texts import TEXTS
+    es = {k: v for k, v in TEXTS["es"].items() if k.startswith("role_swap.")}
+    assert es["role_swap.swapped"] == "Q y V intercambiadas"
+    assert "misma inicialización aleatoria" in es["role_swap.intro_say"]
+    assert not any("mismo inicio aleatorio" in v for v in es.values())
+    assert "qué parte de su peso lee a quién busca" not in es["role_swap.probe_say"]
+
+
+def test_the_scene_picks_up_the_question_and_closes_the_lesson(scene):
+    """Its first sentence answers RolesEmerge's last question (do the roles come from the names?);
+    its last closes the lesson on what a projection matrix learns."""
+    from qkv_lens.texts import GLOSSARY
+    first, last = scene.said[0], scene.said[-1]
+    assert first[0] == "intro_say" and last[0] == "outro_say"
+    assert GLOSSARY["projection_matrix"][scene.lang] in last[1]

@@ -103,9 +103,11 @@ MIN_PEOPLE = 3           # with 2 guests each has one candidate: nothing to lear
 MAX_JOBS = 12
 # How wide (in letters, ``widths.letters_wide``: a Chinese character counts as 2)
 # a profession's name may be, by the number of guests: a row of RolesEmerge's
-# party table holds five names beside its row of the attention grid, and the
-# grid's columns carry the names too (on two levels when they are wider).
-JOB_LETTERS = {3: 12, 4: 11, 5: 11, 6: 10}
+# party table holds three names across (the guest over what they seek, K's
+# read-out over Q's, V's) beside its row of the attention grid, the shadow
+# plane left of it; with five or six guests five names across, one line a
+# row (the shipped "programador" is 12.4 letters wide).
+JOB_LETTERS = {3: 13, 4: 13, 5: 13, 6: 13}
 # Products that cost time or memory (defaults: 2000 x 68 and 800 x 16).
 MAX_SAMPLED = 2_000_000  # dot_product_softmax.samples x sum(d_k): 2 arrays of that many floats
 MAX_PARTIES = 64_000     # training.steps x training.batch: about 4 s per formula

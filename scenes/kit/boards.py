@@ -64,6 +64,7 @@ class LossAxes(Axes):
         y_label = text(y_name, lang, size=LABEL_SIZE, color=palette.MUTED)
         # in the top right corner, where a falling curve never is
         y_label.move_to(self.c2p(x_max, hi - self.lo), aligned_edge=UR)
+        self.x_label, self.y_label = x_label, y_label    # the axes' names, for a scene to move
         self.add(ticks, x_label, y_label)
 
     def point(self, step: int, loss: float) -> np.ndarray:

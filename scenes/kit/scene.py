@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -366,6 +367,28 @@ class LessonScene(Scene):
         ends = np.cumsum([len(c.replace("\n", "")) for c in cues])
         return [starts[min(int(np.searchsorted(ends, f * ends[-1], side="right")), len(cues) - 1)]
                 for f in fractions]
+
+    def phrase_at(self, sentence: str, phrase: str, t0: float) -> float:
+        """When ``phrase`` of ``sentence`` (the beat's, its reading started at
+        scene time ``t0``) is read; ``t0`` when the sentence does not hold it
+        (a teacher's own wording): a picture in step with its very words."""
+        at = sentence.find(phrase)
+        return t0 if at < 0 else self.char_at(sentence, at, t0)
+
+    def char_at(self, sentence: str, at: int, t0: float) -> float:
+        """When character ``at`` of ``sentence`` (read from scene time ``t0``)
+        is read: its cue's start plus its share of that cue's reading time,
+        by characters (spaces and line breaks aside), as the subtitles pace it."""
+        cues = split_cues(sentence, self.lang)
+        at = len(re.sub(r"\s", "", sentence[:at]))
+        t = t0
+        for cue in cues:
+            chars = len(re.sub(r"\s", "", cue))
+            if at < chars:
+                return t + cue_seconds(cue, self.lang) * at / max(1, chars)
+            at -= chars
+            t += cue_seconds(cue, self.lang)
+        return t0
 
     def wait_until(self, t: float, focus: Mobject) -> None:
         """Let time run to scene time ``t`` (a cue's start), pulsing ``focus``
