@@ -15,6 +15,8 @@ except ImportError:  # pragma: no cover
     import tomli as tomllib
 
 SHIPPED = tomllib.loads(LESSON.read_text(encoding="utf-8"))
+# apples' first five traits, each times 4 (the weights the cases below put in every row): its q or v entry
+APPLES_FIVE = 4 * sum(float(v) for v in SHIPPED["attention"]["embeddings"][3][:5])
 
 
 def names(*texts: str, zh: str = "甲") -> str:
@@ -55,9 +57,11 @@ def widest_scores() -> str:
     # the tokens named in the lesson's language
     ('language = "en"\n' + attention(W_Q=[[4, 0, 0]] * 5 + [[0, 0, 0]] * 3), "attention.W_Q",
      "keep every entry of q = x W_Q within ±9.99 (one digit before the point, written beside each token), "
-     "found 15.60 (q of 'apples', 'food')"),
-    ('language = "en"\n' + attention(W_V=[[0, 0, 4]] * 8), "attention.W_V", "found 15.60 (v of 'apples', 'person')"),
-    (attention(W_V=[[0, 0, 4]] * 8), "attention.W_V", "found 15.60 (v of '苹果', '人物')"),
+     f"found {APPLES_FIVE:.2f} (q of 'apples', 'food')"),
+    ('language = "en"\n' + attention(W_V=[[0, 0, 4]] * 8), "attention.W_V",
+     f"found {APPLES_FIVE:.2f} (v of 'apples', 'person')"),
+    ('language = "zh"\n' + attention(W_V=[[0, 0, 4]] * 8), "attention.W_V",
+     f"found {APPLES_FIVE:.2f} (v of '苹果', '人物')"),
     (widest_scores(), "attention.W_K", "every score q · k within ±99.99 (a cell of the score grid), found 399.20"),
 ])
 def test_what_the_frame_cannot_hold_is_refused(tmp_path, content, where, part):
