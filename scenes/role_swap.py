@@ -334,6 +334,8 @@ class RoleSwap(LessonScene):
             begins = self.phrase_at(said, self.tr("begins_word"), t0)
             self.wait_until(begins - 0.5, boxes)
             self._spread(list(range(1, half)), t0 + need - 0.3, first=[FadeOut(boxes)])
+        if settled:     # a run with one asker on each side: which one, on the right? (the next beat shows it)
+            self.checkpoint("asker_ask", choices=list(NAMES), answer=NAMES.index(askers["swapped"][0]))
         with self.beat("emerge_say" if settled else "watch_say") as said:
             need = sum(cue_seconds(c, self.lang) for c in split_cues(said, self.lang))
             self._spread(list(range(half, late)), self.renderer.time + need - 0.3)

@@ -43,6 +43,18 @@ def test_the_swap_is_claimed_because_it_was_measured(scene):
     assert not any("unsettled" in k or "watch_say" in k for k in keys)
 
 
+def test_the_checkpoint_asks_which_matrix_learns_to_ask_after_the_swap(scene, runs):
+    """Mid-training, before the sliders part: on the right, which matrix will
+    learn to ask? The answer is the swapped run's measured asker (its final
+    probe reads the wish more than the profile)."""
+    asked = [b for b in scene.beats if b.ask is not None]
+    assert [b.key for b in asked] == ["emerge_say"]
+    final = runs["swapped"].snapshots[-1].probes
+    measured = [n for n in ("W_Q", "W_K", "W_V") if final[n] > 0.5]
+    ask = asked[0].ask
+    assert ask.choices == ("W_Q", "W_K", "W_V") and [ask.choices[ask.answer]] == measured
+
+
 def test_no_verdict_from_a_run_that_did_not_learn(tmp_path):
     lesson = tmp_path / "lesson.toml"
     lesson.write_text("[training]\npeople = 6\nseed = 1\n", encoding="utf-8")
@@ -53,6 +65,7 @@ def test_no_verdict_from_a_run_that_did_not_learn(tmp_path):
     assert scene.moments["roles"].probes["settled"] is False
     assert "watch_say" in keys and "outro_unsettled_say" in keys
     assert "emerge_say" not in keys and "outro_say" not in keys
+    assert not any(b.ask for b in scene.beats)      # no question whose answer the run cannot show
 
 
 def test_q_and_v_trade_places_in_the_formula(scene):
