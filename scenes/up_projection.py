@@ -236,6 +236,8 @@ class _Contrast:
     c_mat: Mobject
     title: Mobject                 # "same dimension: stretch, then rotate", under x
     glass: VGroup | None = None    # the glass on the turned plane and x M = 3 (i M) + 4 (j M) (``_glass``)
+    kinds: Mobject | None = None   # what the outro writes under it: the three kinds of map, and x W ?
+    ahead: Mobject | None = None
 
     def stretched(self, t: float) -> np.ndarray:
         """The 2x3 map ``t`` of the way from the plane to S."""
@@ -436,18 +438,31 @@ class UpProjection(LessonScene, ThreeDScene):
         a quarter turn round to where the plane is seen edge on; then to a
         view of its face a little round from the lifted one (the side where
         it reads better), each as near as keeps the sheet, the axes and
-        their names in frame all the way."""
+        their names in frame all the way, and each where the axes' names
+        stand apart if such a view is among those tried."""
         s = self.s
         normal = np.cross(s.W[0], s.W[1])
         lifted, box = s.lifted_view, self.free_box()
-        edge = dict(phi=70 * DEGREES, theta=edge_on_theta(normal, 70 * DEGREES, lifted["theta"] - 90 * DEGREES))
-        faces = [dict(phi=lifted["phi"], theta=lifted["theta"] + turn) for turn in (FACE_TURN, -FACE_TURN)]
-        face = max(faces, key=lambda f: view_score(s.W, f["phi"], f["theta"]))
-        with self.viewed_from(**lifted):
-            edge = self.kept_in_frame(self.fitted(edge, s.in_view, box, pad=0.35), s.in_view)
-        with self.viewed_from(**edge):
-            face = self.kept_in_frame(self.fitted(face, s.in_view, box, pad=0.35), s.in_view)
-        return edge, face
+
+        def names_apart(view: dict) -> bool:
+            with self.viewed_from(**view) as project:
+                boxes = [box_of(lab, project(lab.get_center())) for lab in s.axis_labels]
+            return not any(overlaps(a, b, pad=0.05) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+        def first_apart(views: list[dict], start: dict) -> dict:
+            """The first of ``views`` (reached from ``start``) whose axes' names stand apart, else the first."""
+            with self.viewed_from(**start):
+                fitted = [self.kept_in_frame(self.fitted(v, s.in_view, box, pad=0.35), s.in_view) for v in views]
+            return next((v for v in fitted if names_apart(v)), fitted[0])
+
+        # edge on: a quarter turn round (either way), as high as 70 degrees or else lower or higher
+        edges = [dict(phi=phi, theta=edge_on_theta(normal, phi, lifted["theta"] + way))
+                 for phi in np.deg2rad([70, 60, 80, 50]) for way in (-np.pi / 2, np.pi / 2)]
+        edge = first_apart(edges, lifted)
+        faces = sorted((dict(phi=lifted["phi"], theta=lifted["theta"] + turn) for turn in (FACE_TURN, -FACE_TURN)),
+                       key=lambda f: -view_score(s.W, f["phi"], f["theta"]))
+        faces.append(dict(phi=lifted["phi"], theta=lifted["theta"]))
+        return edge, first_apart(faces, edge)
 
     def _place_point_label(self) -> None:
         """Put x W's name beside its point where, in the lifted view and at
@@ -457,7 +472,8 @@ class UpProjection(LessonScene, ThreeDScene):
         nearer its point than any axis' end or W's rows' tips; the first such
         spot of those tried nearest first (above the point first), else the
         one that fails in the fewest views (the lifted view, held longest,
-        and the last view weigh most)."""
+        and the last view weigh most; leaving the frame in any view, most
+        of all)."""
         s, axes = self.s, self.s.axes
         edge, face = s.turn_views
 
@@ -492,7 +508,7 @@ class UpProjection(LessonScene, ThreeDScene):
                     clear = not any(overlaps(box, t, pad=0.05) for t in taken)
                     mine = _box_distance(box, spot)
                     nearest = all(mine < _box_distance(box, q) for q in other)
-                    misses[k] += weight * (not (inside and clear and nearest))
+                    misses[k] += weight * (not (inside and clear and nearest)) + 100 * (not inside)
         best = tries[int(np.argmin(misses))]       # (the first of equals: the nearest spot tried first)
         label.move_to(anchor + rot @ best)
 
@@ -520,7 +536,7 @@ class UpProjection(LessonScene, ThreeDScene):
         with self.viewed_from(**s.lifted_view) as project:
             self._place_close_labels(project, origin, feet)
         self.face_camera(*s.row_labels, *s.coords)
-        with self.beat("rows_say", focus=s.arrows):
+        with self.beat("rows_say", focus=VGroup(s.arrows, s.row_labels)):
             self.play(s.grid.animate.set_stroke(opacity=0.35), run_time=0.8)
             for i, label in enumerate(s.row_labels):
                 self.play(FadeIn(label), Indicate(s.w_mat.get_rows()[i], color=ROW_COLORS[i], scale_factor=1.15),
@@ -715,10 +731,12 @@ class UpProjection(LessonScene, ThreeDScene):
         steps = VGroup(*[number_tex(tex_number(v), font_size=40, color=col) for v, col in zip(p.point, ROW_COLORS)])
         radius = 0.75 * s.unit
         ring = Circle(radius=radius, color=palette.INK, stroke_width=5).set_fill(palette.INK, opacity=0.08)
-        # the handle points away from both legs' lines (it never lies along the walk)
-        dirs = [r[:2] / np.linalg.norm(r[:2]) for r in rows]
+        # the handle points away from both legs' lines (it never lies along the walk; a row M sends to zero
+        # has no line)
+        dirs = [r[:2] / np.linalg.norm(r[:2]) for r in rows if np.linalg.norm(r[:2]) > 1e-9]
         angles = np.deg2rad(np.arange(0, 360, 15))
-        out = max(angles, key=lambda a: (round(min(1 - abs(np.cos(a) * d[0] + np.sin(a) * d[1]) for d in dirs), 3),
+        out = max(angles, key=lambda a: (round(min((1 - abs(np.cos(a) * d[0] + np.sin(a) * d[1]) for d in dirs),
+                                                   default=1.0), 3),
                                          -abs(a - np.deg2rad(315))))     # (down and right, as a hand holds it)
         way = np.array([np.cos(out), np.sin(out), 0.0])
         handle = Line(radius * way, 2.3 * radius * way, color=palette.INK, stroke_width=10)
@@ -730,11 +748,18 @@ class UpProjection(LessonScene, ThreeDScene):
         total[3].set_color(ROW_COLORS[1]), total[4].set_color(ROW_COLORS[1])
         total.next_to(c.formula, DOWN, buff=0.35).align_to(c.formula, RIGHT)
         fix_in_frame(self, total)
+        # what the outro writes under x M (``_outro``), laid out now so that no label here takes its place
+        c.kinds = note(self.tr("kinds"), self.lang, color=palette.INK)
+        c.kinds.next_to(total, DOWN, buff=0.45).align_to(c.formula, RIGHT)
+        c.ahead = MathTex(r"x\,W = [" + ",\\ ".join(tex_number(v) for v in s.work.result) + r"]\ ?",
+                          font_size=38, color=POINT)
+        c.ahead.next_to(c.kinds, DOWN, buff=0.35).align_to(c.formula, RIGHT)
+        fix_in_frame(self, c.kinds, c.ahead)
         # each label beside its own place, clear of the text, the legs, the arrows, the glass and each other
         cam = self.renderer.camera
         here = dict(phi=cam.get_phi(), theta=cam.get_theta(), zoom=cam.get_zoom(), frame_center=cam.frame_center.copy())
         with self.viewed_from(**here) as project:
-            taken = [box_of(m) for m in (s.heading, s.x_text, c.title, c.formula, total)]
+            taken = [box_of(m) for m in (s.heading, s.x_text, c.title, c.formula, total, c.kinds, c.ahead)]
             low, high = s.cut             # the plane's axes run across the window
             lines = [(o, at_corner), (at_corner, at_end)] + [(o, axes.c2p(*row)) for row in rows] + \
                 [(axes.c2p(*(low * e)), axes.c2p(*(high * e))) for e in np.eye(3)[:2]]
@@ -763,13 +788,7 @@ class UpProjection(LessonScene, ThreeDScene):
         """The three kinds of map the scene showed, as one line under M; then,
         as the last sentence points ahead, x W again with a question mark:
         where its numbers come from is the next scene."""
-        s = self.s
-        kinds = note(self.tr("kinds"), self.lang, color=palette.INK)
-        kinds.next_to(c.glass.sum, DOWN, buff=0.45).align_to(c.formula, RIGHT)
-        ahead = MathTex(r"x\,W = [" + ",\\ ".join(tex_number(v) for v in s.work.result) + r"]\ ?",
-                        font_size=38, color=POINT)
-        ahead.next_to(kinds, DOWN, buff=0.35).align_to(c.formula, RIGHT)
-        fix_in_frame(self, kinds, ahead)
+        s, kinds, ahead = self.s, c.kinds, c.ahead
         with self.beat("outro_say", focus=kinds, xw=plain_vector(s.work.result)) as said:
             at = self.cue_at(said, 0.9)[0]      # "next: where [3, 4, 2] comes from"
             self.play(FadeOut(box), FadeIn(kinds, shift=0.2 * UP), run_time=0.8)
