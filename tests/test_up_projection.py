@@ -372,3 +372,23 @@ def test_each_label_is_nearest_its_own_point_and_off_its_own_line(scene, moment)
         assert all(mine < d for d in others.values()), (moment, label, own, mine, str(others))
         if line is not None:
             assert not crosses(box, np.asarray(line[0]), np.asarray(line[1])), (moment, label)
+
+
+@pytest.mark.parametrize("table, lang", [
+    # x W's name left the frame in the edge-on view of the walk round
+    ({"point": [-3.08, 4], "W": [[-4, 0, 3.1], [2.0, -3.49, -1]], "contrast_rotation_degrees": 219.3,
+      "contrast_stretch": [2.0, -1]}, "zh"),
+    # the edge-on view put the names of two axes on one another (y_1 on y_3)
+    ({"point": [-2, -5], "W": [[-2, 0, "5/5"], [-2, "-6/8", 0]], "contrast_rotation_degrees": -1,
+      "contrast_stretch": ["7/4", 3]}, "en"),
+    # i M's name where the outro then wrote the three kinds of map (and a row of M sent to zero)
+    ({"point": [-2, "3/4"], "W": [["6/8", 0.63, 2.42], [0.83, -1, -2.0]], "contrast_rotation_degrees": "1/9",
+      "contrast_stretch": [4, 0]}, "zh"),
+])
+def test_drawn_lessons_keep_a_clean_layout_on_the_walk_round(tmp_path, table, lang):
+    # lessons hypothesis drew (tests/test_accepted_renders.py with more draws): every key moment, the edge-on
+    # view of the walk round included, clean
+    from tests.helpers import toml_text
+    lesson = tmp_path / "l.toml"
+    lesson.write_text(toml_text({"up_projection": table}), encoding="utf-8")
+    assert_clean_layout(dry_run(SCENE, tmp_path / "media", lesson=lesson, lang=lang))

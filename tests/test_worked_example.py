@@ -326,3 +326,14 @@ def test_each_glass_label_is_nearest_its_own_glass(scene):
         mine = box_distance(box, anchors[own])
         others = [box_distance(box, p) for n, p in anchors.items() if n != own and n.split()[0] == kind]
         assert all(mine < d for d in others), (label, own, mine, others)
+
+
+def test_four_terms_are_said_in_clauses(tmp_path):
+    # a drawn lesson of four zero terms: the Chinese sentence "0 乘 0 加 0 乘 0 加 ..." was cut inside a clause
+    # with a clause end in reach; the terms said are now separated as clauses, and every cue breaks well
+    from tests.helpers import assert_readable_beats
+    lesson = tmp_path / "l.toml"
+    lesson.write_text('[worked_example]\nx = [0, 0, 0, 0]\nW = [[0], [0], [0], [0]]\n', encoding="utf-8")
+    s = dry_run(SCENE, tmp_path / "media", lesson=lesson, lang="zh")
+    assert_readable_beats(s)
+    assert_clean_layout(s)
