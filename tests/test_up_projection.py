@@ -277,10 +277,13 @@ def hull(points: np.ndarray) -> np.ndarray:
     """The convex hull of 2-D points, corners in order (Andrew's monotone chain)."""
     pts = sorted(set(map(tuple, np.round(points, 9))))
 
+    def turn(o, a, b) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
     def half(seq):
         out: list = []
         for q in seq:
-            while len(out) >= 2 and np.cross(np.subtract(out[-1], out[-2]), np.subtract(q, out[-2])) <= 0:
+            while len(out) >= 2 and turn(out[-2], out[-1], q) <= 0:
                 out.pop()
             out.append(q)
         return out[:-1]
