@@ -672,7 +672,8 @@ class UpProjection(LessonScene, ThreeDScene):
             for line in formula:
                 self.play(FadeIn(line), run_time=0.7)
         self.moment("formula", S=shown_entries(s_mat), R=shown_entries(r_mat), M=shown_entries(c_mat),
-                    dot=s.axes.p2c(s.dot.get_center()), camera=self.camera_angles(), descent=descent)
+                    dot=s.axes.p2c(s.dot.get_center()), camera=self.camera_angles(), descent=descent,
+                    screen=self.plane_on_screen(), dot_radius=s.dot.width / 2)
         return _Contrast(sx, sy, degrees, S, C, formula, c_mat, contrast)
 
     def _stretch(self, c: _Contrast) -> Mobject:
@@ -704,7 +705,8 @@ class UpProjection(LessonScene, ThreeDScene):
         self.moment("contrast", dot=s.axes.p2c(s.dot.get_center()), matrix=c.M, shown=shown_entries(c.c_mat),
                     arrows=np.array([s.axes.p2c(a.tip.get_center()) for a in s.arrows]),
                     legs=[(s.axes.p2c(leg.get_start()), s.axes.p2c(leg.get_end())) for leg in g.legs],
-                    glass=s.axes.p2c(g.ring.get_center()), read=g.read.tex_string,
+                    glass=s.axes.p2c(g.ring.get_center()), read=g.read.tex_string, walk=g.walk,
+                    screen=self.plane_on_screen(),
                     steps=[m.tex_string for m in g.steps], sum=g.sum.tex_string, **self.grid_probes(),
                     **self.marks({"i M": s.axes.c2p(*c.M[0], 0), "j M": s.axes.c2p(*c.M[1], 0),
                                   "leg 1": g.legs[0].get_center(), "leg 2": g.legs[1].get_center(),
@@ -719,7 +721,10 @@ class UpProjection(LessonScene, ThreeDScene):
         j land on M's rows (i M, j M), and the point, found by a glass that
         walks the turned grid from the origin 3 steps along i M and then 4
         along j M, is still [3, 4] in its own grid: x M = 3 (i M) + 4 (j M).
-        Nothing is lost (M is invertible: its grid still covers the plane)."""
+        Nothing is lost (M is invertible: its grid still covers the plane).
+        The first step's label shows as the glass walks the second leg, clear
+        of its whole way; the other labels once it stands at x M, clear of
+        it there: the glass passes over none of them."""
         s, axes, p = self.s, self.s.axes, self.params
         rows = [np.array([*c.M[k], 0.0]) for k in range(2)]
         corner = s.x[0] * rows[0]
@@ -766,22 +771,42 @@ class UpProjection(LessonScene, ThreeDScene):
             for a, b in lines:
                 n = max(8, int(np.linalg.norm(project(b) - project(a)) / 0.1))
                 taken += [box_of(None, project(a + (b - a) * k / n), 0.05) for k in range(n + 1)]
-            for q in (o, at_corner, at_end):      # where the glass stands, and its handle
-                taken.append(box_of(None, project(q), radius * cam.get_zoom() + 0.12))
-                taken += [box_of(None, project(q + k * radius * way), 0.08) for k in np.linspace(1, 2.3, 6)]
+            # the glass where it stops, and its handle (every label shows once it is there but the first
+            # step's, which shows while the glass walks the second leg: that one keeps off the whole walk)
+            def glass_at(q: np.ndarray) -> list[tuple]:
+                return [box_of(None, project(q), radius * cam.get_zoom() + 0.12)] + \
+                    [box_of(None, project(q + k * radius * way), 0.08) for k in np.linspace(1, 2.3, 6)]
+
+            n = max(2, int(np.linalg.norm(project(at_end) - project(at_corner)) / 0.1) + 1)
+            walking = [box for k in np.linspace(0, 1, n) for box in glass_at(at_corner + (at_end - at_corner) * k)]
+            taken += glass_at(at_end)
             # (the names first: the arrows' tips, by the glass and the legs, leave them the least room)
             marks = (*zip(names, (axes.c2p(*row) for row in rows)),
                      *zip(steps, ((o + at_corner) / 2, (at_corner + at_end) / 2)), (read, at_end))
             named = [anchor for _, anchor in marks]
             for label, anchor in marks:
-                taken.append(self.place_beside(label, anchor, project, taken, named))
+                taken.append(self.place_beside(label, anchor, project, taken + (walking if label is steps[0] else []),
+                                               named))
         self.face_camera(*names, *steps, read)
-        self.play(FadeIn(s.arrows), FadeIn(names), FadeIn(glass, scale=0.6), run_time=0.6)
-        self.play(Create(legs[0]), glass.animate.shift(at_corner - o), FadeIn(steps[0]), run_time=1.0)
-        self.play(Create(legs[1]), glass.animate.shift(at_end - at_corner), FadeIn(steps[1]), run_time=1.2)
-        self.play(FadeIn(read, shift=0.1 * RIGHT), FadeIn(total), run_time=0.7)
+        times = [self.renderer.time]       # when the glass sets off, reaches the corner, reaches x M
+        self.play(FadeIn(s.arrows), FadeIn(glass, scale=0.6), run_time=0.6)
+        times.append(self.renderer.time)
+        self.play(Create(legs[0]), glass.animate.shift(at_corner - o), run_time=1.0)
+        times.append(self.renderer.time)
+        self.play(Create(legs[1]), glass.animate.shift(at_end - at_corner), FadeIn(steps[0]), run_time=1.2)
+        times.append(self.renderer.time)
+        self.play(FadeIn(read, shift=0.1 * RIGHT), FadeIn(total), FadeIn(steps[1]), FadeIn(names), run_time=0.7)
+        shown_at = {id(steps[0]): times[2]}          # the others show once the glass stands at x M
         g = VGroup(legs, names, steps, glass, read, total)
         g.legs, g.ring, g.read, g.steps, g.sum, g.names = legs, ring, read, steps, total, names
+        # as drawn: the glass's radius and its walk (each leg's ends and when the glass walks it), and each
+        # label of the walk with when it shows and where
+        cam.reset_rotation_matrix()
+        ends = [tuple(cam.project_point(q)[:2]) for q in (o, at_corner, at_end)]
+        g.walk = dict(radius=radius * cam.get_zoom(), at=ends[2],
+                      legs=[(ends[k], ends[k + 1], times[k + 1], times[k + 2]) for k in range(2)],
+                      labels=[(lab.tex_string, shown_at.get(id(lab), times[3]), self.drawn_box(lab))
+                              for lab in (*names, *steps, read)])
         return g
 
     def _outro(self, box: Mobject, c: _Contrast) -> None:
@@ -810,6 +835,12 @@ class UpProjection(LessonScene, ThreeDScene):
         s = self.s
         return {"span": s.span, "grid_ends": np.array([[s.axes.p2c(line.get_start()), s.axes.p2c(line.get_end())]
                                                         for line in s.grid])}
+
+    def plane_on_screen(self) -> np.ndarray:
+        """Where the plane's origin, (1, 0) and (0, 1) are drawn now (rows): the flat plane's map to the screen."""
+        cam, axes = self.renderer.camera, self.s.axes
+        cam.reset_rotation_matrix()
+        return np.array([cam.project_point(axes.c2p(*q))[:2] for q in np.eye(4, 3)[[3, 0, 1]]])
 
     def camera_angles(self) -> tuple[float, float]:
         """The camera's phi and theta now."""

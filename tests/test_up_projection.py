@@ -395,3 +395,44 @@ def test_drawn_lessons_keep_a_clean_layout_on_the_walk_round(tmp_path, table, la
     lesson = tmp_path / "l.toml"
     lesson.write_text(toml_text({"up_projection": table}), encoding="utf-8")
     assert_clean_layout(dry_run(SCENE, tmp_path / "media", lesson=lesson, lang=lang))
+
+
+def on_screen(screen: np.ndarray, plane: np.ndarray) -> np.ndarray:
+    """A flat-plane point (u, v) where it is drawn, from the drawn origin, (1, 0) and (0, 1)."""
+    origin, e1, e2 = screen
+    return origin + plane[0] * (e1 - origin) + plane[1] * (e2 - origin)
+
+
+def test_the_moving_dot_passes_under_no_label(scene):
+    # text overprinted by a moving dot: as drawn, the dot's way through the stretch (every map between the
+    # plane and S) and the turn (S R(t theta)) keeps clear of every label on screen while it moves
+    p, x, _, _ = lesson()
+    th = np.deg2rad(float(p.contrast_rotation_degrees))
+    S = np.diag([float(v) for v in p.contrast_stretch])
+    formula = scene.moments["formula"].probes
+    screen, radius = formula["screen"], formula["dot_radius"]
+    ways = (("formula", [x @ ((1 - t) * np.eye(2) + t * S) for t in np.linspace(0, 1, 41)]),
+            ("stretched", [x @ S @ np.array([[np.cos(t * th), np.sin(t * th)], [-np.sin(t * th), np.cos(t * th)]])
+                           for t in np.linspace(0, 1, 41)]))
+    for moment, way in ways:
+        for q in way:
+            at = on_screen(screen, q)
+            near = [lab.content for lab in scene.moments[moment].labels if box_distance(lab.box, at) < radius + 0.02]
+            assert not near, (moment, q, near)
+
+
+def test_the_glass_passes_over_no_label(scene):
+    # as drawn: no label of the walk is under the glass where it stops at x M, and none that shows before the
+    # glass has walked a leg lies within the glass's reach of that leg
+    contrast = scene.moments["contrast"].probes
+    walk = contrast["walk"]
+    radius, at = walk["radius"], np.array(walk["at"])
+    assert np.allclose(at, on_screen(contrast["screen"], contrast["dot"][:2]), atol=1e-6)
+    under = [lab.content for lab in scene.moments["contrast"].labels if box_distance(lab.box, at) < radius]
+    assert not under, under
+    for label, shows, box in walk["labels"]:
+        for a, b, _, done in walk["legs"]:
+            if shows < done - 1e-6:
+                a, b = np.array(a), np.array(b)
+                reach = min(box_distance(box, a + (b - a) * t) for t in np.linspace(0, 1, 101))
+                assert reach > radius, (label, reach, radius)
