@@ -183,6 +183,7 @@ class _Stage:
     flat_points: list[np.ndarray] = field(default_factory=list)     # what is in view while the plane is flat
     lifted_view: dict = field(default_factory=dict)
     turn_views: tuple[dict, dict] = ({}, {})     # the walk round the lifted plane: edge on, then its face
+    point_spots: list[np.ndarray] = field(default_factory=list)     # x W's name in the lifted view and those
     sheet: Polygon | None = None
     # W's rows' labels; x W's coordinates and the dashed lines reading them
     row_labels: VGroup | None = None
@@ -465,23 +466,16 @@ class UpProjection(LessonScene, ThreeDScene):
         return edge, first_apart(faces, edge)
 
     def _place_point_label(self) -> None:
-        """Put x W's name beside its point where, in the lifted view and at
-        every stage of the walk round the plane, it stays in the free frame,
-        covers neither the text, the axes' names, the point nor the dashed
-        lines that read its coordinates, and lies
-        nearer its point than any axis' end or W's rows' tips; the first such
-        spot of those tried nearest first (above the point first), else the
-        one that fails in the fewest views (the lifted view, held longest,
-        and the last view weigh most; leaving the frame in any view, most
-        of all)."""
+        """Put x W's name beside its point in each view it is held in (the
+        lifted view, edge on, its face: ``point_spots``, 3-D; the name slides
+        from one to the next as the camera walks round) where, as drawn, it
+        stays in the free frame, covers neither the text, the axes' names,
+        the point nor the dashed lines that read its coordinates, and lies
+        nearer its point than any axis' end or W's rows' tips, at that view
+        and as far as may be on the way there; the nearest such spot of
+        those tried (above the point first), else the one that fails least
+        (leaving the frame, most of all)."""
         s, axes = self.s, self.s.axes
-        edge, face = s.turn_views
-
-        def between(a: dict, b: dict, t: float) -> dict:
-            return {k: (1 - t) * np.asarray(a[k]) + t * np.asarray(b[k]) for k in a}
-
-        views = [s.lifted_view] + [between(s.lifted_view, edge, t) for t in (0.25, 0.5, 0.75, 1.0)] + \
-            [between(edge, face, t) for t in (0.33, 0.67, 1.0)]
         anchor = axes.c2p(*s.landed)
         others = [axes.c2p(*(s.reach[k] * np.eye(3)[k])) for k in range(3)] + [axes.c2p(*row) for row in s.W]
         # the dashed lines that will drop from the point to the floor and the axes (``_rows``): not under the name
@@ -490,27 +484,42 @@ class UpProjection(LessonScene, ThreeDScene):
         on_drops = [axes.c2p(*(a + (b - a) * t)) for a, b in drops for t in np.linspace(0, 1, 24)]
         text = [box_of(m) for m in (s.heading, s.x_text, s.w_mob, s.result, s.span_note)]
         label = s.point_label
-        with self.viewed_from(**s.lifted_view) as project:
-            rot = UpProjection._rotation(project, anchor)
-        tries = [side * np.array([label.width / 2 + gap, label.height / 2 + gap, 0])
-                 for gap in (0.08, 0.2, 0.35, 0.55) for side in (UP, UR, UL, RIGHT, LEFT, DR, DL, DOWN)]
-        weights = [8] + [1] * (len(views) - 2) + [4]     # the views held longest count most
-        misses = np.zeros(len(tries))
-        for view, weight in zip(views, weights):
+
+        def between(a: dict, b: dict, t: float) -> dict:
+            return {k: (1 - t) * np.asarray(a[k]) + t * np.asarray(b[k]) for k in a}
+
+        def misses(view: dict, places: list[np.ndarray]) -> list[int]:
+            """For the name at each of ``places`` (3-D), whether it fails in ``view``: 100 when it leaves the
+            frame, 1 when it covers something or lies nearer another point."""
             with self.viewed_from(**view) as project:
                 spot = project(anchor)[:2]
                 other = [project(q)[:2] for q in others]
                 taken = text + [box_of(lab, project(lab.get_center())) for lab in s.axis_labels] + \
                     [box_of(None, spot, 0.12)] + [box_of(None, project(q)[:2], 0.03) for q in on_drops]
-                for k, offset in enumerate(tries):
-                    box = box_of(label, project(anchor + rot @ offset)[:2])
+                out = []
+                for at in places:
+                    box = box_of(label, project(at)[:2])
                     inside = -6.95 < box[0] and box[2] < 6.95 and -2.95 < box[1] and box[3] < 3.95
                     clear = not any(overlaps(box, t, pad=0.05) for t in taken)
-                    mine = _box_distance(box, spot)
-                    nearest = all(mine < _box_distance(box, q) for q in other)
-                    misses[k] += weight * (not (inside and clear and nearest)) + 100 * (not inside)
-        best = tries[int(np.argmin(misses))]       # (the first of equals: the nearest spot tried first)
-        label.move_to(anchor + rot @ best)
+                    nearest = all(_box_distance(box, spot) < _box_distance(box, q) for q in other)
+                    out.append(100 * (not inside) + (not (clear and nearest)))
+                return out
+
+        spots: list[np.ndarray] = []
+        previous: dict | None = None
+        for view in (s.lifted_view, *s.turn_views):
+            with self.viewed_from(**view) as project:
+                rot = UpProjection._rotation(project, anchor)
+            places = [anchor + rot @ (side * np.array([label.width / 2 + gap, label.height / 2 + gap, 0]))
+                      for gap in (0.08, 0.2, 0.35, 0.55) for side in (UP, UR, UL, RIGHT, LEFT, DR, DL, DOWN)]
+            cost = 10 * np.array(misses(view, places))          # where it is held counts most
+            if previous is not None:                            # and then the way there, the name sliding
+                for t in (0.25, 0.5, 0.75):
+                    cost += np.array(misses(between(previous, view, t), [(1 - t) * spots[-1] + t * q for q in places]))
+            spots.append(places[int(np.argmin(cost))])          # (the first of equals: the nearest spot tried)
+            previous = view
+        s.point_spots = spots
+        label.move_to(spots[0])
 
     def _rows(self) -> None:
         """W's rows are where i and j landed: the arrows from the origin that
@@ -589,9 +598,10 @@ class UpProjection(LessonScene, ThreeDScene):
         box = self.free_box()
         with self.beat("turn_say"):
             self.play(FadeOut(s.row_labels), FadeOut(s.coords), run_time=0.6)
-            self.move_camera(**edge, added_anims=[s.grid.animate.set_stroke(opacity=0.7)], run_time=4.0)
+            self.move_camera(**edge, added_anims=[s.grid.animate.set_stroke(opacity=0.7),
+                                                  s.point_label.animate.move_to(s.point_spots[1])], run_time=4.0)
             self.moment("edge", camera=self.camera_angles(), **self.lifted_marks())
-            self.move_camera(**face, run_time=2.0)
+            self.move_camera(**face, added_anims=[s.point_label.animate.move_to(s.point_spots[2])], run_time=2.0)
         self.moment("turned", dot=axes.p2c(s.dot.get_center()), drawn=self.drawn_box(s.grid, s.axes, s.axis_labels),
                     free=box, axis_labels=[self.drawn_box(lab) for lab in s.axis_labels],
                     point_label=self.drawn_box(s.point_label), point=self.drawn_box(s.dot), camera=self.camera_angles(),

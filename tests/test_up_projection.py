@@ -384,6 +384,10 @@ def test_each_label_is_nearest_its_own_point_and_off_its_own_line(scene, moment)
     # the edge-on view put the names of two axes on one another (y_1 on y_3)
     ({"point": [-2, -5], "W": [[-2, 0, "5/5"], [-2, "-6/8", 0]], "contrast_rotation_degrees": -1,
       "contrast_stretch": ["7/4", 3]}, "en"),
+    # x W's name, placed once for the whole walk round, on y_3's when seen edge on: it now slides beside its
+    # point as the camera walks
+    ({"point": [-5, 2.14], "W": [["-3/4", 0, -2.0], [4, 2.0, -4]], "contrast_rotation_degrees": -89,
+      "contrast_stretch": [3, -2.0]}, "zh"),
     # i M's name where the outro then wrote the three kinds of map (and a row of M sent to zero)
     ({"point": [-2, "3/4"], "W": [["6/8", 0.63, 2.42], [0.83, -1, -2.0]], "contrast_rotation_degrees": "1/9",
       "contrast_stretch": [4, 0]}, "zh"),
