@@ -494,13 +494,14 @@ class UpProjection(LessonScene, ThreeDScene):
             with self.viewed_from(**view) as project:
                 spot = project(anchor)[:2]
                 other = [project(q)[:2] for q in others]
-                taken = text + [box_of(lab, project(lab.get_center())) for lab in s.axis_labels] + \
-                    [box_of(None, spot, 0.12)] + [box_of(None, project(q)[:2], 0.03) for q in on_drops]
+                taken = text + [box_of(None, spot, 0.12)] + [box_of(None, project(q)[:2], 0.03) for q in on_drops]
+                names = [box_of(lab, project(lab.get_center())) for lab in s.axis_labels]
                 out = []
                 for at in places:
                     box = box_of(label, project(at)[:2])
                     inside = -6.95 < box[0] and box[2] < 6.95 and -2.95 < box[1] and box[3] < 3.95
-                    clear = not any(overlaps(box, t, pad=0.05) for t in taken)
+                    clear = not any(overlaps(box, t, pad=0.05) for t in taken) and \
+                        not any(overlaps(box, t, pad=0.2) for t in names)     # (a name is not read as the next)
                     nearest = all(_box_distance(box, spot) < _box_distance(box, q) for q in other)
                     out.append(100 * (not inside) + (not (clear and nearest)))
                 return out
