@@ -1,9 +1,13 @@
 """Scene 6, WorkedExample: y = x W written out term by term, exactly.
 
-For each output column j of W the products x_i * W_ij and their sum come from
-``qkv_math.worked_product`` (Fractions when the lesson's numbers are
-rational); then each output is shown as a glass mixing the inputs in the
-proportions of W's column.  Row vectors: x has shape (n,), W (n, m).
+It opens on the answer the scene before showed (x W, faint in y) and asks
+where it comes from.  For each output column j of W the products x_i * W_ij
+and their sum come from ``qkv_math.worked_product`` (Fractions when the
+lesson's numbers are rational), said with their own numbers; then each
+output is shown as a glass mixing the inputs in the proportions of W's
+column, and the chapter ends on attention's three recipes.  Outputs wear
+neutral colours (gold, teal and coral are Q, K and V, from chapter 2 on).
+Row vectors: x has shape (n,), W (n, m).
 
     manim -ql scenes/worked_example.py WorkedExample
 """
@@ -35,11 +39,12 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.cues import LINE_WIDTH
 from qkv_lens.lesson import written_as_fraction
 from qkv_lens.lesson.keys import WORKED_COLUMNS, WORKED_ROWS, Matrix, Params, Vector
-from qkv_lens.numbers import plain_vector, tex_number
+from qkv_lens.numbers import plain_number, plain_vector, tex_number
 from scenes.kit import palette
-from scenes.kit.legible import least_scale
+from scenes.kit.legible import least_scale, shrink_to_fit
 from scenes.kit.matrices import matrix_mob
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import text, title
@@ -51,6 +56,8 @@ GLASS_HEIGHT = 2.8     # tallest stack of a glass, in scene units
 WIDTH = 13.8           # the widest a row of the example is drawn (the frame is 14.2 wide)
 LINES_GAP = 0.6        # between the row x W = y and the lines under it
 MIN_GLASS_ROOM = 1.6   # the least height the glasses are given (the row x W = y shrinks for it)
+SEEN = 0.3             # y's entries before their column is worked: faint, the answer the scene before showed
+OUTPUT = palette.INK   # what the outputs wear (their lines, y, the glasses' levels and values): neutral
 
 
 class WorkedExampleParams(Params):
@@ -111,7 +118,6 @@ class WorkedExample(LessonScene):
         self._fit_lines()
         self._intro()
         self._columns()
-        self._result()
         glasses, levels, unit = self._pour()
         cocktail = self._cocktail(glasses, levels, unit)
         self._outro(cocktail, glasses)
@@ -123,7 +129,7 @@ class WorkedExample(LessonScene):
         frac = written_as_fraction((x, W))
         n, m = len(x), len(W[0])
         ing = [palette.INGREDIENTS[i % len(palette.INGREDIENTS)] for i in range(n)]
-        cols = [palette.COLUMNS[j % len(palette.COLUMNS)] for j in range(m)]
+        cols = [OUTPUT] * m
 
         heading = title(self.tr("title"), self.lang)
         x_mat, w_mat, y_mat, eq, product = self._product(x, W, work.result, ing, cols, frac)
@@ -158,17 +164,31 @@ class WorkedExample(LessonScene):
             gap = LINES_GAP
         s.lines, s.gap = lines, gap
         for entry in s.y_mat.get_entries():
-            entry.set_opacity(0)
+            entry.set_opacity(SEEN)
 
     def _intro(self) -> None:
+        """x W = y with y's entries faint: the answer the scene before showed.
+        As the sentence says that each output takes one column, a box walks
+        W's columns with one on y's entries."""
         s = self.s
-        x, W = self.params.x, self.params.W
-        with self.beat("intro_say", n=len(x), m=len(W[0])):
+        result_text = plain_vector(s.work.result, fractions=s.frac)
+        y_entries, w_cols = s.y_mat.get_entries(), s.w_mat.get_columns()
+        boxes = VGroup(SurroundingRectangle(w_cols[0], color=palette.FOCUS, buff=0.1),
+                       SurroundingRectangle(y_entries[0], color=palette.FOCUS, buff=0.1))
+        with self.beat("intro_say", result=result_text, focus=s.y_mat) as said:
+            at = self.cue_at(said, 0.6)[0]        # "each output takes one column of W"
             self.play(Write(s.heading), run_time=0.8)
             self.play(FadeIn(s.x_mat), FadeIn(s.w_mat), FadeIn(s.eq), FadeIn(s.y_mat), FadeIn(s.names),
                       run_time=1.2)
-        self.key_moment("start", x=[e.get_tex_string() for e in s.x_mat.get_entries()],
-                        W=[[e.get_tex_string() for e in row] for row in s.w_mat.get_rows()])
+            self.wait_until(at, s.y_mat)
+            self.play(Create(boxes), run_time=0.5)
+            for j in range(1, len(w_cols)):
+                self.play(boxes[0].animate.move_to(w_cols[j]), boxes[1].animate.move_to(y_entries[j]), run_time=0.6)
+            self.play(FadeOut(boxes), run_time=0.4)
+        self.key_moment("start", x=[e.tex_string for e in s.x_mat.get_entries()],
+                        W=[[e.tex_string for e in row] for row in s.w_mat.get_rows()],
+                        y=[e.tex_string for e in y_entries], y_opacity=[e.get_fill_opacity() for e in y_entries],
+                        y_colors=[e.get_fill_color().to_hex() for e in y_entries])
 
     # --- one output column at a time -----------------------------------
     def _columns(self) -> None:
@@ -190,41 +210,56 @@ class WorkedExample(LessonScene):
         y_entries = s.y_mat.get_entries()
         x_entries = s.x_mat.get_entries()
         w_cols = s.w_mat.get_columns()
-        cols = s.cols
-        for j in range(len(s.work.columns)):
-            box_w = SurroundingRectangle(w_cols[j], color=cols[j], buff=0.1)
-            box_x = SurroundingRectangle(x_entries, color=cols[j], buff=0.1)
+        for j, col in enumerate(s.work.columns):
+            box_w = SurroundingRectangle(w_cols[j], color=palette.FOCUS, buff=0.1)
+            box_x = SurroundingRectangle(x_entries, color=palette.FOCUS, buff=0.1)
             label, line = lines[j]
-            with self.beat("column_say", focus=lines[j], j=j + 1) as sentence:
-                at = self.cue_at(sentence, 0.45)     # "multiply it entry by entry"
-                self.play(FadeIn(box_w), FadeIn(box_x), FadeIn(label),
-                          *[e.animate.set_color(cols[j]) for e in w_cols[j]], run_time=0.6)
+            with self.beat("column_say", focus=lines[j], j=j + 1, **self._said(col)):
+                self.play(FadeIn(box_w), FadeIn(box_x), FadeIn(label), run_time=0.6)
                 if s.one_at_a_time and j:
                     self.play(FadeOut(lines[j - 1]), run_time=0.4)
                 landed: list = []
                 if hasattr(line, "terms"):      # each x_i slides onto w_ij, the pair drops into the line
-                    self.wait_until(at[0], box_w)
                     landed = slide_column(self, line, list(x_entries), list(w_cols[j]), y_entries[j],
                                           slide_time=0.6, sum_time=0.8, land_time=0.7,
                                           avoid=list(s.w_mat.get_entries()) + list(s.w_mat.get_brackets()))
                 else:
                     write_column(self, line, y_entries[j], 1.6, 0.8)
                 self.play(FadeOut(box_w), FadeOut(box_x), run_time=0.4)
-            self.key_moment(f"column_{j + 1}", line=line.get_tex_string(),
-                            entry=y_entries[j].get_tex_string(), shown=y_entries[j].get_fill_opacity(),
+            self.key_moment(f"column_{j + 1}", line=line.tex_string,
+                            entry=y_entries[j].tex_string, shown=y_entries[j].get_fill_opacity(),
                             parts=[part.tex_string for part in line],
                             colors=[glyph.get_fill_color().to_hex() for part in line for glyph in part], landed=landed,
+                            box_colors=[box_w.get_stroke_color().to_hex(), box_x.get_stroke_color().to_hex()],
                             split=bool(line[-1].get_y() < line[0].get_y() - 0.1))
+        self.key_moment("columns", lines=[l[1].tex_string for l in s.lines],
+                        result=[e.tex_string for e in y_entries if e.get_fill_opacity() > SEEN])
 
-    def _result(self) -> None:
-        s = self.s
-        y_entries = s.y_mat.get_entries()
-        result_text = plain_vector(s.work.result, fractions=s.frac)
-        with self.beat("result_say", result=result_text):
-            self.play(*[e.animate.scale(1.15) for e in y_entries], run_time=0.5)
-            self.play(*[e.animate.scale(1 / 1.15) for e in y_entries], run_time=0.5)
-        self.key_moment("columns", lines=[l[1].get_tex_string() for l in s.lines],
-                        result=[e.get_tex_string() for e in y_entries if e.get_fill_opacity() > 0])
+    def _num(self, v) -> str:
+        """A number as the narration says it: as the lesson's lines write it."""
+        return plain_number(v, fractions=self.s.frac)
+
+    def _said(self, col: qm.WorkedColumn) -> dict:
+        """The fields of one output's sentence: its own arithmetic said as the
+        language reads it (``3 times 2 plus 4 times -1``), the products
+        added up when two or more are not zero and they fit a subtitle line
+        (``, that is 6 minus 4``; else nothing), and the total; the numbers
+        written as the line writes them."""
+        num = self._num
+        terms = [self.tr("term", x=num(t.x), w=num(t.w)) for t in col.terms]
+        said = terms[0]
+        for t in terms[1:]:
+            said = self.tr("then", a=said, b=t)
+        nonzero = [t.product for t in col.terms if t.product != 0]
+        step = ""
+        if len(nonzero) >= 2:
+            step = num(nonzero[0])
+            for v in nonzero[1:]:
+                step = self.tr("minus", a=step, b=num(-v)) if v < 0 else self.tr("plus", a=step, b=num(v))
+            step = self.tr("step", step=step)
+            if len(step) > LINE_WIDTH[self.lang]:     # numbers unbroken by any word: said only when they fit
+                step = ""                              # a subtitle line (the line on screen still shows them)
+        return {"terms": said, "step": step, "total": num(col.total)}
 
     # --- each output is a glass mixed by W's column --------------------
     def _pour(self) -> tuple[list[_Glass], list[float], float]:
@@ -246,46 +281,78 @@ class WorkedExample(LessonScene):
         return glasses, levels, unit
 
     def _cocktail(self, glasses: list[_Glass], levels: list[float], unit: float) -> Mobject:
-        """The glasses fill, one after another; returns their heading."""
+        """The glasses fill, one after another, with what each input pours in;
+        then the negative amounts are poured out, in a sentence of their own
+        that says the first of them with its numbers.  Returns the glasses'
+        heading."""
+        s = self.s
         heading = text(self.tr("cocktail"), self.lang, size=32, color=palette.FOCUS)
         heading.to_corner(UP + RIGHT, buff=0.35)
-        # "a negative amount pours some out": the poured-out blocks, if any
-        poured = next((g.remove for g in glasses if len(g.remove)), None)
-        with self.beat("cocktail_say", focus=poured):
+        poured = [g for g in glasses if len(g.remove)]
+        poured_at = None
+        with self.beat("cocktail_say", focus=VGroup(*[g.glass for g in glasses])):
             self.play(FadeIn(heading), run_time=0.6)
             for g in glasses:
                 self.play(FadeIn(g.glass), FadeIn(g.recipe), run_time=0.4)
                 if len(g.add):     # a column whose products are all zero or negative pours nothing in
                     self.play(*[GrowFromEdge(layer, DOWN) for layer in g.add],
                               *[FadeIn(a) for a in g.amounts if not a.poured], run_time=0.8)
-                if len(g.remove):
-                    self.play(FadeIn(g.remove), *[FadeIn(a) for a in g.amounts if a.poured], run_time=0.6)
-                self.play(FadeIn(g.level), FadeIn(g.value), run_time=0.4)
+                if not len(g.remove):
+                    self.play(FadeIn(g.level), FadeIn(g.value), run_time=0.4)
+        if poured:      # "a negative amount pours some out: 4 times -1 takes 4 away", in a sentence of its own
+            term = next(t for t in s.work.columns[glasses.index(poured[0])].terms if t.product < 0)
+            with self.beat("pour_say", focus=poured[0].remove, x=self._num(term.x), w=self._num(term.w),
+                           amount=self._num(-term.product)):
+                poured_at = self.renderer.time
+                self.play(*[FadeIn(g.remove) for g in poured],
+                          *[FadeIn(a) for g in poured for a in g.amounts if a.poured], run_time=0.8)
+                self.play(*[FadeIn(m) for g in poured for m in (g.level, g.value)], run_time=0.5)
+        anchors = {f"layer {j + 1}.{k + 1}": layer.get_center()[:2]
+                   for j, g in enumerate(glasses) for k, layer in enumerate([*g.add, *g.remove])}
+        anchors.update({f"top {j + 1}": g.glass.get_top()[:2] for j, g in enumerate(glasses)})
+        anchors.update({f"foot {j + 1}": g.glass.get_bottom()[:2] for j, g in enumerate(glasses)})
+        labelled = [(a.tex_string, _box(a), f"layer {j + 1}.{k + 1}") for j, g in enumerate(glasses)
+                    for a in g.amounts for k, layer in enumerate([*g.add, *g.remove]) if a.block is layer or
+                    (len(layer) == 2 and a.block is layer[0])]
+        labelled += [(g.value.tex_string, _box(g.value), f"top {j + 1}") for j, g in enumerate(glasses)]
+        labelled += [(g.recipe.tex_string, _box(g.recipe), f"foot {j + 1}") for j, g in enumerate(glasses)]
         self.key_moment("cocktail", levels=levels, heading=heading.get_color().to_hex(),
-                        values=[g.value.get_tex_string() for g in glasses],
-                        amounts=[[(a.get_tex_string(), a.get_color().to_hex()) for a in g.amounts]
+                        values=[g.value.tex_string for g in glasses],
+                        amounts=[[(a.tex_string, a.get_color().to_hex()) for a in g.amounts]
                                  for g in glasses],
                         layers=[[(r.height / unit, r.get_fill_color().to_hex()) for r in g.add]
                                 for g in glasses],
-                        recipes=[g.recipe.get_tex_string() for g in glasses])
+                        recipes=[g.recipe.tex_string for g in glasses], poured_at=poured_at,
+                        level_colors=[g.level.get_stroke_color().to_hex() for g in glasses],
+                        value_colors=[g.value.get_fill_color().to_hex() for g in glasses],
+                        anchors=anchors, labelled=labelled)
         return heading
 
     def _outro(self, cocktail: Mobject, glasses: list[_Glass]) -> None:
-        """The recipe is W: each column of W flies down into its glass's recipe."""
+        """The recipe is W: each column of W flies down into its glass's
+        recipe; then, as the chapter ends, attention's three recipes are named."""
         s = self.s
-        outro = text(self.tr("outro"), self.lang, size=30, color=palette.FOCUS).move_to(cocktail)
+        outro = text(self.tr("outro"), self.lang, size=30, color=palette.FOCUS)
+        ahead = VGroup(text(self.tr("next"), self.lang, size=30, color=palette.FOCUS),
+                       MathTex(r"W_Q,\ W_K,\ W_V", font_size=40, color=palette.INK)).arrange(RIGHT, buff=0.25)
+        room = 6.75 - (s.heading.get_right()[0] + 0.5)     # right of the title, clear of the frame's edge
+        for heading in (outro, ahead):
+            shrink_to_fit(heading, width=room)
+            heading.to_corner(UP + RIGHT, buff=0.45)
         w_cols = s.w_mat.get_columns()
         boxes = VGroup(*[SurroundingRectangle(col, color=palette.FOCUS, buff=0.08) for col in w_cols])
-        with self.beat("outro_say", focus=s.w_mat) as sentence:
-            at = self.cue_at(sentence, 0.6)      # "it remixes the inputs in set proportions"
+        with self.beat("outro_say", focus=s.w_mat) as said:
+            remix, names = self.cue_at(said, 0.3, 0.8)    # "it remixes its inputs"; "in attention, ... W_Q"
             self.play(FadeOut(cocktail), FadeIn(outro), run_time=0.8)
             self.play(Create(boxes), run_time=0.6)
-            self.wait_until(at[0], boxes)
+            self.wait_until(remix, boxes)
             self.play(*[TransformFromCopy(w_cols[j][i], g.recipe[2 * i])
                         for j, g in enumerate(glasses) for i in range(len(w_cols[j]))], run_time=1.4)
-            self.focus_on(boxes, *[g.recipe for g in glasses])
+            self.wait_until(names, boxes)
+            self.play(FadeOut(outro), FadeIn(ahead, shift=0.2 * UP), run_time=0.8)
+            self.focus_on(ahead, *[g.recipe for g in glasses])
         self.key_moment("end", boxes=[_box(b) for b in boxes], columns=[_box(c) for c in w_cols],
-                        recipes=[g.recipe.get_tex_string() for g in glasses])
+                        recipes=[g.recipe.tex_string for g in glasses])
 
     @staticmethod
     def _product(x, W, result, ing, cols, frac: bool, gap: float | None = None):
@@ -472,7 +539,8 @@ class WorkedExample(LessonScene):
     def _amount(product, colour, fractions: bool, block, side) -> MathTex:
         """The amount ``product`` written beside ``block`` (on ``side``) in the ingredient's colour."""
         tex = tex_number(product, fractions=fractions)
-        size = 40 if r"\tfrac" in tex else 32     # a fraction's digits are smaller
+        size = 48 if r"\tfrac" in tex else 40     # as large as the values over the glasses (a fraction's
+        #                                             digits are smaller)
         amount = MathTex(tex, font_size=size, color=colour).next_to(block, side, buff=0.3)
         amount.block, amount.side = block, side
         return amount

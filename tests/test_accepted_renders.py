@@ -67,7 +67,10 @@ EDGES = {
     "UpProjection": [{"point": [3, 4], "W": [[0, 0, 0], [0, 0, 0]]},     # W = 0: refused (rank 2 to lift a plane)
                      {"point": [0, 0], "W": [[1, 2, 0], [2, 4, 0]]},      # rank 1: refused
                      {"point": [3, 4], "W": [[1, 0, 0], [0, 1, 0]]},      # a zero lift: the plane stays flat
-                     {"point": [-5, 5], "W": [[4, -4, 4], [-4, 4, 4]]}],
+                     {"point": [-5, 5], "W": [[4, -4, 4], [-4, 4, 4]]},
+                     # a fraction read off at 22.8 px; x W's name under the name of an axis once turned
+                     {"point": ["-4/9", 1], "W": [[1, 1, -3.32], [2.0, 2.0, 1]], "contrast_rotation_degrees": 360,
+                      "contrast_stretch": [2.0, "5/2"]}],
     # b's name under its tip in the subtitle band; eight numbers wider than their bars
     "DotProductSoftmax": [{"vector_a": [-3, -3], "vector_b_length": 3, "scores": [10] * 8},
                           # a's name on the angle's, b's on both

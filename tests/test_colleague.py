@@ -248,7 +248,7 @@ def test_a_teacher_module_named_like_a_shipped_one_in_another_case_is_refused(le
     ("en", "worked_example.title", "Worked {", "Single '{'"),
     ("en", "worked_example.title", "Worked in {minutes} minutes", "{minutes} is not a field"),
     ("en", "export.footer", "{n} of {total}, {minutes}", "{minutes} is not a field"),
-    ("zh", "worked_example.intro_say", "{n} 行 {rows} 列", "{rows} is not a field"),
+    ("zh", "worked_example.column_say", "第 {j} 个 {rows} 列", "{rows} is not a field"),
     ("en", "worked_example.summary", "See the {g:nosuchterm}.", "{g:nosuchterm}: no such glossary term"),
     ("en", "worked_example.summary", "See {0} and {n.real}.", "{0} is neither"),
     ("en", f"{SNAKE}.summary", "In {minutes} minutes.", "(it takes none)"),
@@ -271,7 +271,7 @@ def test_the_fields_a_key_is_given_are_accepted(lesson):
     module = lesson.parent / "my_scenes" / f"{SNAKE}.py"
     module.write_text(module.read_text().replace('self.beat("result_say", focus=result)',
                                                  'self.beat("result_say", focus=result, y0=y[0])'))
-    edit_texts(lesson, "en", "worked_example.intro_say", "A {n} by {m} matrix, a {g:row_vector}.")
+    edit_texts(lesson, "en", "worked_example.column_say", "Output {j} of a {g:row_vector}: {terms}, {total}.")
     edit_texts(lesson, "en", f"{SNAKE}.result_say", "y starts with {y0}; a brace is written {{ like this }}.")
     texts.use_lesson_texts(lesson.parent)
     assert texts.tr("en", f"{SNAKE}.result_say", y0=3) == "y starts with 3; a brace is written { like this }."

@@ -131,7 +131,6 @@ def test_each_factor_slides_in_from_where_it_stands(scene):
     its own parts (in the column's colour), and the total flies into y_j."""
     lesson = load_lesson(LESSON).params["worked_example"]
     work = qm.worked_product(lesson.x, lesson.W)
-    colours = [palette.COLUMNS[j].to_hex() for j in range(len(work.columns))]
     for j, col in enumerate(work.columns):
         m = scene.moments[f"column_{j + 1}"].probes
         assert len(m["landed"]) == len(col.terms)
@@ -146,7 +145,7 @@ def test_each_factor_slides_in_from_where_it_stands(scene):
             if i:
                 assert parts[k - 1] == "+"
         assert squash(m["line"]) == squash(column_tex(col))
-        assert set(m["colors"]) == {colours[j]}
+        assert len(set(m["colors"])) == 1 and not reads_as_a_role(m["colors"][0])   # one neutral colour
         assert m["shown"] == 1 and squash(m["entry"]) == squash(tex_number(col.total))
 
 
@@ -178,4 +177,163 @@ def test_split_lines_are_worked_term_by_term_too(tmp_path):
             apart = max(on[0] - landed[2], landed[0] - on[2], on[1] - landed[3], landed[1] - on[3])
             assert 0 < apart < 0.2
         assert squash(m["line"]) == squash(column_tex(col))
+    assert_clean_layout(s)
+
+
+# --- issues 37 and 38: the example picks up UpProjection's answer, says its own numbers, wears no role
+# colour, reads at a glance, keeps off the frame's edge, and shows each change while it is said
+
+def hue_and_saturation(colour: str) -> tuple[float, float]:
+    import colorsys
+    r, g, b = (int(colour[k:k + 2], 16) / 255 for k in (1, 3, 5))
+    h, _, s = colorsys.rgb_to_hls(r, g, b)
+    return 360 * h, s
+
+
+ROLE_HEX = ("#F2C14E", "#2EC4B6", "#FF7F6B")     # Q gold, K teal, V coral (docs/storyboard.md: Q, K, V only)
+
+
+def reads_as_a_role(colour: str) -> bool:
+    """A colour a learner could take for gold, teal or coral: a hue within 30 degrees of one of them, and
+    not a near-grey."""
+    hue, sat = hue_and_saturation(colour.upper())
+    if sat < 0.15:
+        return False
+    for role in ROLE_HEX:
+        role_hue, _ = hue_and_saturation(role)
+        if min(abs(hue - role_hue), 360 - abs(hue - role_hue)) < 30:
+            return True
+    return False
+
+
+def test_no_output_wears_a_role_colour(scene):
+    # outputs 1 and 3 were highlighted in a pale gold (#E6EE9C) and a pale teal (#B2EBF2): gold, teal and coral
+    # are Q, K and V, which come in chapter 2. Every colour the outputs wear (the column's box, its line, y's
+    # entries, the glasses' levels and values) is neutral or far from them.
+    worn = []
+    for j in range(3):
+        m = scene.moments[f"column_{j + 1}"].probes
+        worn += m["colors"] + m["box_colors"]
+    cocktail = scene.moments["cocktail"].probes
+    worn += cocktail["level_colors"] + cocktail["value_colors"] + scene.moments["start"].probes["y_colors"]
+    assert worn and not [c for c in worn if reads_as_a_role(c)], sorted(set(worn))
+
+
+def spoken(v) -> str:
+    """How the narration writes a number: an integer plainly, a fraction as a/b."""
+    v = Fraction(v)
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en", "es"])
+def test_each_column_is_said_with_its_own_numbers(dry, lang):
+    # the narration said one sentence three times ("take column j of W, multiply ... add everything up") and
+    # never the numbers: each column's sentence now says its own factors, in order, and its total, and the
+    # three sentences differ
+    s = dry(SCENE, lang)
+    lesson = load_lesson(LESSON).params["worked_example"]
+    x, W = [Fraction(v) for v in lesson.x], [[Fraction(v) for v in row] for row in lesson.W]
+    said = [b.say for b in s.beats if b.key == "column_say"]
+    assert len(said) == len(W[0]) and len(set(said)) == len(said)
+    for j, sentence in enumerate(said):
+        numbers = [spoken(v) for i in range(len(x)) for v in (x[i], W[i][j])]
+        numbers.append(spoken(sum(x[i] * W[i][j] for i in range(len(x)))))
+        at = 0
+        for n in numbers:          # each in its place: x_1, W_1j, x_2, W_2j, ..., then the total
+            found = re.search(rf"(?<![\d/.]){re.escape(n)}(?![\d/]|\.\d)", sentence[at:])
+            assert found, (sentence, n, numbers)
+            at += found.end()
+
+
+def test_the_intro_picks_up_the_answer_already_seen(scene):
+    # the example was worked out as if new, one scene after UpProjection showed x W = [3, 4, 2]: it opens on
+    # that answer (shown faintly in y before any column is worked, and said), asking where it comes from
+    start = scene.moments["start"].probes
+    lesson = load_lesson(LESSON).params["worked_example"]
+    result = qm.worked_product(lesson.x, lesson.W).result
+    assert [squash(e) for e in start["y"]] == [squash(tex_number(v)) for v in result]
+    assert all(0.1 < o < 1 for o in start["y_opacity"])
+    intro = next(b.say for b in scene.beats if b.key == "intro_say")
+    assert "[" + ", ".join(spoken(v) for v in result) + "]" in intro
+    assert all(scene.moments[f"column_{j + 1}"].probes["shown"] == 1 for j in range(len(result)))
+
+
+def test_the_glass_amounts_read_as_large_as_the_values(scene):
+    # the amounts beside the glasses (3, 4, 6, -4) were drawn small (font 32 against the values' 40): as drawn,
+    # each is at least as tall as the glasses' values y_j
+    labels = scene.moments["cocktail"].labels
+    values = [lab.glyph for lab in labels if lab.content.replace(" ", "").startswith("y_{")]
+    amounts = [lab.glyph for lab in labels if re.fullmatch(r"-?\d+", lab.content.strip())]
+    assert values and len(amounts) == 4
+    assert min(amounts) >= min(values) - 1e-6, (amounts, values)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en", "es"])
+def test_nothing_touches_the_frame_edge(dry, lang):
+    # the Spanish outro heading ran to the frame's right edge: every label keeps a fifth of a unit (27 px at
+    # 1080p) from the edges of the frame at every key moment
+    from manim import config
+    s = dry(SCENE, lang)
+    half_w, half_h = config.frame_width / 2, config.frame_height / 2
+    near = [(m.name, lab.content, lab.box) for m in s.moments.values() for lab in m.labels
+            if min(lab.box[0] + half_w, half_w - lab.box[2], half_h - lab.box[3]) < 0.2]
+    assert not near, near
+
+
+def test_the_pour_out_is_shown_while_it_is_said(scene):
+    # the glasses were all filled, the negative amount poured out too, seconds before the narration reached
+    # "a negative amount pours some out": the pour is a beat of its own, played from its start, and its
+    # sentence says the negative product's numbers (x_2 = 4 times W_23 = -1 takes 4 away)
+    lesson = load_lesson(LESSON).params["worked_example"]
+    x, W = [Fraction(v) for v in lesson.x], [[Fraction(v) for v in row] for row in lesson.W]
+    negative = [(x[i], W[i][j]) for j in range(len(W[0])) for i in range(len(x)) if x[i] * W[i][j] < 0]
+    pour = next(b for b in scene.beats if b.key == "pour_say")
+    poured = scene.moments["cocktail"].probes["poured_at"]
+    assert pour.start - 1e-6 <= poured < pour.start + 0.5, (poured, pour.start)
+    xi, w = negative[0]
+    at = 0
+    for n in (spoken(xi), spoken(w), spoken(-xi * w)):
+        found = re.search(rf"(?<![\d/.]){re.escape(n)}(?![\d/]|\.\d)", pour.say[at:])
+        assert found, (pour.say, n)
+        at += found.end()
+    cocktail = next(b for b in scene.beats if b.key == "cocktail_say")
+    assert cocktail.end <= pour.start + 1e-6
+
+
+@pytest.mark.parametrize("lang", ["zh", "en", "es"])
+def test_the_last_sentence_points_to_w_q_w_k_w_v(dry, lang):
+    # chapter 1 ends here: its last sentence names the three recipes of attention, and they are on screen
+    s = dry(SCENE, lang)
+    last = s.beats[-1].say
+    assert all(name in last for name in ("W_Q", "W_K", "W_V")), last
+    shown = " ".join(lab.content for lab in s.moments["end"].labels)
+    assert all(name in shown.replace("{", "").replace("}", "") for name in ("W_Q", "W_K", "W_V")), shown
+
+
+def box_distance(box, point) -> float:
+    dx = max(box[0] - point[0], 0.0, point[0] - box[2])
+    dy = max(box[1] - point[1], 0.0, point[1] - box[3])
+    return float(np.hypot(dx, dy))
+
+
+def test_each_glass_label_is_nearest_its_own_glass(scene):
+    # as drawn: an amount is nearer its own layer than any other layer, a value and a recipe nearer their
+    # own glass than any other glass
+    probes = scene.moments["cocktail"].probes
+    anchors = probes["anchors"]
+    for label, box, own in probes["labelled"]:
+        kind = own.split()[0]
+        mine = box_distance(box, anchors[own])
+        others = [box_distance(box, p) for n, p in anchors.items() if n != own and n.split()[0] == kind]
+        assert all(mine < d for d in others), (label, own, mine, others)
+
+
+def test_four_terms_are_said_in_clauses(tmp_path):
+    # a drawn lesson of four zero terms: the Chinese sentence "0 乘 0 加 0 乘 0 加 ..." was cut inside a clause
+    # with a clause end in reach; the terms said are now separated as clauses, and every cue breaks well
+    from tests.helpers import assert_readable_beats
+    lesson = tmp_path / "l.toml"
+    lesson.write_text('[worked_example]\nx = [0, 0, 0, 0]\nW = [[0], [0], [0], [0]]\n', encoding="utf-8")
+    s = dry_run(SCENE, tmp_path / "media", lesson=lesson, lang="zh")
+    assert_readable_beats(s)
     assert_clean_layout(s)
