@@ -454,7 +454,7 @@ class SpaceDeformation(LessonScene):
                          + plain_number(B[1, 1], 2, pad=True), font_size=32),
                  MathTex(_deg(qm.rotation_angle(C)) + r"^\circ", font_size=32)]
         equals = MathTex("=", font_size=40)
-        row = VGroup(target, equals, *mats).arrange(RIGHT, buff=0.25)
+        row = VGroup(target, equals, *mats).arrange(RIGHT, buff=0.35)   # room for each factor's deed under it
         for d, m in zip(deeds, mats):
             d.set_color(palette.AREA).next_to(m, DOWN, buff=0.12)
         block = VGroup(row, *deeds)
