@@ -285,7 +285,7 @@ class SpaceDeformation(LessonScene):
                 arrow = (plane.i_arrow, plane.j_arrow)[k]
                 self.play(TransformFromCopy(s.readout.get_rows()[k], tag), Indicate(arrow, color=colour),
                           Indicate(s.convention[k + 1], color=colour, scale_factor=1.05), run_time=1.0)
-            self.key_moment("rows", tags=[(t.get_center()[:2].copy(), [e.get_tex_string() for e in t[1::2]])
+            self.key_moment("rows", tags=[(t.get_center()[:2].copy(), t.tex_strings[1::2])
                                           for t in tags],
                             i_tip=plane.p2c(plane.i_arrow.get_end()), j_tip=plane.p2c(plane.j_arrow.get_end()))
         self.key_moment("start", **self._probes(np.eye(2)))
