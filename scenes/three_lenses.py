@@ -212,7 +212,8 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
     points = [pt for pt in every if getattr(pt, "holder", None) is None]     # one label a point
     for pt in every:
         pt.leader = None
-    taken = [_grow(bounds(m), 0.06) for m in avoid] + list(lines)     # a gap from names and coordinates
+    names = [_grow(bounds(m), 0.06) for m in avoid]     # a gap from names and coordinates: no leader crosses them
+    taken = names + list(lines)
     centres = [pt.dot.get_center() for pt in points]
     dots = [(c[0] - 0.09, c[1] - 0.09, c[0] + 0.09, c[1] + 0.09) for c in centres]
     options = []
@@ -236,7 +237,7 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
         grid.sort(key=lambda q: (q[0] - c[0]) ** 2 + (q[1] - c[1]) ** 2)
         far = [j for j in range(len(points)) if j != i and np.linalg.norm(centres[j] - c) > 1e-6]
         return _free_spots(c, w, h, grid, taken, dots, labels, [centres[j] for j in range(len(points)) if j != i],
-                           [centres[j] for j in far], [_grow(dots[j], 0.03) for j in far])
+                           [centres[j] for j in far], [_grow(dots[j], 0.03) for j in far] + names)
 
     def crosses(line, boxes) -> bool:
         return line is not None and any(_hits(line, b, pad=0.02) for b in boxes)
@@ -289,7 +290,7 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
                                                for i, (_, line) in plan.items())
     leads = sum(line is not None for _, line in plan.values())
     if (tangled or leads > 1) and np.ptp([c[1] for c in centres]) < 1e-6:     # words on one line: a ladder over it
-        plan = _ladder(centres, [_size(pt.label) for pt in points], taken, dots, inside) or plan
+        plan = _ladder(centres, [_size(pt.label) for pt in points], taken, dots, inside, names) or plan
     for i, pt in enumerate(points):
         if i not in plan:     # nowhere free: left out (its dot stays), rather than over another label
             pt.label.set_opacity(0)
@@ -303,16 +304,16 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
     hide_shared(every)
 
 
-def _ladder(centres, sizes, taken, dots, inside) -> dict[int, tuple] | None:
-    """Labels for dots on one horizontal line, in rows over and under it:
+def _ladder(centres, sizes, taken, dots, inside, names=()) -> dict[int, tuple] | None:
+    """Labels for dots on one horizontal line, stacked over and under it:
     each starts just right of its dot (or against the right edge of
-    ``inside``), narrow ones first, on the side and row nearest the line
-    where it is clear of the other labels and of ``taken`` and its leader
-    (from its dot, straight up or down) crosses no label: above (or below)
-    every dot its width spans whose label is on its side, under (or over)
-    every label on its side that spans its dot.  A label that reads as its
-    dot's alone sits close; any other stands LEADER_CLEAR off the line.  None
-    when some label finds no row ``inside``."""
+    ``inside``), narrow ones first, on the side and as near the line as it
+    is clear of the other labels and of ``taken`` and its leader (from its
+    dot, straight up or down) crosses no label: beyond every label on its
+    side whose dot it spans, short of every label on its side that spans its
+    dot.  A label that reads as its dot's alone sits close; any other stands
+    LEADER_CLEAR off the other dots, its leader crossing none of ``names``
+    (boxes).  None when some label finds no place ``inside``."""
     y0 = centres[0][1]
     spans = {}
     for i in range(len(centres)):
@@ -323,46 +324,48 @@ def _ladder(centres, sizes, taken, dots, inside) -> dict[int, tuple] | None:
         spans[i] = (left, left + w)
     rivals = {i: [c for j, c in enumerate(centres) if j != i] for i in spans}
     plan: dict[int, tuple] = {}
-    row: dict[int, int] = {}      # +k: the k-th row over the line, -k under it
 
     def spans_dot(i: int, j: int) -> bool:
-        return spans[i][0] - 0.08 <= centres[j][0] <= spans[i][1] + 0.08
+        return spans[i][0] - 0.04 <= centres[j][0] <= spans[i][1] + 0.04
 
     def fits(box) -> bool:
         return (inside[1] <= box[1] and box[3] <= inside[3]
                 and all(_clear(box, b, pad=LABEL_GAP) for b, _ in plan.values())
                 and all(_clear(box, t, pad=0.02) for t in taken) and all(_clear(box, d, pad=0.0) for d in dots))
 
+    reach: dict[int, tuple[int, float, float]] = {}     # side (+1 over, -1 under), near and far distance from the line
     for i in sorted(spans, key=lambda i: (spans[i][1] - spans[i][0], centres[i][0])):
         w, h = sizes[i]
         x = centres[i][0]
         best = None
         for side in (1, -1):
-            same = [j for j in plan if np.sign(row[j]) == side]
-            least = max([abs(row[j]) + 1 for j in same if spans_dot(i, j)], default=1)
-            most = min([abs(row[j]) - 1 for j in same if spans_dot(j, i)], default=99)
-            for k in range(least, most + 1):
-                near = y0 + side * (0.12 + (k - 1) * (h + LABEL_GAP))
-                box = (spans[i][0], near, spans[i][1], near + h) if side > 0 else \
-                    (spans[i][0], near - h, spans[i][1], near)
-                if not owns(centres[i], box, rivals[i]):
-                    near = y0 + side * max(abs(near - y0), LEADER_CLEAR + 0.02)
-                    box = (spans[i][0], near, spans[i][1], near + h) if side > 0 else \
-                        (spans[i][0], near - h, spans[i][1], near)
-                    if any(_box_dist(r, box) < LEADER_CLEAR for r in rivals[i]):
-                        continue
-                if not fits(box):
+            same = [j for j in plan if reach[j][0] == side]
+            # beyond the labels whose dots it spans (their leaders end short of it), short of those spanning its dot
+            least = max([reach[j][2] + LABEL_GAP for j in same if spans_dot(i, j)], default=0.12)
+            most = min([reach[j][1] - LABEL_GAP for j in same if spans_dot(j, i)], default=99.0)
+            for d in np.arange(least, 8.0, 0.05):
+                if d + h > most:
+                    break
+                box = (spans[i][0], y0 + d, spans[i][1], y0 + d + h) if side > 0 else \
+                    (spans[i][0], y0 - d - h, spans[i][1], y0 - d)
+                if not owns(centres[i], box, rivals[i]) and any(_box_dist(r, box) < LEADER_CLEAR for r in rivals[i]):
                     continue
-                if best is None or k < best[0]:
-                    best = (k, side, box, near)
+                end = float(np.clip(x, box[0] + 0.05, box[2] - 0.05))
+                lead = (np.array([x, y0, 0.0]), np.array([end, y0 + side * d, 0.0]))
+                if not (inside[1] <= box[1] and box[3] <= inside[3]):
+                    break
+                if not fits(box) or any(_hits(lead, b, pad=0.02) for b in names):
+                    continue
+                if best is None or d < best[0]:
+                    best = (d, side, box)
                 break
         if best is None:
             return None
-        k, side, box, near = best
+        d, side, box = best
         end = float(np.clip(x, box[0] + 0.05, box[2] - 0.05))
-        close = owns(centres[i], box, rivals[i]) and abs(end - x) < 0.2 and abs(near - y0) < 0.2
-        plan[i] = (box, None if close else (np.array([x, y0, 0.0]), np.array([end, near, 0.0])))
-        row[i] = side * k
+        close = owns(centres[i], box, rivals[i]) and abs(end - x) < 0.2 and d < 0.2
+        plan[i] = (box, None if close else (np.array([x, y0, 0.0]), np.array([end, y0 + side * d, 0.0])))
+        reach[i] = (side, d, d + h)
     return plan
 
 

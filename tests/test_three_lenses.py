@@ -176,6 +176,9 @@ def _labels_beside_their_points(drawn, axes, others, names, where_, sep):
                 if j != i and e["label"] is not None:
                     assert not any(_inside((a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])), e["label"])
                                    for t in np.linspace(0, 1, 60)), f"{where}: the leader cuts {names[j]}'s label"
+            for other in others:     # nor an axis name ("round" was once struck through by tomato's leader)
+                assert not any(_inside((a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])), other)
+                               for t in np.linspace(0, 1, 60)), f"{where}: the leader cuts an axis name"
     # no point is drawn over an axis name or a coordinate (one once overprinted "comida")
     for d in drawn:
         for other in others:
