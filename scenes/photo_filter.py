@@ -25,6 +25,8 @@ from manim import (
     UP,
     Arrow,
     DashedLine,
+    DecimalNumber,
+    Dot,
     FadeIn,
     FadeOut,
     Group,
@@ -53,7 +55,7 @@ from qkv_lens.numbers import plain_number, tex_number
 from qkv_math.filters import LUMA
 from scenes.kit import palette
 from scenes.kit.colour import CORNERS, EDGES, ColourCube, cube_view, rgb_colour, swatch
-from scenes.kit.glyphs import number_tex
+from scenes.kit.layout import bounds
 from scenes.kit.matrices import matrix_mob
 from scenes.kit.motion import Emphasize
 from scenes.kit.scene import LessonScene
@@ -155,6 +157,19 @@ def balanced_text(content: str, lang: str, size: float, width: float, color) -> 
     return wrapped_text(content, lang, size=size, width=hi if n > 1 else width, color=color)
 
 
+def cols_of(n: int) -> int:
+    """How many terms a row of a sum of ``n`` terms holds: 3 for the 9 of a 3 x 3 neighbourhood."""
+    return max(1, int(round(n ** 0.5)))
+
+
+def digits_px(mobjects: list[Mobject]) -> float:
+    """How tall the smallest digit of any typeset number among ``mobjects`` is drawn, in px at 1080p (a
+    digit: a glyph of a MathTex or a number taller than wide, so not a point, a minus or a bar)."""
+    heights = [g.height for m in mobjects for t in m.get_family() if isinstance(t, (MathTex, DecimalNumber))
+               for g in t.family_members_with_points() if g.height >= 1.15 * g.width and g.height > 0.02]
+    return min(heights, default=float("inf")) * 1080 / config.frame_height
+
+
 def cube_swing(t: float) -> float:
     """Degrees the colour cube is turned (about b) at time t in [0, 1] of its
     swing: to one side, to the other and back, so its depth reads."""
@@ -213,13 +228,13 @@ class _Whole:
 
 @dataclass
 class _Product:
-    """One output pixel of a spatial filter as y = x A (``PhotoFilter._product``):
+    """One output pixel of the blur as y = x A (``PhotoFilter._product``):
     the patch of the picture, its pixels as the long row x, a window of A (lit
-    where A is not 0), x tipped beside it, the output row y under it."""
+    where A is not 0), x tipped beside it, the output row y under it, and y
+    written out as the average it is."""
     patch: ImageMobject        # the picture's patch, enlarged
     patch_hit: Square          # the output pixel on it
     x_row: VGroup              # one cell a pixel, in its colour
-    x_values: VGroup           # each pixel's red value, in its cell (empty when the cells are too small)
     x_tag: Mobject             # what x holds
     grid: VMobject             # A's window: every cell, faint (the zeros)
     band: VMobject             # the cells where A is not 0, lit
@@ -228,10 +243,11 @@ class _Product:
     column: Rectangle          # the column that makes the chosen output pixel
     legend: VGroup             # a lit cell = the weight, a faint one = 0; what the window is
     y_cell: Square             # the chosen output cell, in the output colour
-    y_value: Mobject           # its red value
+    big: Square                # the output pixel, large
+    average: MathTex           # y = (the red values the column weighs, summed) / their count = y's red value
     window: np.ndarray         # A's window (rows: x's pixels, columns: y's)
     j: int                     # the chosen column
-    y_rest: VGroup             # the other output cells whose whole column the window holds, in their colours
+    values: list[str]          # the red values the average adds, as written
 
 
 class PhotoFilterParams(Params):
@@ -270,10 +286,7 @@ class PhotoFilter(LessonScene):
         original = picture(img, PIC_H, PIC_W).move_to([-slot, 0, 0]).align_to([0, PIC_TOP, 0], UP)
         cap = note(self.tr("original", h=h, w=w), lang, width=PIC_W + 0.4)
         cap.next_to(original, DOWN, buff=0.15)
-        with self.beat("intro_say", focus=cap, n=h * w):
-            self.play(Write(heading), FadeIn(original), FadeIn(cap), run_time=1.2)
-
-        self._pixel(img, original)
+        self._pixel(img, original, heading, cap)
         # the original goes back to the left, larger, for the four filters beside it
         original.generate_target()
         original.target.scale(min(3.0 / original.height, 4.0 / original.width)).move_to([-4.3, 0.4, 0])
@@ -287,7 +300,7 @@ class PhotoFilter(LessonScene):
         self._qkv(img, heading)
 
     # --- one pixel, zoomed in and worked out -------------------------------
-    def _pixel(self, img: np.ndarray, original: ImageMobject) -> None:
+    def _pixel(self, img: np.ndarray, original: ImageMobject, heading: Mobject, cap: Mobject) -> None:
         p = self.params
         r, c = p.pixel
         tint = qm.warm_tint(float(p.tint_strength))
@@ -297,7 +310,7 @@ class PhotoFilter(LessonScene):
         z = self._zoom(img, original)
         sum_ = self._pixel_sum(px, out, tint)
         whole = self._whole(img, original, tinted, out, z, sum_)
-        self._zoom_in(z, sum_)
+        self._zoom_in(z, sum_, heading, original, cap)
         self._work_pixel(sum_, px)
         self._tint_all(whole, sum_)
         self.play(FadeOut(Group(z.region, z.zoom, z.grid, z.zoom_frame, z.rays, z.hit, z.names, sum_.block,
@@ -379,8 +392,14 @@ class PhotoFilter(LessonScene):
         key.next_to(clip_note, LEFT, buff=0.15)
         return _Whole(recoloured, rcap, clip_note, arrow, arrow_tag, landed, tinted.clipped > 0, marks, key)
 
-    def _zoom_in(self, z: _Zoom, sum_: _PixelSum) -> None:
-        with self.beat("zoom_say", focus=sum_.sw_in):
+    def _zoom_in(self, z: _Zoom, sum_: _PixelSum, heading: Mobject, original: ImageMobject, cap: Mobject) -> None:
+        """The photo, then one of its pixels zoomed into as the sentence says
+        each pixel is one colour, three numbers."""
+        h, w = original.source.shape[:2]
+        with self.beat("intro_say", focus=sum_.sw_in, n=h * w) as sentence:
+            zoom_at = self.cue_at(sentence, 0.45)[0]
+            self.play(Write(heading), FadeIn(original), FadeIn(cap), run_time=1.2)
+            self.wait_until(zoom_at, original)
             self.play(FadeIn(z.region), run_time=0.6)
             self.play(TransformFromCopy(z.region, z.zoom_frame), FadeIn(z.zoom), FadeIn(z.grid), FadeIn(z.rays),
                       run_time=1.2)
@@ -463,10 +482,11 @@ class PhotoFilter(LessonScene):
                         clipped={k: res.clipped for k, res, _ in filters})
         return tiles
 
-    # --- blur and down-sampling: one long vector times a big matrix ----------
+    # --- blur: one long vector times a big matrix ---------------------------
     def _spatial(self, img: np.ndarray, heading: Mobject) -> None:
-        """One output pixel of the blur, then of the down-sampling, as x A: the
-        patch's pixels in a row, a window of A, and the one column that makes it."""
+        """One output pixel of the blur as x A: the patch's pixels in a row, a
+        window of A, the one column that makes the pixel, and that column's
+        product written out: the sum of the 9 red values it weighs, over 9."""
         p = self.params
         h, w, _ = img.shape
         r, c = qm.sharpest_blur(img, tuple(p.pixel))
@@ -476,41 +496,21 @@ class PhotoFilter(LessonScene):
         blurred = qm.apply_spatial(img, qm.blur_matrix(h, w), (h, w))
         B = qm.blur_matrix(h, w)
         view = self._product(img, (r - 1, c0, 3, kc), B[np.ix_(idx, idx)], kc + c - c0,
-                             blurred.raw[r, c], heading, "blur_window", n=h * w)
-        self._play_product(view, "blur_say", "blur", pixel=(r, c))
-        # down-sampling: the block holding that pixel and the next one (fewer columns: fewer numbers)
-        f = p.downsample
-        H, Wd = h // f, w // f
-        R, C = r // f, c // f
-        first = C if C + 1 < Wd else max(C - 1, 0)
-        blocks = min(2, Wd)
-        rows, cols = f, blocks * f
-        if rows * cols > 64:       # a big block: one is enough
-            blocks, cols = 1, f
-            first = C
-        idx = qm.patch_indices(w, R * f, first * f, rows, cols)
-        outs = [R * Wd + first + k for k in range(blocks)]
-        D = qm.downsample_matrix(h, w, f)
-        small = qm.apply_spatial(img, D, (H, Wd))
-        self.play(FadeOut(Group(*self._product_parts(view))), run_time=0.6)
-        view = self._product(img, (R * f, first * f, rows, cols), D[np.ix_(idx, outs)], C - first,
-                             small.raw[R, C], heading, "down_window",
-                             rest={k: small.image[R, first + k] for k in range(blocks) if first + k != C},
-                             n=h * w, o=H * Wd)
-        self._play_product(view, "down_say", "down", pixel=(r, c), block=(R, C))
+                             blurred.raw[r, c], heading, n=h * w)
+        self._play_product(view, pixel=(r, c))
         self.play(FadeOut(Group(*self._product_parts(view))), run_time=0.6)
 
     @staticmethod
     def _product_parts(v: _Product) -> list[Mobject]:
-        return [v.patch, v.patch_hit, v.x_row, v.x_values, v.x_tag, v.grid, v.band, v.x_col, v.y_row, v.column,
-                v.legend, v.y_cell, v.y_value, v.y_rest]
+        return [v.patch, v.patch_hit, v.x_row, v.x_tag, v.grid, v.band, v.x_col, v.y_row, v.column,
+                v.legend, v.y_cell, v.big, v.average]
 
     def _product(self, img: np.ndarray, patch: tuple[int, int, int, int], window: np.ndarray, j: int,
-                 out: np.ndarray, heading: Mobject, window_key: str, rest: dict[int, np.ndarray] | None = None,
-                 **fields) -> _Product:
+                 out: np.ndarray, heading: Mobject, **fields) -> _Product:
         """The layout of y = x A for one output pixel: the patch top left, x along
-        the top, A's window in the middle with x tipped at its left and y under it,
-        the legend at the left."""
+        the top, A's window in the middle with x tipped at its left and y under it;
+        its legend and the output pixel, large, at the right; under the patch,
+        y written out: the red values column j weighs, summed, over their count."""
         lang = self.lang
         r0, c0, rows, cols = patch
         pix = img[r0:r0 + rows, c0:c0 + cols].reshape(-1, 3)
@@ -520,24 +520,18 @@ class PhotoFilter(LessonScene):
         # the patch, enlarged, top left
         pic = picture(img[r0:r0 + rows, c0:c0 + cols], min(1.5, 2.6 * rows / cols), 2.6)
         pic.to_edge(LEFT, buff=MARGIN).align_to([0, top, 0], UP)
-        # which cell of the patch is the chosen output pixel: the middle one (blur) or the block (down)
-        # x along the top, right of the patch: one cell a pixel, its red value inside when there is room
+        # x along the top, right of the patch: one cell a pixel, in its colour
         left = pic.get_right()[0] + 0.5
         sx = min(0.62, (config.frame_width / 2 - MARGIN - left) / k)
         x_row = VGroup(*[Square(sx, stroke_color=palette.MUTED, stroke_width=1.5, fill_color=rgb_colour(px),
                                 fill_opacity=1) for px in pix]).arrange(RIGHT, buff=0)
         x_row.move_to([left + k * sx / 2, top - 0.45 - sx / 2, 0])
-        x_values = VGroup()
-        if sx >= 0.55:   # each value under its cell
-            for cell, v in zip(x_row, pix[:, 0]):
-                x_values.add(number_tex(tex_number(float(v), 2, pad=True), font_size=28, color=palette.INK)
-                             .next_to(cell, DOWN, buff=0.1))
         x_tag = VGroup(MathTex("x", font_size=40), note(self.tr("red_values"), lang))
         x_tag.arrange(RIGHT, buff=0.2).next_to(x_row, UP, buff=0.08).align_to(x_row, LEFT)
         # A's window: k rows (x's pixels), m columns (y's pixels)
-        a_top = (x_values if len(x_values) else x_row).get_bottom()[1] - 0.3
+        a_top = x_row.get_bottom()[1] - 0.3
         ch = min(0.3, (a_top - 0.1 - bottom) / (k + 1))
-        cw = ch if m == k else min(1.2, 8 * ch)
+        cw = ch
         origin = np.array([-0.6, a_top, 0])   # A's top left
 
         def cell_rect(i: int, jj: int) -> tuple[np.ndarray, np.ndarray]:
@@ -565,67 +559,66 @@ class PhotoFilter(LessonScene):
         column.move_to(ul + np.array([cw / 2, -(k * ch + 0.1 + ch) / 2, 0]))
         y_cell = Square(1.0, stroke_width=0, fill_color=rgb_colour(np.clip(out, 0, 1)), fill_opacity=1)
         y_cell.stretch_to_fit_width(cw).stretch_to_fit_height(ch).move_to(y_row[j])
-        # the output pixel, large, right of A: its colour (all three channels) and its red value
-        big = Square(1.1, stroke_color=palette.FOCUS, stroke_width=3, fill_color=rgb_colour(np.clip(out, 0, 1)),
-                     fill_opacity=1)
-        y_value = VGroup(big, MathTex("y =", tex_number(float(out[0]), 2, pad=True), font_size=44)
-                         ).arrange(DOWN, buff=0.25)
-        right = max(origin[0] + m * cw, y_row.get_right()[0])
-        y_value.move_to([(right + config.frame_width / 2 - MARGIN) / 2, origin[1] - k * ch / 2, 0])
-        # the legend, under the patch: a lit cell is the weight, a faint one 0; the window's size
-        weight = Fraction(float(window[:, j][window[:, j] != 0][0])).limit_denominator(4096)
+        # right of A: the legend (a lit cell is the weight, a faint one 0; the window's size) and the output pixel
+        lit_rows = [i for i in range(k) if window[i, j]]
+        weight = Fraction(float(window[lit_rows[0], j])).limit_denominator(4096)
         lit = Square(0.36, stroke_width=0, fill_color=palette.AREA, fill_opacity=0.85)
         faint = Square(0.36, stroke_color=palette.MUTED, stroke_width=1.5, stroke_opacity=0.45)
-        legend = VGroup(VGroup(lit, MathTex("=", tex_number(weight, 3, fractions=True), font_size=40)
-                               ).arrange(RIGHT, buff=0.2),
+        room = config.frame_width / 2 - MARGIN - (origin[0] + m * cw) - 0.4
+        legend = VGroup(VGroup(lit, MathTex("=", tex_number(weight, 3, fractions=True).replace(r"\tfrac", r"\frac"),
+                                            font_size=40)).arrange(RIGHT, buff=0.2),
                         VGroup(faint, MathTex("= 0", font_size=40)).arrange(RIGHT, buff=0.2),
-                        note(self.tr(window_key, k=k, m=m, **fields), lang, width=2.6))
+                        note(self.tr("blur_window", k=k, m=m, **fields), lang, width=room))
         legend.arrange(DOWN, aligned_edge=LEFT, buff=0.3)
-        legend.to_edge(LEFT, buff=MARGIN).align_to([0, min(origin[1], pic.get_bottom()[1] - 0.35), 0], UP)
-        # the chosen pixel on the patch: the middle cell for the blur; the first block's cells for down
+        legend.next_to(origin + np.array([m * cw, 0, 0]), RIGHT, buff=0.4).align_to([0, origin[1], 0], UP)
+        big = Square(1.0, stroke_color=palette.FOCUS, stroke_width=3, fill_color=rgb_colour(np.clip(out, 0, 1)),
+                     fill_opacity=1)
+        big.next_to(legend, DOWN, buff=0.4).align_to(legend, LEFT)
+        # under the patch: y, the column's product, as the sum of the red values it weighs over their count
+        values = [tex_number(float(pix[i, 0]), 2, pad=True) for i in lit_rows]
+        rows_tex = [" + ".join(values[q:q + cols_of(len(values))])
+                    for q in range(0, len(values), cols_of(len(values)))]
+        summed = r"\begin{array}{c}" + r" \\ +\ ".join(rows_tex) + r"\end{array}"
+        total = rf"y = \dfrac{{{summed}}}{{{weight.denominator}}}" if weight.numerator == 1 else \
+            rf"y = {tex_number(weight, 3, fractions=True)}\left({summed}\right)"
+        average = MathTex(total, "=", tex_number(float(out[0]), 2, pad=True), font_size=34)
+        average.next_to(pic, DOWN, buff=0.45).align_to(pic, LEFT)
+        if average.get_right()[0] > x_col.get_left()[0] - 0.3:
+            average.scale_to_fit_width(x_col.get_left()[0] - 0.3 - average.get_left()[0])
         cell = pic.height / rows
-        if m == k:
-            hit = Square(cell, color=palette.FOCUS, stroke_width=4).move_to(cell_at(pic, rows, j // cols, j % cols))
-        else:
-            hit = Rectangle(width=rows * cell, height=rows * cell, color=palette.FOCUS, stroke_width=4)
-            hit.move_to(pic.get_corner(UL) + np.array([(j + 0.5) * rows * cell, -rows * cell / 2, 0]))
-        y_rest = VGroup(*[Rectangle(width=cw, height=ch, stroke_width=0, fill_color=rgb_colour(np.clip(colour, 0, 1)),
-                                    fill_opacity=1).move_to(y_row[jj]) for jj, colour in (rest or {}).items()])
-        return _Product(pic, hit, x_row, x_values, x_tag, grid, band, x_col, y_row, column, legend, y_cell,
-                        y_value, window, j, y_rest)
+        hit = Square(cell, color=palette.FOCUS, stroke_width=4).move_to(cell_at(pic, rows, j // cols, j % cols))
+        return _Product(pic, hit, x_row, x_tag, grid, band, x_col, y_row, column, legend, y_cell, big, average,
+                        window, j, values)
 
-    def _play_product(self, v: _Product, key: str, moment: str, **probes) -> None:
+    def _play_product(self, v: _Product, **probes) -> None:
         lit = [i for i in range(len(v.x_col)) if v.window[i, v.j]]
-        with self.beat(key, focus=v.y_value):
+        with self.beat("blur_say", focus=v.average, count=len(lit)) as sentence:
+            sum_at = self.cue_at(sentence, 0.62)[0]     # "... adds up its 9 neighbours and divides by 9 ..."
             self.play(FadeIn(v.patch), FadeIn(v.x_tag), run_time=0.5)
             # flatten: each pixel of the patch goes to its place in the long row
             rows, cols = v.patch.source.shape[:2]
             self.play(*[FadeIn(cell, target_position=cell_at(v.patch, rows, i // cols, i % cols), scale=0.5)
-                        for i, cell in enumerate(v.x_row)], FadeIn(v.x_values), run_time=0.9)
+                        for i, cell in enumerate(v.x_row)], run_time=0.9)
             self.play(FadeIn(v.grid), FadeIn(v.y_row), run_time=0.5)
             self.play(FadeIn(v.band), FadeIn(v.legend), run_time=0.6)
             # x tips over beside A: pixel i meets row i
             self.play(TransformFromCopy(v.x_row, v.x_col), run_time=0.8)
+            self.wait_until(sum_at, VGroup(v.grid, v.band))
             self.play(FadeIn(v.column), FadeIn(v.patch_hit), run_time=0.5)
-            # the pixels the column's weights touch go into it, then down into the output cell
+            # the pixels the column's weights touch go into it, then down into the output cell, summed over 9
             movers = [v.x_col[i].copy() for i in lit]
             self.play(*[m_.animate.move_to([v.column.get_center()[0], v.x_col[i].get_center()[1], 0])
                         for m_, i in zip(movers, lit)], run_time=0.8)
-            self.wait(0.3)   # the pixels the weights touch, in the column
-            self.play(*[m_.animate.move_to(v.y_row[v.j]).scale(0.6) for m_ in movers], run_time=0.7)
+            self.play(*[m_.animate.move_to(v.y_row[v.j]).scale(0.6) for m_ in movers], Write(v.average[0]),
+                      run_time=1.0)
             self.remove(*movers)
             self.add(v.y_cell)
-            self.play(TransformFromCopy(v.y_cell, v.y_value[0]), FadeIn(v.y_value[1]), run_time=0.6)
-            if len(v.y_rest):   # the other column makes the other output: two numbers out of many
-                self.play(FadeIn(v.y_rest), run_time=0.5)
-        self.key_moment(moment, window=v.window, j=v.j,
-                        lit_cells=self._lit_cells(v), column_at=v.column.get_center()[0],
-                        x_shown=[m_.get_tex_string() for m_ in v.x_values],
-                        y_shown=v.y_value[1][1].get_tex_string().strip(), y_colour=drawn_colour(v.y_cell),
-                        big_colour=drawn_colour(v.y_value[0]),
-                        rest={int(round((c.get_center()[0] - v.y_row[0].get_center()[0]) / v.y_row[0].width)):
-                              drawn_colour(c) for c in v.y_rest},
-                        patch=v.patch.source, **probes)
+            self.play(FadeIn(v.average[1:]), TransformFromCopy(v.y_cell, v.big), run_time=0.6)
+            self.key_moment("blur", window=v.window, j=v.j,
+                            lit_cells=self._lit_cells(v), column_at=v.column.get_center()[0],
+                            values=v.values, average=v.average[0].tex_string, digits_px=digits_px(self.mobjects),
+                            y_shown=v.average[2].tex_string.strip(), y_colour=drawn_colour(v.y_cell),
+                            big_colour=drawn_colour(v.big), patch=v.patch.source, **probes)
 
     @staticmethod
     def _lit_cells(v: _Product) -> set[tuple[int, int]]:
@@ -659,7 +652,13 @@ class PhotoFilter(LessonScene):
         diagonal = DashedLine(cube.point(CORNERS[0]), cube.point(CORNERS[7]), dash_length=0.12)
         diagonal.set_stroke(palette.AREA, 4)
         heading = text(self.tr("cube"), lang, size=28, color=palette.INK)
-        heading.next_to(VGroup(ghost, axis_names), UP, buff=0.2)
+        # above everything the cube reaches as it swings (its corners and axis names at every angle)
+        swept = ghost.copy()
+        for t in np.linspace(0, 1, 25):
+            view = cube_view(-70, -30 + cube_swing(t))
+            swept.add(*[Dot(CUBE_ORIGIN + CUBE_SIZE * np.asarray(rgb, dtype=float) @ view, radius=0.12)
+                        for rgb in CORNERS])
+        heading.next_to(VGroup(swept, axis_names), UP, buff=0.2)
         if heading.get_left()[0] < -config.frame_width / 2 + MARGIN:
             heading.to_edge(LEFT, buff=MARGIN)
         axis_tag = VGroup(text(self.tr("grey_axis"), lang, size=24, color=palette.AREA),
@@ -703,7 +702,7 @@ class PhotoFilter(LessonScene):
             self.play(UpdateFromAlphaFunc(cube, turn), run_time=2.4)
             # the cube as it stands, named and outlined: what the collapse is seen against
             self.play(FadeIn(ghost), FadeIn(axis_names), run_time=0.6)
-        self.key_moment("cube", dot_radius=cube.inner[0].width / 2,
+        self.key_moment("cube", dot_radius=cube.inner[0].width / 2, heading=bounds(heading),
                         corners=positions(cube.corners), corner_colours=colours(cube.corners),
                         inner=positions(cube.inner), inner_colours=colours(cube.inner))
         with self.beat("collapse_say", focus=cube):
@@ -730,8 +729,9 @@ class PhotoFilter(LessonScene):
         src_cap.next_to(source, RIGHT, buff=0.3)
         trio = Group()
         results = {}
+        # the colours of ThreeLenses' three views: gold, teal and coral are Q, K and V's, from scene 7 on
         for (key, M), colour in zip((("query", p.query_filter), ("key", p.key_filter),
-                                     ("value", p.value_filter)), palette.QKV.values()):
+                                     ("value", p.value_filter)), palette.LENSES):
             res = qm.apply_color(img, np.array(M, dtype=float))
             results[key] = res
             pic = picture(res.image, 2.6, 3.9)
@@ -756,7 +756,7 @@ class PhotoFilter(LessonScene):
             trio.arrange(RIGHT, buff=0.6, aligned_edge=UP).align_to([0, top, 0], UP)
         trio.move_to([0, trio.get_center()[1], 0])
         arrows, tags = VGroup(), VGroup()
-        for t, sub, colour in zip(trio, "QKV", palette.QKV.values()):
+        for t, sub, colour in zip(trio, "123", palette.LENSES):
             arrow = Arrow(foot, t[0].get_top() + 0.05 * UP, buff=0, color=colour,
                           stroke_width=4, max_tip_length_to_length_ratio=0.25)
             arrows.add(arrow)
@@ -784,12 +784,12 @@ class PhotoFilter(LessonScene):
                         source_shown=source in self.mobjects and all(t[1][0] in self.mobjects for t in trio),
                         arrows=[(a.get_start(), a.get_end()) for a in arrows],
                         source_bottom=source.get_bottom(), labels_top=[t[0].get_top() for t in trio])
-        # the photo is x, the filters three fixed matrices: x W_Q, x W_K, x W_V
-        rules = MathTex(r"x\,W_Q", r",\ ", r"x\,W_K", r",\ ", r"x\,W_V", font_size=40)
-        for part, colour in zip(rules[::2], palette.QKV.values()):
+        # the photo is x, the filters three fixed matrices: x W_1, x W_2, x W_3
+        rules = MathTex(r"x\,W_1", r",\ ", r"x\,W_2", r",\ ", r"x\,W_3", font_size=40)
+        for part, colour in zip(rules[::2], palette.LENSES):
             part.set_color(colour)
         rules.move_to(src_cap, aligned_edge=LEFT)
         x_tag = MathTex("x", font_size=40).next_to(source, LEFT, buff=0.25)
         with self.beat("outro_say", focus=rules):
             self.play(FadeOut(src_cap), FadeIn(x_tag), FadeIn(rules), *[Emphasize(m) for m in tags], run_time=1.2)
-        self.key_moment("end", rules=[m.get_tex_string() for m in rules[::2]], x_tag=x_tag.get_tex_string())
+        self.key_moment("end", rules=[m.tex_string for m in rules[::2]], x_tag=x_tag.tex_string)

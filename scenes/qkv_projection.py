@@ -1,8 +1,10 @@
 """Scene 7, QKVProjection: one word, three filters.
 
-The focus token's embedding x (a row over named traits) is multiplied by
-W_Q, W_K and W_V (heat-maps, one row per trait) into q, k and v, each drawn
-as labelled bars in its own colour.  All numbers from ``qkv_math.project``.
+Chapter 2 opens here: chapter 1's recipes become W_Q, W_K and W_V.  The
+focus token's embedding x (a row over named traits) is multiplied by W_Q,
+W_K and W_V (heat-maps, one row per trait) into q, k and v, each drawn as
+labelled bars in its own colour; the tallest bar of q is what the word looks
+for.  All numbers from ``qkv_math.project``.
 
     manim -ql scenes/qkv_projection.py QKVProjection
 """
@@ -52,6 +54,7 @@ FLOOR = -2.95                                   # just above the subtitle band (
 LANE = 1.1          # right of the heat-map: the products and the lane their arrows run down
 MIN_SPAN = 1.0      # scene units the bars of a chart span at the least, however large its values
 FLOW_TIME = 3.0     # seconds one output bar takes to build (write, flow, grow, clear)
+MOST_HOLD = 2.0     # seconds the shares are held at most before they flow (the beat's pulses fill the rest)
 ROLES = tuple((role.lower(), f"W_{role}", color) for role, color in palette.QKV.items())  # ("q", "W_Q", gold), ...
 
 
@@ -81,6 +84,7 @@ class _Stage:
     cell_w: float                 # width of W's columns
     heat_left: float              # left edge of W's cells
     heat: HeatMap | None = None   # the W on screen
+    names: Mobject | None = None  # W_Q, W_K, W_V named where their heat-maps come, until W_Q's comes
     right_groups: VGroup = field(default_factory=VGroup)    # each heading and bars shown, in order
     shown: dict[str, TraitBars] = field(default_factory=dict)   # q, k, v -> its bars, once shown
 
@@ -89,7 +93,8 @@ class QKVProjection(LessonScene):
     params: AttentionParams
     chapter = 2
     number = 7
-    sparse_moments = {"embedding": "the embedding table opens alone; W_Q fills the right next"}
+    sparse_moments = {"embedding": "the embedding table opens alone; W_Q fills the right next",
+                      "chapter": "chapter 2 opens on the three names alone, where their heat-maps will stand"}
     s: _Stage
 
     def construct(self):
@@ -98,6 +103,8 @@ class QKVProjection(LessonScene):
         for name, wname, color in ROLES:
             self._matrix(name, wname, color)
             self._product(name, wname, color)
+            if name == "q":
+                self._sought()
         self._outro()
 
     # --- the stage: the lesson's vectors and where everything stands --------
@@ -202,13 +209,41 @@ class QKVProjection(LessonScene):
 
     # --- the beats -----------------------------------------------------------
     def _intro(self) -> None:
-        """The word and its embedding x, trait by trait."""
+        """Chapter 2 opens: W_Q, W_K and W_V, named in their colours where their
+        heat-maps will stand; then the word and its embedding x, trait by trait."""
         s = self.s
-        with self.beat("intro_say", word=s.word):
+        names = VGroup(*[MathTex(wname, font_size=64, color=color) for _, wname, color in ROLES])
+        # in the room between the x bars and the q, k, v column, side by side or one under another
+        room = s.column.get_left()[0] - 0.3 - s.gap_left
+        names.arrange(RIGHT, buff=0.8)
+        if names.width > room:
+            names.arrange(DOWN, buff=0.4)
+        shrink_to_fit(names, width=room, height=s.x_bars.height)
+        names.move_to([s.gap_left + room / 2, s.x_bars.get_center()[1], 0])
+        with self.beat("chapter_say", focus=names):
             self.play(Write(s.heading), run_time=0.8)
+            self.play(LaggedStart(*[FadeIn(n, shift=0.3 * UP) for n in names], lag_ratio=0.4), run_time=1.5)
+            self.key_moment("chapter", names=[n.tex_string for n in names])
+        with self.beat("intro_say", word=s.word):
             self.play(FadeIn(s.word_label), FadeIn(s.x_bars.labels), FadeIn(s.x_bars.axis), run_time=0.8)
             self.play(*s.x_bars.grow(), run_time=1.2)
         self.key_moment("embedding", x=s.x_bars.shown_values())
+        s.names = names     # W_Q's heat-map takes their place
+
+    def _sought(self) -> None:
+        """What the word looks for: the tallest bar of q, boxed as it is named."""
+        s, p = self.s, self.params
+        bars = s.shown["q"]
+        q = qm.project(*p.arrays())[0][p.focus]
+        best = int(np.argmax(q))
+        box = SurroundingRectangle(VGroup(bars.labels[best], bars.bars[best], bars.numbers[best]),
+                                   color=palette.FOCUS, buff=0.08)
+        with self.beat("q_best_say", focus=box, word=s.word, best=s.dims["q"][best]):
+            self.play(Create(box), run_time=0.6)
+            self.key_moment("sought", best=best, box=(box.get_left()[0], box.get_bottom()[1], box.get_right()[0],
+                                                      box.get_top()[1]),
+                            bar=(bars.bars[best].get_center()[1]), rows=[b.get_center()[1] for b in bars.bars])
+        self.play(FadeOut(box), run_time=0.3)
 
     def _matrix(self, name: str, wname: str, color) -> None:
         """W (as a heat-map, in place of the last W) and the empty bars of x W."""
@@ -220,7 +255,8 @@ class QKVProjection(LessonScene):
         new_heat.shift((s.x_bars.bars[0].get_center()[1] - new_heat.cells[0].get_center()[1]) * UP)
         head, bars = s.right[name]
         with self.beat(f"{name}_say", word=s.word):
-            s.heat = swap(self, s.heat, new_heat, run_time=0.8)
+            old = s.heat if s.heat is not None else s.names
+            s.heat = swap(self, old, new_heat, run_time=0.8)
             box = SurroundingRectangle(VGroup(s.x_bars.bars, s.x_bars.numbers), color=color, buff=0.08)
             self.play(FadeIn(box), Indicate(new_heat.title, color=color), run_time=0.7)
             self.play(FadeIn(head), FadeIn(bars.labels), FadeIn(bars.axis), run_time=0.6)
@@ -240,24 +276,28 @@ class QKVProjection(LessonScene):
         say, fields, named = self.flow_text(name, wname, feeds, s.traits, s.dims[name])
         flows: list[dict] = []
         first = list(feeds) if named is None else [named]
-        with self.beat(say, focus=bars.bars, **fields) as sentence:
+        # the beats pulse the bars built so far (a pulse of all of them would bring in the bars to come)
+        with self.beat(say, **fields) as sentence:
             flows += self._flow_columns(first, sentence, work, heat, bars, color, name)
+            self.focus_on(self.built(bars, first))
         rest = [j for j in feeds if j not in first]
-        if rest:
-            with self.beat("rest_say", focus=bars.bars, w=wname) as sentence:
-                flows += self._flow_columns(rest, sentence, work, heat, bars, color, name)
+        if rest:     # the same again for the other bars: quicker
+            with self.beat("rest_say", w=wname) as sentence:
+                flows += self._flow_columns(rest, sentence, work, heat, bars, color, name, pace=0.6)
+                self.focus_on(self.built(bars, list(feeds)))
         s.right_groups.add(VGroup(head, bars))
         s.shown[name] = bars
         self.key_moment(name, x=s.x_bars.shown_values(), heat=heat.values.copy(),
-                        heat_numbers=[n.get_tex_string() for n in heat.numbers],
+                        heat_numbers=[n.tex_string for n in heat.numbers],
                         flows=flows, heat_rows=[heat.cells[i * heat.values.shape[1]].get_center()[1]
                                                 for i in range(heat.values.shape[0])],
                         bar_rows=[b.get_center()[1] for b in bars.bars],
                         **{f"{k}_bars": b.shown_values() for k, b in s.shown.items()})
 
     def _flow_columns(self, columns: list[int], sentence: str, work: qm.WorkedProduct, heat: HeatMap,
-                      bars: TraitBars, color, name: str) -> list[dict]:
-        """Output bars ``columns`` built one after another, sharing the sentence's time."""
+                      bars: TraitBars, color, name: str, pace: float = 1.0) -> list[dict]:
+        """Output bars ``columns`` built one after another, sharing the sentence's time
+        (``pace``: a share of FLOW_TIME each takes)."""
         # the sentence's reading time, as the beat will last at the least
         need = sum(cue_seconds(c, self.lang) for c in split_cues(sentence, self.lang))
         slot = need / max(len(columns), 1)
@@ -265,7 +305,8 @@ class QKVProjection(LessonScene):
         for j in columns:
             feeders = [i for i, term in enumerate(work.columns[j].terms) if term.product != 0]
             drawn += self.flow_into(j, feeders, work.columns[j], self.s.x_bars, heat, bars, color,
-                                    moment=f"{name}_flow_{j}", hold=max(0.0, slot - FLOW_TIME))
+                                    moment=f"{name}_flow_{j}", pace=pace,
+                                    hold=min(MOST_HOLD, max(0.0, slot - pace * FLOW_TIME)))
         return drawn
 
     def _outro(self) -> None:
@@ -332,13 +373,14 @@ class QKVProjection(LessonScene):
         return f"{name}_flow_say", {"dim": dims[j], "traits": listed}, j
 
     def flow_into(self, j: int, feeders: list[int], column: qm.WorkedColumn, x_bars: TraitBars,
-                  heat: HeatMap, bars: TraitBars, color, moment: str, hold: float = 0.0) -> list[dict]:
+                  heat: HeatMap, bars: TraitBars, color, moment: str, hold: float = 0.0,
+                  pace: float = 1.0) -> list[dict]:
         """Output bar j built before the eyes: W's column j is lit and every
         trait's share x_i W_ij is written at the end of its row; the non-zero
         ones (x_i and W_ij both non-zero, their traits lit) flow along arrows
         into bar j while the zeros fade, then the bar grows to their sum.
-        ``hold`` seconds more are spent reading the shares.  Returns what was
-        drawn (for tests)."""
+        ``hold`` seconds more are spent reading the shares; ``pace`` scales
+        the animations' times.  Returns what was drawn (for tests)."""
         rows, cols = heat.values.shape
         cell = [heat.cells[i * cols + j] for i in range(rows)]
         lit = [SurroundingRectangle(VGroup(*cell), color=color, buff=0.03, stroke_width=2)]
@@ -365,19 +407,26 @@ class QKVProjection(LessonScene):
             paths.append(path)
         # every share written, row by row, as its trait meets its cell of W
         self.play(*[Create(b) for b in lit], LaggedStart(*[FadeIn(m, shift=RIGHT * 0.15) for m in shares],
-                                                         lag_ratio=0.12), run_time=0.9)
+                                                         lag_ratio=0.12), run_time=0.9 * pace)
         if hold > 0.05:
             self.wait(hold)
         # the non-zero shares flow, the zeros send nothing and fade
         flow = [LaggedStart(*[Create(path, lag_ratio=1.0) for path in paths], lag_ratio=0.3)] if paths else []
-        self.play(*[FadeOut(m, scale=0.5) for m in zeros], *flow, run_time=1.1)
-        drawn = [{"start": path[0].get_start(), "end": path[-1].get_end(), "value": m.get_tex_string()}
+        self.play(*[FadeOut(m, scale=0.5) for m in zeros], *flow, run_time=1.1 * pace)
+        drawn = [{"start": path[0].get_start(), "end": path[-1].get_end(), "value": m.tex_string}
                  for m, path in zip(products, paths)]
         if drawn:
-            self.key_moment(moment, flows=drawn, zeros=len(zeros))
-        self.play(*self.grow_bar(bars, j), run_time=0.6)
-        self.play(*[FadeOut(m) for m in (*lit, *products, *paths)], run_time=0.4)
+            on_screen = set(self.get_mobject_family_members())
+            self.key_moment(moment, flows=drawn, zeros=len(zeros), hold=hold,
+                            shown=[k for k, b in enumerate(bars.bars) if b in on_screen and b.width > 1e-3])
+        self.play(*self.grow_bar(bars, j), run_time=0.6 * pace)
+        self.play(*[FadeOut(m) for m in (*lit, *products, *paths)], run_time=0.4 * pace)
         return drawn
+
+    @staticmethod
+    def built(bars: TraitBars, columns: list[int]) -> VGroup:
+        """Bars ``columns`` with their numbers: what a beat that built them pulses."""
+        return VGroup(*[VGroup(bars.bars[j], bars.numbers[j]) for j in columns])
 
     @staticmethod
     def grow_bar(bars: TraitBars, j: int) -> list:

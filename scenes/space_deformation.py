@@ -1,8 +1,10 @@
 """Scene 1, SpaceDeformation: a matrix deforms the whole plane.
 
-Rotation, stretch, shear and a rank-1 flattening, each along its true path
-from ``qkv_math``, then any M from lesson.toml played as its SVD stages
-rotate -> (signed) stretch -> rotate.  Row vectors: a point p goes to p @ M.
+Chapter 1 opens here.  Rotation, stretch, shear and a rank-1 flattening,
+each along its true path from ``qkv_math``, then any M from lesson.toml
+played as its SVD stages rotate -> (signed) stretch -> rotate, one beat a
+move, on a plane framed anew so the SVD row covers no word.  Row vectors: a
+point p goes to p @ M.
 
     manim -ql scenes/space_deformation.py SpaceDeformation
 """
@@ -32,6 +34,7 @@ from manim import (
     Polygon,
     Rectangle,
     SurroundingRectangle,
+    TransformFromCopy,
     VGroup,
     Write,
     config,
@@ -46,10 +49,11 @@ from qkv_lens.lesson.keys import MAX_WORDS, Items, Matrix, Number, Params, Recor
 from qkv_lens.numbers import plain_number
 from scenes.kit import palette
 from scenes.kit.glyphs import FastDecimal, set_shown
-from scenes.kit.layout import Box, WordPoint, bounds, overlaps, within
+from scenes.kit.layout import Box, WordPoint, bounds, overlaps, place_clear, within
+from scenes.kit.legible import least_scale
 from scenes.kit.live import LiveMap, Unchanged
 from scenes.kit.matrices import LiveMatrix, matrix_mob
-from scenes.kit.motion import swap
+from scenes.kit.motion import Emphasize, swap
 from scenes.kit.plane import DeformablePlane
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import note, text, title, wrapped_text
@@ -60,6 +64,8 @@ PLANE_ORIGIN = np.array([2.3, 0.35, 0.0])  # centred on the frame above the subt
 PLANE_UNIT = 0.78                         # scene units per plane unit: the words stay clear of the band
 FACTOR_SIZE = 28                          # the SVD row's matrices
 FLOOR = -2.95                             # nothing drawn lower: the subtitle band starts at y = -3.04
+OWN = 0.1                                 # a word's label is this much nearer its own dot than any other
+ROW_CLEAR = 0.3                           # the SVD row keeps this far from every word and from M's square
 
 
 class SpaceDeformationParams(Params):
@@ -96,6 +102,7 @@ class _Stage:
     axis_reach: tuple[float, float]
     unchanged: Unchanged = field(default_factory=Unchanged)
     stale: bool = False           # the readouts lag the map (moved in frames nobody saw)
+    follow: bool = True           # the readouts show the map's matrix (False: they hold the SVD's target M)
 
 
 @dataclass
@@ -121,10 +128,11 @@ class SpaceDeformation(LessonScene):
 
     def construct(self):
         self.s = self._stage()
+        self._gone: list[Mobject] = []     # shown by a beat, faded out with the next caption
         self._intro()
         self._primitives()
-        self._flatten()
-        self._svd()
+        gone = self._flatten()
+        self._svd(gone)
 
     def _stage(self) -> _Stage:
         """The readout panel (left), the plane and its live map, laid out."""
@@ -156,18 +164,20 @@ class SpaceDeformation(LessonScene):
         # close first (never onto the caption), then the two blocks shrink
         top, bottom = 1.25, 0.6
         room = heading.get_bottom()[1] - FLOOR
-        # a step's caption (up to two lines) and, under it, what the flattening loses
-        least_top = 0.3 + wrapped_text("Ág\nÁg", lang, size=26, width=TEXT_WIDTH).height + 0.12 \
-            + text("Ág", lang, size=26).height + 0.2
+        # the tallest step caption (the flattening's with what it loses under it)
+        least_top = 0.3 + self._captions_height() + 0.2
         spare = room - (top + column.height + bottom + convention.height)
         if spare < 0:
             cut = min(-spare, (top - least_top) + (bottom - 0.25))
             top -= cut * (top - least_top) / ((top - least_top) + (bottom - 0.25))
             bottom -= cut - (1.25 - top)
-        fit = (room - top - bottom) / (column.height + convention.height)
-        if fit < 1:
-            column.scale(fit)
-            convention.scale(fit)
+        over = column.height + convention.height - (room - top - bottom)
+        if over > 0:    # the convention's words give way first (down to the floor), then the readouts
+            give = min(over, convention.height * (1 - min(1.0, least_scale(convention))))
+            convention.scale((convention.height - give) / convention.height)
+            over -= give
+        if over > 0:
+            column.scale(max(least_scale(column), (column.height - over) / column.height))
         column.next_to(heading, DOWN, aligned_edge=LEFT, buff=top)
         convention.next_to(column, DOWN, aligned_edge=LEFT, buff=bottom)
         panel = Rectangle(width=SIDEBAR_WIDTH, height=config.frame_height + 0.1, stroke_width=0,
@@ -179,7 +189,7 @@ class SpaceDeformation(LessonScene):
         band.move_to([0, -config.frame_height / 2, 0], aligned_edge=DOWN)
         # ... and stay in the free frame (hidden while their dot is out of it)
         free = (panel.get_right()[0] + 0.05, FLOOR, config.frame_width / 2 - 0.05, config.frame_height / 2 - 0.05)
-        plane = DeformablePlane(words, PLANE_ORIGIN, unit=PLANE_UNIT, avoid=[panel, band], inside=free)
+        plane = DeformablePlane(words, PLANE_ORIGIN, unit=PLANE_UNIT, avoid=[panel, band], inside=free, own=OWN)
         # manim redraws each frame only what comes at or after the first
         # mobject with an updater in z order; the rest is a cached still.  The
         # driver sits just below the plane (grid z -4), so grid, square, arrows,
@@ -191,13 +201,24 @@ class SpaceDeformation(LessonScene):
         return _Stage(words, points, heading, stage, readout, det_num, det_row, column, convention, panel, band,
                       free, plane, live, axis_reach)
 
+    def _captions_height(self) -> float:
+        """How tall the tallest step caption is drawn (the flattening's with
+        the line that says what it loses): the room kept under the title."""
+        M = np.array(self.params.svd_matrix, dtype=float)
+        keys = [("rotation", {}), ("stretch", {}), ("shear", {}), ("svd", {}), ("outro", {}),
+                *_stage_keys(M)]
+        heights = [wrapped_text(self.tr(k, **f), self.lang, size=26, width=TEXT_WIDTH).height for k, f in keys]
+        flat = wrapped_text(self.tr("flatten"), self.lang, size=26, width=TEXT_WIDTH).height + 0.12 \
+            + text(self.tr("info_lost"), self.lang, size=26).height
+        return max(*heights, flat)
+
     def _show(self, M) -> None:
         """Draw the plane and the readouts for the matrix M."""
         s = self.s
         if not s.unchanged(M):      # the map moved since the last frame (else nothing to redraw)
             s.plane.set_matrix(M)   # seen or not: its word labels keep their side from frame to frame
             s.stale = True
-        if s.stale and self.drawing:    # a frame nobody sees leaves them to the play's last pass
+        if s.stale and self.drawing and s.follow:    # a frame nobody sees leaves them to the play's last pass
             s.readout.set_matrix(M)
             set_shown(s.det_num, qm.determinant(M))
             s.stale = False
@@ -209,10 +230,12 @@ class SpaceDeformation(LessonScene):
         self.s.live.follow()
 
     def _caption(self, key: str, **fields) -> None:
-        """The step's caption under the title, in place of the last one."""
+        """The step's caption under the title, in place of the last one (and
+        what the last beat left to go, ``_gone``, fading with it)."""
         new = wrapped_text(self.tr(key, **fields), self.lang, size=26, width=TEXT_WIDTH, color=palette.AREA)
         new.next_to(self.s.heading, DOWN, aligned_edge=LEFT, buff=0.3)
-        self.s.caption = swap(self, self.s.caption, new, run_time=0.5)
+        self.play(FadeOut(self.s.caption), *[FadeOut(m) for m in self._gone], FadeIn(new), run_time=0.5)
+        self.s.caption, self._gone = new, []
 
     def _probes(self, M) -> dict:
         """What the map's last move redrew each frame (the rest is manim's cached still)."""
@@ -220,6 +243,9 @@ class SpaceDeformation(LessonScene):
         live = s.live.redrawn
         on_screen = set(self.get_mobject_family_members())
         return dict(matrix=np.array(M), words=plane.word_coords(), readout=readout.values(),
+                    labels=[(w.name, w.dot.get_center()[:2].copy(),
+                             bounds(w.label) if getattr(w, "label_shown", True) else None) for w in s.words],
+                    dots_shown=[within(tuple(w.dot.get_center()[:2]) * 2, s.free) for w in s.words],
                     det=s.det_num.get_value(), i_tip=plane.p2c(plane.i_arrow.get_end()),
                     j_tip=plane.p2c(plane.j_arrow.get_end()),
                     grid_i=plane.p2c(plane.grid.x_axis.get_end()) / s.axis_reach[0],
@@ -235,22 +261,52 @@ class SpaceDeformation(LessonScene):
 
     # --- the plane, the readouts and the row convention -------------------
     def _intro(self) -> None:
+        """Chapter 1 opens on the plane; the words come in as the sentence
+        names them; then the rule y = x M, each row of M flown to the tip of
+        the basis vector it is."""
         s, plane = self.s, self.s.plane
         self.add(plane.background, s.live.driver)
-        with self.beat("intro"):
+        with self.beat("chapter_say"):
             self.play(Create(plane.grid), run_time=1.5)
             self.play(FadeIn(s.panel), Write(s.heading), FadeIn(plane.square),
                       GrowFromCenter(plane.i_arrow), GrowFromCenter(plane.j_arrow),
                       FadeIn(plane.i_label), FadeIn(plane.j_label), run_time=1.2)
+        with self.beat("intro"):
             self.play(*[FadeIn(w, scale=0.6) for w in s.words], run_time=1.0)
+            self.key_moment("words", **self._probes(np.eye(2)))
         s.live.attach(every_play=False)   # the map changes only in its moves: other plays keep it in the still
-        with self.beat("convention_say", focus=s.convention):
+        with self.beat("convention_say", focus=s.convention) as sentence:
+            rows_at = self.cue_at(sentence, 0.45, 0.75)
             self.play(FadeIn(s.column), FadeIn(s.convention), run_time=1.0)
-            self.play(Indicate(s.readout.get_rows()[0], color=palette.BASIS_I),
-                      Indicate(plane.i_arrow, color=palette.BASIS_I), run_time=1.0)
-            self.play(Indicate(s.readout.get_rows()[1], color=palette.BASIS_J),
-                      Indicate(plane.j_arrow, color=palette.BASIS_J), run_time=1.0)
+            tags = self._row_tags()
+            for k, (at, tag) in enumerate(zip(rows_at, tags)):
+                self.wait_until(at, s.convention)
+                colour = (palette.BASIS_I, palette.BASIS_J)[k]
+                arrow = (plane.i_arrow, plane.j_arrow)[k]
+                self.play(TransformFromCopy(s.readout.get_rows()[k], tag), Indicate(arrow, color=colour),
+                          Indicate(s.convention[k + 1], color=colour, scale_factor=1.05), run_time=1.0)
+            self.key_moment("rows", tags=[(t.get_center()[:2].copy(), t.tex_strings[1::2])
+                                          for t in tags],
+                            i_tip=plane.p2c(plane.i_arrow.get_end()), j_tip=plane.p2c(plane.j_arrow.get_end()))
         self.key_moment("start", **self._probes(np.eye(2)))
+        self._gone = [VGroup(*tags)]     # they leave with the first step's caption
+
+    def _row_tags(self) -> list[VGroup]:
+        """Row k of the readout written out, ``(a, b)``, beside the tip of
+        basis vector k (where the row says it lands), clear of the labels."""
+        s, plane = self.s, self.s.plane
+        tags = []
+        taken = [bounds(m) for m in (plane.i_label, plane.j_label, *[w.label for w in s.words],
+                                     *[w.dot for w in s.words])]
+        for k, (arrow, colour) in enumerate(((plane.i_arrow, palette.BASIS_I), (plane.j_arrow, palette.BASIS_J))):
+            row = s.readout.values()[k]
+            tag = MathTex("(", plain_number(row[0], 2, pad=True), ",", plain_number(row[1], 2, pad=True), ")",
+                          font_size=34, color=colour)
+            place_clear(tag, arrow.get_end(), (DOWN + RIGHT, UP + RIGHT, RIGHT, UP + LEFT, LEFT),
+                        avoid=taken, region=s.free)
+            taken.append(bounds(tag))
+            tags.append(tag)
+        return tags
 
     # --- the four primitives, each along its true path ----------------
     def _primitives(self) -> None:
@@ -308,19 +364,23 @@ class SpaceDeformation(LessonScene):
             self._mark_collisions(groups, marks, rings)
             self.wait(1.0)
             self.key_moment("flatten", collisions=groups, **self._probes(F))
-        self._fresh_plane(marks, rings, lost)
+        return [marks, rings, lost]
 
-    def _fresh_plane(self, *gone: Mobject) -> None:
+    def _fresh_plane(self, gone: list[Mobject], origin: np.ndarray, unit: float) -> None:
         """A clean page after the flattening (it cannot be undone): the squashed
-        plane fades out whole and the identity plane fades in.  The plane is
-        redrawn at the identity while hidden, before the fade-in copies it (a
-        wait draws a still frame and runs no updater, and a fade run over a
-        plane its updater has not yet redrawn would hold the squashed one)."""
+        plane fades out whole and the identity plane fades in, framed anew
+        (``origin``, ``unit``: room for the SVD row).  The plane is redrawn
+        at the identity while hidden, before the fade-in copies it (a wait
+        draws a still frame and runs no updater, and a fade run over a plane
+        its updater has not yet redrawn would hold the squashed one)."""
         s, plane = self.s, self.s.plane
-        parts = [plane.grid, plane.square, plane.i_arrow, plane.j_arrow, plane.i_label, plane.j_label, *s.words]
+        parts = [plane.background, plane.grid, plane.square, plane.i_arrow, plane.j_arrow, plane.i_label,
+                 plane.j_label, *s.words]
         plane.avoid = [s.panel, s.band]
         self.play(*[FadeOut(m) for m in (*gone, *parts)], s.det_num.animate.set_color(palette.AREA), run_time=0.6)
         s.live.path = lambda t: np.eye(2)
+        s.unchanged.last = None
+        plane.refit(origin, unit)
         s.live.follow()
         self.play(*[FadeIn(m) for m in parts], run_time=0.6)
 
@@ -367,18 +427,22 @@ class SpaceDeformation(LessonScene):
             self.play(FadeIn(mark), run_time=0.5)
 
     # --- any M as rotate -> stretch -> rotate -------------------------
-    def _svd(self) -> None:
+    def _svd(self, gone: list[Mobject]) -> None:
         M = np.array(self.params.svd_matrix, dtype=float)
+        eq = self._svd_row(M)
+        origin, unit = self._svd_frame(M, eq)
+        self._fresh_plane(gone, origin, unit)
         self._caption("svd")
-        eq = self._svd_target(M)
+        self._svd_target(M, eq)
         self._svd_stages(M, eq)
         self._outro(M, eq)
+        self._next()
 
-    def _svd_target(self, M: np.ndarray) -> _Factors:
-        """Where the three moves must land: M written out (``[M] = turn stretch
-        turn``, across the top or the bottom of the plane) and the image of the unit square
-        and of i and j under M drawn dashed on the plane."""
-        plane, lang = self.s.plane, self.lang
+    def _svd_row(self, M: np.ndarray) -> _Factors:
+        """The SVD row, ``[M] = turn stretch turn`` (the factors' matrices, and
+        what each does, kept for later in the names' places), across the
+        bottom of the free frame."""
+        s, lang = self.s, self.lang
         A, B, C = qm.svd_stages(M)
         target = matrix_mob(M, row_colors=[palette.BASIS_I, palette.BASIS_J], font_size=FACTOR_SIZE, digits=2,
                             gap=0.35, pad=True)
@@ -390,83 +454,87 @@ class SpaceDeformation(LessonScene):
                          + plain_number(B[1, 1], 2, pad=True), font_size=32),
                  MathTex(_deg(qm.rotation_angle(C)) + r"^\circ", font_size=32)]
         equals = MathTex("=", font_size=40)
-        row = VGroup(target, equals, *mats).arrange(RIGHT, buff=0.25)
+        row = VGroup(target, equals, *mats).arrange(RIGHT, buff=0.35)   # room for each factor's deed under it
         for d, m in zip(deeds, mats):
             d.set_color(palette.AREA).next_to(m, DOWN, buff=0.12)
         block = VGroup(row, *deeds)
-        self._place_row(block, M)
+        block.move_to([(s.free[0] + s.free[2]) / 2, s.free[1] + 0.2, 0], aligned_edge=DOWN)
         for n, m in zip(names, mats):
             n.move_to(m)
         back = BackgroundRectangle(block, color=palette.PANEL, fill_opacity=0.93, buff=0.15)
+        for m in (back, target, equals, *names, *deeds):
+            m.set_z_index(1)
+        return _Factors(back, target, equals, names, mats, deeds, VGroup())
+
+    def _svd_frame(self, M: np.ndarray, eq: _Factors) -> tuple[np.ndarray, float]:
+        """Where the plane goes for the SVD (its origin and unit): every word
+        at rest (before the moves and after each) and M's unit square and
+        arrows inside the free frame above the SVD row, ROW_CLEAR from it,
+        at PLANE_UNIT or as large as fits."""
+        s = self.s
+        A, B, _ = qm.svd_stages(M)
+        square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)
+        spots = np.vstack([s.points @ N for N in (np.eye(2), A, A @ B, M)] + [square @ M, square])
+        lo, hi = spots.min(axis=0), spots.max(axis=0)
+        left, bottom, right, top = s.free[0] + 0.3, bounds(eq.back)[3] + ROW_CLEAR, s.free[2] - 0.3, s.free[3] - 0.35
+        unit = min(PLANE_UNIT, (right - left) / max(hi[0] - lo[0], 1e-9), (top - bottom) / max(hi[1] - lo[1], 1e-9))
+        middle = np.array([(left + right) / 2, (bottom + top) / 2])
+        return np.array([*(middle - unit * (lo + hi) / 2), 0.0]), float(unit)
+
+    def _svd_target(self, M: np.ndarray, eq: _Factors) -> None:
+        """Where the three moves must land: M in the readout and written out
+        in the SVD row, and the image of the unit square and of i and j
+        under M drawn dashed on the plane."""
+        s, plane = self.s, self.s.plane
+        back, target, equals, names = eq.back, eq.target, eq.equals, eq.names
         corners = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float) @ M
-        ghost = VGroup(
+        ghost = eq.ghost = VGroup(
             DashedVMobject(Polygon(*[plane.c2p(c) for c in corners], color=palette.AREA, stroke_width=3),
                            num_dashes=28),
             *[DashedVMobject(Arrow(plane.c2p((0, 0)), plane.c2p(r), buff=0, color=col, stroke_width=4,
                                    max_tip_length_to_length_ratio=0.3), num_dashes=10)
               for r, col in ((M[0], palette.BASIS_I), (M[1], palette.BASIS_J))])
         ghost.set_z_index(-1)
-        for m in (back, target, equals, *names, *deeds):
-            m.set_z_index(1)
-        eq = _Factors(back, target, equals, names, mats, deeds, ghost)
         with self.beat("svd_say") as sentence:
             first, *later = self.cue_at(sentence, 0.0, 0.5, 0.7, 0.9)
             self.wait_until(first, back)
-            plane.avoid.append(back)          # the labels step out of its way as it comes
+            plane.avoid.append(back)          # the labels keep out of its way
             self._replace_labels()
-            self.reveal([(first, [FadeIn(back), FadeIn(target), Create(ghost)]),
+            # from here the readouts hold M, the target, while the plane moves towards it
+            s.follow = False
+            s.readout.set_matrix(M)
+            set_shown(s.det_num, qm.determinant(M))
+            self.reveal([(first, [FadeIn(back), FadeIn(target), Create(ghost),
+                                  Emphasize(s.readout, scale_factor=1.1), Emphasize(s.det_row, scale_factor=1.1)]),
                          (first, [FadeIn(equals)]),
                          *[(t, [FadeIn(n, shift=0.2 * DOWN)]) for t, n in zip(later, names)]],
                         focus=VGroup(back, ghost))
             self.key_moment("svd_target", target=_entries(target), ghost=[plane.p2c(v) for v in
                                                                          ghost[0].get_all_points()],
-                            **self._probes(np.eye(2)))
-        return eq
-
-    def _place_row(self, block: Mobject, M: np.ndarray) -> None:
-        """Put the SVD row across the top or the bottom of the free frame,
-        wherever it hides fewer words on their way to M (never M's unit square)."""
-        s, plane = self.s, self.s.plane
-        A, B, _ = qm.svd_stages(M)
-        spots = np.array([plane.c2p(p)[:2] for N in (A, A @ B, M) for p in s.points @ N])
-        square = [plane.c2p(c)[:2] for c in np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float) @ M]
-        x = (s.free[0] + s.free[2]) / 2
-        best = None
-        for y, edge in ((s.free[3] - 0.2, UP), (s.free[1] + 0.2, DOWN)):
-            block.move_to([x, y, 0], aligned_edge=edge)
-            l, b, r, t = bounds(block)
-            l, b, r, t = l - 0.2, b - 0.2, r + 0.2, t + 0.2
-            hidden = int(np.sum((spots[:, 0] > l) & (spots[:, 0] < r) & (spots[:, 1] > b) & (spots[:, 1] < t)))
-            covers = any(l < px < r and b < py < t for px, py in square)
-            score = (covers, hidden)
-            if best is None or score < best[0]:
-                best = (score, y, edge)
-        block.move_to([x, best[1], 0], aligned_edge=best[2])
+                            row=bounds(back), **self._probes(np.eye(2)))
 
     def _svd_stages(self, M: np.ndarray, eq: _Factors) -> None:
-        """The three moves, each onto the plane as its factor replaces its name."""
+        """The three moves, one beat each, each onto the plane as its factor
+        replaces its name; the last lands on M, and the box goes to it."""
         A, B, C = qm.svd_stages(M)
-        stage_keys = [("svd_a", {"angle": _deg(qm.rotation_angle(A))}),
-                      ("svd_b_flip" if B[1, 1] < 0 else "svd_b",
-                       {"sx": plain_number(B[0, 0], 2, pad=True), "sy": plain_number(B[1, 1], 2, pad=True)}),
-                      ("svd_c", {"angle": _deg(qm.rotation_angle(C))})]
+        stage_keys = _stage_keys(M)
         ends = [A, A @ B, A @ B @ C]
         box = SurroundingRectangle(eq.names[0], color=palette.FOCUS, buff=0.08).set_z_index(1)
-        with self.beat("svd_stage_say"):
-            for k, ((key, fields), path, end, name) in enumerate(zip(stage_keys, qm.svd_path(M), ends, "abc")):
-                self._caption(key, **fields)
-                mat = eq.mats[k]
+        for k, ((key, fields), path, end, name) in enumerate(zip(stage_keys, qm.svd_path(M), ends, "abc")):
+            self._caption(key, **fields)
+            mat = eq.mats[k]
+            with self.beat(f"{key}_say", focus=mat, **fields):
                 self.play(Create(box) if k == 0 else box.animate.become(
                     SurroundingRectangle(eq.names[k], color=palette.FOCUS, buff=0.08).set_z_index(1)),
                     run_time=0.4)
                 self.s.live.play(self, path, 2.2, 0.0, 1.0, smooth, FadeOut(eq.names[k]), FadeIn(mat),
                                  box.animate.become(SurroundingRectangle(mat, color=palette.FOCUS, buff=0.08)))
                 eq.factors.append(mat)
+                if k == 2:     # the moves land on the target: the box goes to M
+                    self.play(box.animate.become(SurroundingRectangle(eq.target, color=palette.FOCUS, buff=0.08)),
+                              run_time=0.5)
                 self.wait(0.6)
                 self.key_moment(f"svd_{name}", factors=[_entries(f) for f in eq.factors], **self._probes(end))
-            # the moves land on the target: the box goes to M
-            self.play(box.animate.become(SurroundingRectangle(eq.target, color=palette.FOCUS, buff=0.08)),
-                      run_time=0.5)
         eq.box = box
 
     def _outro(self, M: np.ndarray, eq: _Factors) -> None:
@@ -480,6 +548,18 @@ class SpaceDeformation(LessonScene):
                         focus=eq.back)
         self.key_moment("end", deeds=[d.get_tex_string() for d in eq.deeds], **self._probes(M))
 
+    def _next(self) -> None:
+        """What comes next, in the caption's place: a vector of 2 numbers
+        becoming one of 3 (the next scenes' matrices change how many numbers)."""
+        s = self.s
+        teaser = MathTex(r"[\,x_1,\ x_2\,]\ \mapsto\ [\,y_1,\ y_2,\ y_3\,]", font_size=36, color=palette.AREA)
+        if teaser.width > TEXT_WIDTH:
+            teaser.scale_to_fit_width(TEXT_WIDTH)
+        teaser.next_to(s.heading, DOWN, aligned_edge=LEFT, buff=0.35)
+        with self.beat("next_say", focus=teaser):
+            s.caption = swap(self, s.caption, teaser, run_time=0.8)
+        self.key_moment("next", teaser=teaser.get_tex_string())
+
     @staticmethod
     def _place_mark(mark, near, taken, free) -> bool:
         """Put ``mark`` beside ``near`` (above it first) where it covers none of
@@ -490,6 +570,15 @@ class SpaceDeformation(LessonScene):
                 if within(box, free) and not any(overlaps(box, t) for t in taken):
                     return True
         return False
+
+
+def _stage_keys(M: np.ndarray) -> list[tuple[str, dict[str, str]]]:
+    """The text key of each SVD move's caption (and sentence) and its fields: the angles and stretches of M's stages."""
+    A, B, C = qm.svd_stages(M)
+    sx, sy = plain_number(B[0, 0], 2, pad=True), plain_number(B[1, 1], 2, pad=True)
+    return [("svd_a", {"angle": _deg(qm.rotation_angle(A))}),
+            ("svd_b_flip" if B[1, 1] < 0 else "svd_b", {"sx": sx, "sy": sy}),
+            ("svd_c", {"angle": _deg(qm.rotation_angle(C))})]
 
 
 def _deg(radians: float) -> str:

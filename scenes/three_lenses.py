@@ -1,15 +1,18 @@
 """Scene 2, ThreeLenses: one word cloud through three matrices.
 
+It opens with the lesson's definition, on screen: a projection matrix is a
+weight matrix W that turns a row vector x of n numbers into x W, of m.
 Each word is a row vector over named traits (the table at the top left);
 each lens is a (n_traits, 2) matrix, so a word lands at ``traits @ M`` on
-that lens's plane.  For every lens one word's product is worked out term by
-term (``qkv_math.worked_product``) before the whole cloud moves; each panel
-is titled by what the lens keeps and what it throws away.
+that lens's plane.  One word's product with the first lens is worked out
+term by term (``qkv_math.worked_product``), the other two show only their
+results; each panel is titled by what the lens keeps and what it throws away.
 
     manim -ql scenes/three_lenses.py ThreeLenses
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -32,6 +35,7 @@ from manim import (
     MoveToTarget,
     ReplacementTransform,
     SurroundingRectangle,
+    Text,
     Transform,
     TransformFromCopy,
     VGroup,
@@ -57,14 +61,15 @@ from qkv_lens.numbers import plain_vector, tex_number
 from scenes.kit import palette
 from scenes.kit.glyphs import number_tex
 from scenes.kit.layout import WordPoint, bounds, within
-from scenes.kit.legible import glyph_px, least_scale, legible
+from scenes.kit.legible import glyph_px, least_scale, legible, shrink_to_fit
 from scenes.kit.matrices import matrix_mob
+from scenes.kit.motion import Emphasize
 from scenes.kit.scene import LessonScene
 from scenes.kit.text import outline_labels, text, title, wrapped_text
 from scenes.kit.worked import column_line, term_line, write_column
 
-# three colours of their own: gold, teal and coral mean Q, K and V, which this scene does not name
-LENS_COLOURS = (palette.COLUMNS[2], palette.COLUMNS[3], palette.COLUMNS[0])
+# three colours of their own, far from gold, teal and coral (Q, K and V, which come in scene 7)
+LENS_COLOURS = palette.LENSES
 FRAME_LEFT, FRAME_RIGHT = -6.95, 6.95   # what the scene uses of the frame's width
 TOP = 3.1                # top of the table and of the work, under the title
 UPPER_BOTTOM = 0.45      # the table and the work stay above this line ...
@@ -77,6 +82,9 @@ PANELS_BOTTOM = -2.95    # the subtitle band starts at -3.04
 PANEL_GAP = 0.45
 MATH_SIZE = 30           # every number of the table and the work
 NEAREST_MARGIN = 0.1     # a label is this much nearer its own dot than any other
+LEADER_CLEAR = 0.26      # a label at the end of a leader line keeps this far from every other dot
+NEAR_GAPS = (0.07, 0.14, 0.2)   # how far from its dot a label without a leader line may stand
+DEFINE_SIZE = 76         # the definition's formula
 LABEL_GAP = 0.14         # between two labels (two names side by side must not read as one)
 MATS_MOST = 2.5          # the lens matrices, shown with the table, grow at most this much
 TABLE_MOST = 1.4         # the table grows at most this much from the intro as the matrices come in
@@ -134,9 +142,13 @@ def _leader(c, box) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _hits(seg, box, pad: float = 0.03) -> bool:
-    """Whether the segment ``seg`` passes through ``box`` (sampled)."""
+    """Whether the segment ``seg`` passes through ``box`` (sampled every
+    0.05 units or closer, from 0.1 past its start: a leader leaves its own dot)."""
     a, b = seg
-    for t in np.linspace(0.15, 1.0, 18):
+    length = float(np.linalg.norm(b[:2] - a[:2]))
+    if length <= 0.1:
+        return False
+    for t in np.linspace(0.1 / length, 1.0, max(18, int(length / 0.05) + 2)):
         x, y = (a + t * (b - a))[:2]
         if box[0] - pad < x < box[2] + pad and box[1] - pad < y < box[3] + pad:
             return True
@@ -165,7 +177,7 @@ def _spots(c, w: float, h: float) -> list[tuple[float, float]]:
     """Label centres around the dot at ``c``: beside, above, below and at its
     corners, nearest first."""
     spots = []
-    for g in (0.07, 0.14, 0.24, 0.36, 0.5):
+    for g in NEAR_GAPS:
         for dy in (0.0, h / 2, -h / 2, h / 2 + g, -h / 2 - g):
             spots += [(c[0] + g + w / 2, c[1] + dy), (c[0] - g - w / 2, c[1] + dy)]
         for dx in (0.0, w / 4, -w / 4, w / 2, -w / 2, w / 2 + g, -w / 2 - g):
@@ -192,12 +204,16 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
     any other dot by NEAREST_MARGIN, so it cannot be read as another's.  The
     placement that labels the most words so is searched for; a word left
     over (a crowd on one line) gets its label in the nearest free spot with
-    a clear leader line from its dot, and is hidden only if nothing is free."""
+    a clear leader line from its dot (its label LEADER_CLEAR from every other
+    dot, the line crossing no label: the leaders are placed first and the
+    labels beside their dots around them, when that labels them all), and is
+    hidden only if nothing is free."""
     every = points
     points = [pt for pt in every if getattr(pt, "holder", None) is None]     # one label a point
     for pt in every:
         pt.leader = None
-    taken = [_grow(bounds(m), 0.06) for m in avoid] + list(lines)     # a gap from names and coordinates
+    names = [_grow(bounds(m), 0.06) for m in avoid]     # a gap from names and coordinates: no leader crosses them
+    taken = names + list(lines)
     centres = [pt.dot.get_center() for pt in points]
     dots = [(c[0] - 0.09, c[1] - 0.09, c[0] + 0.09, c[1] + 0.09) for c in centres]
     options = []
@@ -211,14 +227,160 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
                     and all(_clear(box, d, pad=0.0) for d in dots) and owns(c, box, others)):
                 opts.append(box)
         options.append(opts)
-    order = sorted(range(len(points)), key=lambda i: len(options[i]))
+    placed = _most_placed(options)
+
+    def spots(i: int, labels: list) -> Iterator[tuple[tuple, tuple | None]]:
+        """Where word i's label may go with a leader (``_free_spots``), clear of ``labels``."""
+        c, (w, h) = centres[i], _size(points[i].label)
+        grid = [(x, y) for x in np.arange(inside[0] + w / 2, inside[2] - w / 2 + 1e-9, 0.08)
+                for y in np.arange(inside[1] + h / 2, inside[3] - h / 2 + 1e-9, 0.08)]
+        grid.sort(key=lambda q: (q[0] - c[0]) ** 2 + (q[1] - c[1]) ** 2)
+        far = [j for j in range(len(points)) if j != i and np.linalg.norm(centres[j] - c) > 1e-6]
+        return _free_spots(c, w, h, grid, taken, dots, labels, [centres[j] for j in range(len(points)) if j != i],
+                           [centres[j] for j in far], [_grow(dots[j], 0.03) for j in far] + names)
+
+    def crosses(line, boxes) -> bool:
+        return line is not None and any(_hits(line, b, pad=0.02) for b in boxes)
+
+    leaders: dict[int, tuple] = {}
+    left = [i for i in range(len(points)) if i not in placed]
+    if left:     # the leaders first (each at one of its nearest free spots), then every other label around them
+        def around(chosen: dict) -> dict:
+            return _most_placed([[b for b in opts if all(_clear(b, box, pad=LABEL_GAP) and not crosses(line, [b])
+                                                         for box, line in chosen.values())] if i in placed else []
+                                 for i, opts in enumerate(options)])
+
+        def lead(k: int, chosen: dict) -> dict | None:
+            """Leaders for the words left[k:], given ``chosen``, that leave every other label a place."""
+            if k == len(left):
+                again = around(chosen)
+                return {**chosen, "placed": again} if len(again) == len(placed) else None
+            i = left[k]
+            tries = 0
+            for box, line in spots(i, [b for b, _ in chosen.values()]):
+                if any(crosses(ln, [box]) or crosses(line, [b]) for b, ln in chosen.values()):
+                    continue
+                found = lead(k + 1, {**chosen, i: (box, line)})
+                if found is not None:
+                    return found
+                tries += 1
+                if tries >= 400:
+                    break
+            return None
+
+        found = lead(0, {}) if len(left) <= 2 else None
+        if found is not None:
+            placed = found.pop("placed")
+            leaders = found
+    labels = {**placed, **{i: box for i, (box, _) in leaders.items()}}     # whose label stands where
+    plan: dict[int, tuple] = {i: (box, None) for i, box in placed.items()}
+    for i in range(len(points)):
+        if i in placed:
+            continue
+        chosen = leaders.get(i)
+        if chosen is None:
+            chosen = next(((box, line) for box, line in spots(i, list(labels.values()))
+                           if not crosses(line, labels.values())), None)
+        if chosen is None:     # a leader across a label only when nothing else is free
+            chosen = next(spots(i, list(labels.values())), None)
+        if chosen is not None:
+            plan[i] = chosen
+            labels[i] = chosen[0]
+    tangled = len(plan) < len(points) or any(crosses(line, [b for j, (b, _) in plan.items() if j != i])
+                                               for i, (_, line) in plan.items())
+    leads = sum(line is not None for _, line in plan.values())
+    if (tangled or leads > 1) and np.ptp([c[1] for c in centres]) < 1e-6:     # words on one line: a ladder over it
+        plan = _ladder(centres, [_size(pt.label) for pt in points], taken, dots, inside, names) or plan
+    for i, pt in enumerate(points):
+        if i not in plan:     # nowhere free: left out (its dot stays), rather than over another label
+            pt.label.set_opacity(0)
+            continue
+        box, line = plan[i]
+        _put(pt.label, box)
+        if line is not None:
+            pt.leader = Line(line[0], line[1], color=palette.INK, stroke_width=3, buff=0.1)
+            pt.leader_ends = (tuple(pt.leader.get_start()[:2]), tuple(pt.leader.get_end()[:2]))
+            pt.add(pt.leader)
+    hide_shared(every)
+
+
+def _ladder(centres, sizes, taken, dots, inside, names=()) -> dict[int, tuple] | None:
+    """Labels for dots on one horizontal line, stacked over and under it:
+    each starts just right of its dot (or against the right edge of
+    ``inside``), narrow ones first, on the side and as near the line as it
+    is clear of the other labels and of ``taken`` and its leader (from its
+    dot, straight up or down) crosses no label: beyond every label on its
+    side whose dot it spans, short of every label on its side that spans its
+    dot.  A label that reads as its dot's alone sits close; any other stands
+    LEADER_CLEAR off the other dots, its leader crossing none of ``names``
+    (boxes).  None when some label finds no place ``inside``."""
+    y0 = centres[0][1]
+    spans = {}
+    for i in range(len(centres)):
+        w = sizes[i][0]
+        left = min(centres[i][0] + 0.06, inside[2] - w)
+        if left < inside[0]:
+            return None
+        spans[i] = (left, left + w)
+    rivals = {i: [c for j, c in enumerate(centres) if j != i] for i in spans}
+    plan: dict[int, tuple] = {}
+
+    def spans_dot(i: int, j: int) -> bool:
+        return spans[i][0] - 0.04 <= centres[j][0] <= spans[i][1] + 0.04
+
+    def fits(box) -> bool:
+        return (inside[1] <= box[1] and box[3] <= inside[3]
+                and all(_clear(box, b, pad=LABEL_GAP) for b, _ in plan.values())
+                and all(_clear(box, t, pad=0.02) for t in taken) and all(_clear(box, d, pad=0.0) for d in dots))
+
+    reach: dict[int, tuple[int, float, float]] = {}     # side (+1 over, -1 under), near and far distance from the line
+    for i in sorted(spans, key=lambda i: (spans[i][1] - spans[i][0], centres[i][0])):
+        w, h = sizes[i]
+        x = centres[i][0]
+        best = None
+        for side in (1, -1):
+            same = [j for j in plan if reach[j][0] == side]
+            # beyond the labels whose dots it spans (their leaders end short of it), short of those spanning its dot
+            least = max([reach[j][2] + LABEL_GAP for j in same if spans_dot(i, j)], default=0.12)
+            most = min([reach[j][1] - LABEL_GAP for j in same if spans_dot(j, i)], default=99.0)
+            for d in np.arange(least, 8.0, 0.05):
+                if d + h > most:
+                    break
+                box = (spans[i][0], y0 + d, spans[i][1], y0 + d + h) if side > 0 else \
+                    (spans[i][0], y0 - d - h, spans[i][1], y0 - d)
+                if not owns(centres[i], box, rivals[i]) and any(_box_dist(r, box) < LEADER_CLEAR for r in rivals[i]):
+                    continue
+                end = float(np.clip(x, box[0] + 0.05, box[2] - 0.05))
+                lead = (np.array([x, y0, 0.0]), np.array([end, y0 + side * d, 0.0]))
+                if not (inside[1] <= box[1] and box[3] <= inside[3]):
+                    break
+                if not fits(box) or any(_hits(lead, b, pad=0.02) for b in names):
+                    continue
+                if best is None or d < best[0]:
+                    best = (d, side, box)
+                break
+        if best is None:
+            return None
+        d, side, box = best
+        end = float(np.clip(x, box[0] + 0.05, box[2] - 0.05))
+        close = owns(centres[i], box, rivals[i]) and abs(end - x) < 0.2 and d < 0.2
+        plan[i] = (box, None if close else (np.array([x, y0, 0.0]), np.array([end, y0 + side * d, 0.0])))
+        reach[i] = (side, d, d + h)
+    return plan
+
+
+def _most_placed(options: list[list[tuple]], budget: int = 20000) -> dict[int, tuple]:
+    """A choice of one box from ``options[i]`` for as many words i as can
+    have one, no two closer than LABEL_GAP (a search, words with fewer
+    options first, within ``budget`` steps): {word: box}."""
+    order = sorted(range(len(options)), key=lambda i: len(options[i]))
     best: dict = {"n": -1, "pick": {}}
-    budget = [20000]
+    left = [budget]
 
     def search(k: int, pick: dict, n: int) -> None:
-        if budget[0] <= 0 or n + (len(order) - k) <= best["n"]:
+        if left[0] <= 0 or n + (len(order) - k) <= best["n"]:
             return
-        budget[0] -= 1
+        left[0] -= 1
         if k == len(order):
             best["n"], best["pick"] = n, dict(pick)
             return
@@ -231,53 +393,37 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
         search(k + 1, pick, n)       # this word's label left for a leader line
 
     search(0, {}, 0)
-    placed = best["pick"]
-    labels = list(placed.values())
-    for i, box in placed.items():
-        _put(points[i].label, box)
-        points[i].leader = None
-    for i, pt in enumerate(points):
-        if i in placed:
-            continue
-        c, (w, h) = centres[i], _size(pt.label)
-        grid = [(x, y) for x in np.arange(inside[0] + w / 2, inside[2] - w / 2 + 1e-9, 0.08)
-                for y in np.arange(inside[1] + h / 2, inside[3] - h / 2 + 1e-9, 0.08)]
-        grid.sort(key=lambda q: (q[0] - c[0]) ** 2 + (q[1] - c[1]) ** 2)
-        others = [d for j, d in enumerate(dots) if j != i and np.linalg.norm(centres[j] - c) > 1e-6]
-        chosen = None
-        for strict in (True, False):     # a leader across a label only when nothing else is free
-            for x, y in grid:
-                box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-                if not (all(_clear(box, t, pad=0.02) for t in taken) and all(_clear(box, d, pad=0.0) for d in dots)
-                        and all(_clear(box, b, pad=LABEL_GAP) for b in labels)):
-                    continue
-                line = _leader(c, box)
-                if line is None and not owns(c, box, [centres[j] for j in range(len(points)) if j != i]):
-                    continue     # close to its dot with no leader, but as close to another
-                if line is not None and any(_hits(line, t, pad=0.02) for t in (labels if strict else []) + others):
-                    continue
-                chosen = (box, line)
-                break
-            if chosen is not None:
-                break
-        pt.leader = None
-        if chosen is None:    # nowhere free: left out (its dot stays), rather than over another label
-            pt.label.set_opacity(0)
-            continue
-        box, line = chosen
-        _put(pt.label, box)
-        labels.append(box)
-        if line is not None:
-            pt.leader = Line(line[0], line[1], color=palette.INK, stroke_width=3, buff=0.1)
-            pt.leader_ends = (tuple(pt.leader.get_start()[:2]), tuple(pt.leader.get_end()[:2]))
-            pt.add(pt.leader)
-    hide_shared(every)
+    return best["pick"]
 
 
-def share_labels(points: list[WordPoint], names: list[str], lang: str, sep: str, size: float) -> None:
+def _free_spots(c, w: float, h: float, grid, taken, dots, labels, own, rivals, others):
+    """Where a label ``w`` x ``h`` for the dot at ``c`` may go, nearest first
+    (``grid``: centres): (its box, its leader line or None).  Clear of
+    ``taken``, the ``dots`` and the ``labels``; without a leader, nearer its
+    dot than any of ``own`` (the other dots); with one, LEADER_CLEAR from
+    every one of ``rivals`` (the dots at other spots), the leader passing
+    none of ``others`` (their boxes)."""
+    for x, y in grid:
+        box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+        if not (all(_clear(box, t, pad=0.02) for t in taken) and all(_clear(box, d, pad=0.0) for d in dots)
+                and all(_clear(box, b, pad=LABEL_GAP) for b in labels)):
+            continue
+        line = _leader(c, box)
+        if line is None and not owns(c, box, own):
+            continue     # close to its dot with no leader, but as close to another
+        if line is not None and any(_box_dist(r, box) < LEADER_CLEAR for r in rivals):
+            continue     # at the end of its leader, but beside another dot: read as that one's
+        if line is not None and any(_hits(line, t, pad=0.02) for t in others):
+            continue
+        yield box, line
+
+
+def share_labels(points: list[WordPoint], names: list[str], lang: str, sep: str, size: float,
+                 width: float | None = None) -> None:
     """Words (``names``) that land on one point get one label naming them all (``sep``
-    between the names), held by the first of them; the others' labels are
-    hidden and they record which word holds theirs (``holder``)."""
+    between the names; on lines no wider than ``width``, if given), held by the
+    first of them; the others' labels are hidden and they record which word
+    holds theirs (``holder``)."""
     for pt in points:
         pt.holder = None
     for i, pt in enumerate(points):
@@ -287,8 +433,10 @@ def share_labels(points: list[WordPoint], names: list[str], lang: str, sep: str,
                 and np.allclose(points[j].coords, pt.coords, atol=1e-9)]
         if not same:
             continue
-        shared = legible(text(sep.join([names[i], *(names[j] for j in same)]), lang, size=size,
-                              color=pt.label.get_color()))
+        content = sep.join([names[i], *(names[j] for j in same)])
+        shared = legible(text(content, lang, size=size, color=pt.label.get_color()))
+        if width is not None and shared.width > width:     # a long list of names: on two lines or more
+            shared = legible(wrapped_text(content, lang, size=size, width=width, color=pt.label.get_color()))
         pt.remove(pt.label)
         pt.label = shared
         pt.add(shared)
@@ -309,12 +457,22 @@ def axis_lines(axes) -> list[tuple[float, float, float, float]]:
     return [(b[0] - 0.02, b[1] - 0.02, b[2] + 0.02, b[3] + 0.02) for b in (bounds(axes.x_axis), bounds(axes.y_axis))]
 
 
+def _label_text(pt: WordPoint) -> str:
+    """The words of a point's label (a label on several lines read as one, without spaces)."""
+    return "".join(m.text for m in pt.label.get_family() if isinstance(m, Text))
+
+
+def _shown(pt: WordPoint) -> bool:
+    """Whether a point's label is drawn (not hidden)."""
+    return any(m.get_fill_opacity() > 0 for m in pt.label.family_members_with_points())
+
+
 def _drawn(pt: WordPoint) -> dict:
     """Where a word point is drawn: its dot's centre, its label's box (None if hidden), its leader's ends."""
     lead = getattr(pt, "leader", None)
-    return {"name": pt.label.text if hasattr(pt.label, "text") else "", "dot": tuple(pt.dot.get_center()[:2]),
+    return {"name": _label_text(pt), "dot": tuple(pt.dot.get_center()[:2]),
             "holder": getattr(pt, "holder", None),
-            "label": bounds(pt.label) if pt.label.get_fill_opacity() > 0 else None,
+            "label": bounds(pt.label) if _shown(pt) else None,
             "leader": None if lead is None else (pt.leader_ends, lead.get_stroke_width(), lead in pt.submobjects)}
 
 
@@ -395,6 +553,8 @@ class _Stage:
     big: list = field(default_factory=list)       # each lens's panel, large, right of the table
     row_box: SurroundingRectangle | None = None
     works: list[_Work] = field(default_factory=list)   # one per lens
+    definition: VGroup | None = None   # the definition, large: its head, x W = y with the sizes, its note
+    reminder: MathTex | None = None    # what stays of it in the top right corner: x -> x W, n -> m
 
 
 class ThreeLenses(LessonScene):
@@ -406,6 +566,7 @@ class ThreeLenses(LessonScene):
     def construct(self):
         self.s = self._stage()
         self._lay_out()
+        self._define()
         self._intro()
         for k in range(len(self.params.lenses)):
             self._work(k)
@@ -429,15 +590,53 @@ class ThreeLenses(LessonScene):
         mats = VGroup(*[matrix_mob(lens.matrix, font_size=MATH_SIZE).set_color(c)
                         for lens, c in zip(p.lenses, LENS_COLOURS)]).arrange(RIGHT, buff=0.35)
         outline_labels(table, mats)      # before their targets are copied (MoveToTarget, transforms)
-        return _Stage(names, traits, X, heading, table, worked_word(traits), mats)
+        stage = _Stage(names, traits, X, heading, table, worked_word(traits), mats)
+        stage.definition, stage.reminder = self._definition(heading, len(p.traits))
+        return stage
+
+    def _definition(self, heading, n: int) -> tuple[VGroup, MathTex]:
+        """The lesson's definition, large in the middle: "projection matrix W",
+        x (1 x n) times W (n x m) = x W (1 x m), and its note (n numbers in,
+        m out); and the reminder the intro leaves of it in the top right
+        corner, beside the title: x -> x W, n -> 2 (these lenses' sizes)."""
+        lang = self.lang
+        head = legible(text(self.tr("define_head"), lang, size=48, color=palette.INK))
+        formula = MathTex(r"\underbrace{x}_{1\times n}", r"\;", r"\underbrace{W}_{n\times m}", r"\;=\;",
+                          r"\underbrace{x\,W}_{1\times m}", font_size=DEFINE_SIZE)
+        note_ = wrapped_text(self.tr("define_note"), lang, size=36, width=FRAME_RIGHT - FRAME_LEFT - 1.0,
+                             color=palette.MUTED)
+        block = VGroup(head, formula, note_).arrange(DOWN, buff=0.55)
+        block.move_to([0, (heading.get_bottom()[1] + PANELS_BOTTOM) / 2, 0])
+        reminder = MathTex(r"x \mapsto x\,W:\ ", str(n), r"\to", "2", font_size=40, color=palette.INK)
+        right = FRAME_RIGHT - 0.1
+        reminder.move_to([right - reminder.width / 2, heading.get_center()[1], 0])
+        if reminder.get_left()[0] < heading.get_right()[0] + 0.4:     # a long title: the reminder shrinks to its room
+            shrink_to_fit(reminder, width=right - heading.get_right()[0] - 0.4, about=reminder.get_right())
+        outline_labels(block, reminder)
+        return block, reminder
+
+    # --- the definition, once, on screen: a projection matrix re-expresses x as x W
+    def _define(self) -> None:
+        s = self.s
+        head, formula, note_ = s.definition
+        with self.beat("define_say") as said:
+            formula_at, note_at = self.cue_at(said, 0.45, 0.8)
+            self.play(Write(s.heading), FadeIn(head, shift=0.2 * DOWN), run_time=1.0)
+            self.reveal([(formula_at, [Write(formula)]), (note_at, [FadeIn(note_, shift=0.2 * UP)])],
+                        focus=s.definition, run_time=1.2)
+            self.key_moment("define", formula=formula.get_tex_string(), note=[m.text for m in note_],
+                            head=head.text)
 
     # --- the input: every word as a row of numbers, one column per trait; then the three lenses
     def _intro(self) -> None:
         s = self.s
         table = s.table
-        with self.beat("intro_say", n=len(self.params.traits)) as said:
-            lenses_at = self.cue_at(said, 0.6)[0]      # "... through three matrices ..."
-            self.play(Write(s.heading), FadeIn(table.header), run_time=1.0)
+        with self.beat("intro_say", n=len(self.params.traits), m=2) as said:
+            lenses_at = self.cue_at(said, 0.6)[0]      # "... three such matrices ..."
+            # the definition goes to the corner, as x -> x W with these lenses' sizes, and the words come in
+            self.play(FadeOut(s.definition, target_position=s.reminder.get_center(), scale=0.2),
+                      FadeIn(s.reminder, shift=0.3 * RIGHT), run_time=1.0)
+            self.play(FadeIn(table.header), run_time=0.6)
             self.play(LaggedStart(*[FadeIn(VGroup(table.names[i], *table.rows[i]), shift=0.2 * RIGHT)
                                     for i in range(len(s.names))], lag_ratio=0.25), run_time=2.0)
             self.key_moment("intro", table=[[e.get_tex_string() for e in row] for row in table.rows])
@@ -460,8 +659,8 @@ class ThreeLenses(LessonScene):
         w = s.w
         table_floor = least_scale(table) * table.height
         # the product with the word's name above its row (the table's marked row names it too): narrower
-        works = [self._block(s.traits[w], s.names[w], lens, colour, name_above=True)
-                 for lens, colour in zip(p.lenses, LENS_COLOURS)]
+        works = [self._block(s.traits[w], s.names[w], lens, colour, name_above=True, worked=k == 0)
+                 for k, (lens, colour) in enumerate(zip(p.lenses, LENS_COLOURS))]
         products = [VGroup(*[m for m in b.block if m is not b.lines]) for b in works]
         product_px = glyph_px(works[0].vec.get_entries()[0])
         for low in np.arange(WORK_TABLE_LOW, UPPER_BOTTOM + 1e-9, 0.1):     # the largest table that leaves room
@@ -489,12 +688,13 @@ class ThreeLenses(LessonScene):
             s.wide = any(not self._fits(pr, FRAME_RIGHT - 0.25 - s.work_left) or
                          not self._fits(b.lines, FRAME_RIGHT - FRAME_LEFT - 0.5) for pr, b in zip(products, works))
         if s.wide:     # the work alone in the band: its name beside the row, as before
-            works = [self._block(s.traits[w], s.names[w], lens, colour) for lens, colour in zip(p.lenses, LENS_COLOURS)]
+            works = [self._block(s.traits[w], s.names[w], lens, colour, worked=k == 0)
+                     for k, (lens, colour) in enumerate(zip(p.lenses, LENS_COLOURS))]
         left = FRAME_LEFT if s.wide else s.work_left
         # too wide even for the whole band: the name above the row, each line without its products
         s.works = [b if not s.wide or self._fits(b.block, FRAME_RIGHT - 0.25 - left) else
-                   self._block(s.traits[w], s.names[w], lens, colour, compact=True)
-                   for b, lens, colour in zip(works, p.lenses, LENS_COLOURS)]
+                   self._block(s.traits[w], s.names[w], lens, colour, compact=True, worked=k == 0)
+                   for k, (b, lens, colour) in enumerate(zip(works, p.lenses, LENS_COLOURS))]
         middle = [(left + FRAME_RIGHT) / 2, (TOP + PANELS_BOTTOM) / 2, 0]
         for b in s.works:     # as large as the room right of the table allows (up to 1.4 times; a pulse stays inside)
             b.block.scale(min(1.4, (FRAME_RIGHT - 0.25 - left) / b.block.width,
@@ -505,7 +705,7 @@ class ThreeLenses(LessonScene):
         self._lay_out_lenses()
         # each lens's panel, as large as the room right of the table
         left = FRAME_LEFT if s.wide else bounds(s.table_lens)[2] + 0.35
-        s.big = [self._panels([k], left, FRAME_RIGHT, TOP, size=26)[0] for k in range(len(p.lenses))]
+        s.big = [self._panels([k], left, FRAME_RIGHT, TOP, size=26, large=True)[0] for k in range(len(p.lenses))]
 
     def _row_box(self, table) -> SurroundingRectangle:
         """The box round the worked word's row of ``table``."""
@@ -529,6 +729,11 @@ class ThreeLenses(LessonScene):
         grow = min(1.25, (FRAME_RIGHT - 0.25 - left) / product.width, (TOP - UPPER_BOTTOM) / product.height)
         top = min(bounds(table)[1], table.get_center()[1] - grow * product.height / 2) - 0.3
         lines = b.lines
+        if not len(lines):     # worked to its result only: larger, in the middle of the room right of the table
+            grow = min(1.6, (FRAME_RIGHT - 0.25 - left) / product.width, (TOP - PANELS_BOTTOM) / product.height)
+            if grow >= least_scale(product):
+                product.scale(grow).move_to([(left + FRAME_RIGHT) / 2, (TOP + PANELS_BOTTOM) / 2, 0])
+            return
         lines_grow = min(1.45, (FRAME_RIGHT - FRAME_LEFT - 0.5) / lines.width,
                          (top - PANELS_BOTTOM - 0.2) / lines.height)
         if grow < least_scale(product) or lines_grow < max(1.0, least_scale(lines)):
@@ -557,15 +762,14 @@ class ThreeLenses(LessonScene):
         fill(s.mats, FRAME_RIGHT - 0.15 - right, height, MATS_MOST)
         s.mats.move_to([(right + FRAME_RIGHT) / 2, middle_y, 0])
 
-    # --- one word's product with lens k, column by column
+    # --- one word's product with lens k: the first term by term, the others their results
     def _work(self, k: int) -> None:
         s = self.s
         b, colour = s.works[k], LENS_COLOURS[k]
         res_entries = b.res.get_entries()
         res_entries.set_opacity(0)
-        with self.beat(f"work{k + 1}_say", focus=b.res, word=s.names[s.w], n=len(self.params.traits),
-                       point=plain_vector(b.work.result)) as said:
-            dropped_at = self.cue_at(said, 0.7)[0]      # "... multiplied by 0 are dropped ..."
+        fields = {"word": s.names[s.w], "n": len(self.params.traits), "point": plain_vector(b.work.result)}
+        with self.beat(f"work{k + 1}_say", focus=b.res if k else b.lines, **fields):
             if k == 0:     # the other two lenses wait their turn; the table steps aside, the worked word's row marked
                 self.play(FadeOut(s.mats[1:]), *([] if s.wide else [MoveToTarget(s.table)]), run_time=0.8)
                 if not s.wide:
@@ -582,15 +786,18 @@ class ThreeLenses(LessonScene):
             # the first lens's matrix moves from where the intro showed it into the product
             self.play(FadeIn(b.times), ReplacementTransform(s.mats[0], b.M) if k == 0 else FadeIn(b.M),
                       FadeIn(b.eq), FadeIn(b.res), run_time=0.8)
-            for j, line in enumerate(b.lines):
-                box = SurroundingRectangle(b.M.get_columns()[j], color=colour, buff=0.08)
+            for j, column in enumerate(b.M.get_columns()):
+                box = SurroundingRectangle(column, color=colour, buff=0.08)
                 self.play(Create(box), run_time=0.4)
-                write_column(self, line, res_entries[j], 1.4, 0.7, FadeOut(box))
-            dropped = b.dropped()
-            if dropped:     # the terms multiplied by 0 are greyed as the sentence says they are dropped
-                if k == 0:
-                    self.wait_until(dropped_at, b.lines)
-                self.play(*[m.animate.set_color(DROPPED) for m in dropped], run_time=0.6)
+                if len(b.lines):     # written out, term by term
+                    write_column(self, b.lines[j], res_entries[j], 1.4, 0.7, FadeOut(box))
+                else:                # the same arithmetic, its result only: the column's total lands in y
+                    shown = res_entries[j].copy().set_opacity(1)
+                    self.play(TransformFromCopy(column, shown), FadeOut(box), run_time=0.7)
+                    res_entries[j].set_opacity(1)
+                    self.remove(shown)
+        if len(b.lines):
+            self._drop_zeros(b)
         self.key_moment(f"work{k + 1}", word=s.names[s.w], lines=[ln.get_tex_string() for ln in b.lines],
                         result=[e.get_tex_string() for e in res_entries],
                         matrix=[[e.get_tex_string() for e in row] for row in b.M.get_rows()],
@@ -598,6 +805,18 @@ class ThreeLenses(LessonScene):
                         table=bounds(s.table), product=bounds(VGroup(b.vec, b.M, b.res)), lines_box=bounds(b.lines),
                         table_digit=glyph_px(s.table.rows[0][0]),
                         digits=(glyph_px(b.vec.get_entries()[0]), glyph_px(b.lines)))
+
+    def _drop_zeros(self, b: _Work) -> None:
+        """The terms multiplied by 0 grey out as their own sentence says they
+        drop out, and the product's result is named where the word lands."""
+        s = self.s
+        dropped = b.dropped()
+        fields = {"word": s.names[s.w], "point": plain_vector(b.work.result)}
+        with self.beat("zero_say" if dropped else "land_say", focus=b.res, **fields):
+            if dropped:
+                self.play(*[m.animate.set_color(DROPPED) for m in dropped], run_time=0.8)
+            self.key_moment("zero", greyed=[[_greyed(term) for term in b.terms(j)] for j in range(len(b.lines))])
+            self.play(Emphasize(b.res, scale_factor=1.15), run_time=0.8)
 
     # --- the whole cloud lands on lens k's plane, shown large
     def _lens(self, k: int) -> None:
@@ -635,7 +854,7 @@ class ThreeLenses(LessonScene):
             if before is None:
                 self._fly_names(big.words, [i for i in range(len(s.names)) if i != w])
             groups = qm.collisions(s.X, big.M, tol=1e-9)
-            shown = {i for g in groups for i in g if big.words[i].label.get_fill_opacity() > 0}
+            shown = {i for g in groups for i in g if _shown(big.words[i])}
             if shown:     # (the one label of a shared point)
                 self.play(*[Indicate(big.words[i].label, color=palette.ALERT) for i in sorted(shown)], run_time=0.8)
         self.key_moment(f"lens{k + 1}", words=np.array([big.axes.p2c(pt.dot.get_center()) for pt in big.words]),
@@ -731,17 +950,12 @@ class ThreeLenses(LessonScene):
 
     # --- the same input, three matrices, three views side by side
     def _outro(self) -> None:
+        """The three views side by side, each panel as tall as the frame
+        under the title allows and its words as large as in the lens's own
+        panel: the same words, three matrices, three views."""
         s, lenses = self.s, self.params.lenses
-        mats = VGroup(*[matrix_mob(lens.matrix, font_size=MATH_SIZE).set_color(c)
-                        for lens, c in zip(lenses, LENS_COLOURS)])
-        width = (FRAME_RIGHT - FRAME_LEFT - 2 * PANEL_GAP) / 3
-        for m in mats:
-            fit(m, width, 2.0)
-        outline_labels(mats)
-        top = TOP - max(m.height for m in mats) - 0.3
-        ends = self._panels(list(range(len(lenses))), FRAME_LEFT, FRAME_RIGHT, top)
-        for m, panel in zip(mats, ends):
-            m.move_to([panel.axes.get_center()[0], 0, 0]).align_to([0, TOP, 0], UP)
+        ends = self._panels(list(range(len(lenses))), FRAME_LEFT, FRAME_RIGHT, TOP, size=26, heading=20)
+        for panel in ends:
             place_word_labels(panel.words, avoid=[panel.x_name, panel.y_name], inside=self._room(panel, 0.05),
                               lines=axis_lines(panel.axes))
 
@@ -749,23 +963,24 @@ class ThreeLenses(LessonScene):
             return [panel.heading, panel.axes, panel.x_name, panel.y_name, *panel.words]
 
         with self.beat("outro_say"):
-            # the last lens's panel shrinks into its place beside the other two, its matrix over it
-            shown = s.big[-1].M_shown
-            self.play(FadeOut(s.table), FadeOut(s.row_box),
-                      ReplacementTransform(shown, mats[-1]) if shown.submobjects else FadeIn(mats[-1]),
+            # the last lens's panel shrinks into its place beside the other two
+            self.play(FadeOut(s.table), FadeOut(s.row_box), FadeOut(s.big[-1].M_shown),
                       *[ReplacementTransform(a, z) for a, z in zip(parts(s.big[-1]), parts(ends[-1]))], run_time=1.2)
             self.play(LaggedStart(*[FadeIn(VGroup(*parts(p)), shift=0.3 * RIGHT) for p in ends[:-1]],
-                                  lag_ratio=0.5), run_time=1.2)
-            self.play(LaggedStart(*[FadeIn(m, shift=0.3 * DOWN) for m in mats[:-1]], lag_ratio=0.3), run_time=1.0)
+                                  lag_ratio=0.5), run_time=1.4)
+            self.focus_on(*[p.axes for p in ends])
         self.key_moment("end", drawn=[[_drawn(pt) for pt in p.words] for p in ends],
-                        axes=[axis_lines(p.axes) for p in ends],
-                        others=[[bounds(p.x_name), bounds(p.y_name)] for p in ends])
+                        axes=[axis_lines(p.axes) for p in ends], panels=[bounds(p.axes) for p in ends],
+                        others=[[bounds(p.x_name), bounds(p.y_name)] for p in ends],
+                        label_px=min(glyph_px(pt.label) for p in ends for pt in p.words))
 
-    def _block(self, x, name: str, lens, colour, compact: bool = False, name_above: bool = False) -> _Work:
+    def _block(self, x, name: str, lens, colour, compact: bool = False, name_above: bool = False,
+               worked: bool = True) -> _Work:
         """One word's product with a lens matrix, written out: its name, the
         row x times M = the result, and one line of arithmetic per output,
         a term per trait (``compact``: the name above the row x, each line
-        without the step of its products)."""
+        without the step of its products; not ``worked``: no lines, the
+        product's row alone)."""
         work = qm.worked_product(x, lens.matrix)
         vec = matrix_mob([x], font_size=MATH_SIZE)
         M = matrix_mob(lens.matrix, font_size=MATH_SIZE)
@@ -780,16 +995,19 @@ class ThreeLenses(LessonScene):
         if compact or name_above:
             word_name.next_to(vec, UP, aligned_edge=LEFT, buff=0.15)
         lines = VGroup(*[column_line(c, MATH_SIZE, colour, form="ends") if compact else
-                         term_line(c, MATH_SIZE, colour) for c in work.columns])
-        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.22)
-        lines.scale(max(1.0, min(1.35, product.width / lines.width)))     # the numbers as large as room allows
-        lines.next_to(product, DOWN, buff=0.3)
+                         term_line(c, MATH_SIZE, colour) for c in work.columns] if worked else [])
+        if worked:
+            lines.arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+            lines.scale(max(1.0, min(1.35, product.width / lines.width)))     # the numbers as large as room allows
+            lines.next_to(product, DOWN, buff=0.3)
         outline_labels(product, word_name)     # the matrix may come in by a transform
         return _Work(VGroup(word_name, product, lines), work, vec, M, res, word_name, lines, times, eq)
 
     @staticmethod
     def _fits(mob, width: float) -> bool:
         """Whether ``mob`` fits ``width`` by the frame's height (under the title) at a readable size."""
+        if not mob.has_points() and not any(m.has_points() for m in mob.get_family()):
+            return True     # nothing to fit (a product worked to its result only has no lines)
         return min(1.0, width / mob.width, (TOP - PANELS_BOTTOM) / mob.height) >= least_scale(mob) - 1e-9
 
     def _table(self, names, traits, lang) -> VGroup:
@@ -816,12 +1034,14 @@ class ThreeLenses(LessonScene):
         table.header, table.names, table.rows = header, name_mobs, rows
         return table
 
-    def _panels(self, ks: list[int], left: float, right: float, top: float, size: float = 22) -> VGroup:
+    def _panels(self, ks: list[int], left: float, right: float, top: float, size: float = 22,
+                heading: float | None = None, large: bool = False) -> VGroup:
         """One panel per lens of ``ks``, side by side from ``left`` to ``right``,
-        from ``top`` down to the subtitle band: its heading (keeps / drops), axes
-        sized to its points (and, with ``size`` above 22, a large panel, to the
-        plane a flattening lens collapses), axis names and the words at ``X @ M``
-        with ``size`` labels (placed later, beside the worked point's guides)."""
+        from ``top`` down to the subtitle band: its heading (keeps / drops, at
+        ``heading``, default ``size``), axes sized to its points (and, for a
+        ``large`` panel, to the plane a flattening lens collapses), axis names
+        and the words at ``X @ M`` with ``size`` labels (placed later, beside
+        the worked point's guides)."""
         p, lang, names, X = self.params, self.lang, self.s.names, self.s.X
         lenses, colours = [p.lenses[k] for k in ks], [LENS_COLOURS[k] for k in ks]
         width = (right - left - (len(ks) - 1) * PANEL_GAP) / len(ks)
@@ -843,17 +1063,20 @@ class ThreeLenses(LessonScene):
                 most *= 0.9
 
         headings = [VGroup(
-            wrap(self.tr("keep", what=lens.keep.name(lang)), size + 2, colour),
-            wrap(self.tr("drop", what=lens.drop.name(lang)), size, palette.MUTED),
+            wrap(self.tr("keep", what=lens.keep.name(lang)), (heading or size) + 2, colour),
+            wrap(self.tr("drop", what=lens.drop.name(lang)), heading or size, palette.MUTED),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.08) for lens, colour in zip(lenses, colours)]
         axes_h = top - max(h.height for h in headings) - 0.2 - PANELS_BOTTOM
         panels = VGroup()
         for i, (lens, heading, colour) in enumerate(zip(lenses, headings, colours)):
             M = np.array(lens.matrix, dtype=float)
             Y = qm.apply(X, M)
-            flat = unflattened(X, M) if size > 22 else None
+            flat = unflattened(X, M) if large else None
             spread = Y if flat is None else np.vstack([Y, qm.apply(X, flat[0])])
-            axes = Axes(x_range=_range(spread[:, 0], right=0.35), y_range=_range(spread[:, 1], right=0.3),
+            # a small panel of a lens that flattens onto its x-axis: the line across the middle, room over and under
+            line_only = flat is None and np.ptp(Y[:, 1]) < 1e-9 and np.ptp(Y[:, 0]) > 0
+            y_range = (-1.0, 1.0, 0.5) if line_only else _range(spread[:, 1], right=0.3)
+            axes = Axes(x_range=_range(spread[:, 0], right=0.35), y_range=y_range,
                         x_length=width - 0.3, y_length=axes_h, tips=False,
                         axis_config={"stroke_color": palette.MUTED, "include_ticks": False})
             heading.align_to([0, top, 0], UP)
@@ -870,7 +1093,7 @@ class ThreeLenses(LessonScene):
             for pt in panel.words:
                 legible(pt.label)
                 pt.dot.move_to(axes.c2p(*pt.coords))
-            share_labels(panel.words, names, lang, self.tr("sep"), size)     # words on one point: one label
+            share_labels(panel.words, names, lang, self.tr("sep"), size, width=0.55 * width)   # one point: one label
             # the axes' names never cover a point (nor, on a flattening lens, where one was before)
             panel.dots = [(x - 0.07, y - 0.07, x + 0.07, y + 0.07)
                           for x, y, _ in (axes.c2p(*q) for q in spread)]

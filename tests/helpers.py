@@ -356,3 +356,87 @@ def srt_cues(text: str) -> list[tuple[int, int, str]]:
     import srt
     return [(c.start // timedelta(milliseconds=1), c.end // timedelta(milliseconds=1), c.content)
             for c in srt.parse(text, ignore_errors=False)]
+
+
+# -- what a learner reads off the picture: whose name a label is, and when a change comes --
+
+LABEL_OWN = 0.09     # a label lies at least this much nearer its own point than any other point
+DOT_CLEAR = 0.07     # ... and keeps this far from every other point's centre (a dot's radius)
+
+
+def _box_distance(box, point) -> float:
+    dx = max(box[0] - point[0], 0.0, point[0] - box[2])
+    dy = max(box[1] - point[1], 0.0, point[1] - box[3])
+    return float((dx * dx + dy * dy) ** 0.5)
+
+
+def label_owner_problems(labels, margin: float = LABEL_OWN, where: str = "") -> list[str]:
+    """Labels a reader would take for another point's name.  ``labels``:
+    one (name, dot centre (x, y), label box or None when hidden) per point,
+    read from what is drawn.  A shown label covers no other point (within
+    DOT_CLEAR of its centre) and lies ``margin`` nearer its own point than
+    any point at another spot (points at one spot share their names)."""
+    problems = []
+    for name, dot, box in labels:
+        if box is None:
+            continue
+        mine = _box_distance(box, dot)
+        for other, odot, _ in labels:
+            if abs(odot[0] - dot[0]) < 1e-6 and abs(odot[1] - dot[1]) < 1e-6:
+                continue
+            far = _box_distance(box, odot)
+            if far < DOT_CLEAR:
+                problems.append(f"{where}: the label {name!r} covers {other!r}'s point")
+            elif far < mine + margin:
+                problems.append(f"{where}: the label {name!r} is as near {other!r}'s point ({far:.2f}) "
+                                f"as its own ({mine:.2f})")
+    return problems
+
+
+def beat_at(scene, t: float):
+    """The beat of a dry-run ``scene`` whose time span holds ``t`` (None between beats)."""
+    return next((b for b in scene.beats if b.start - 1e-6 <= t <= b.end + 1e-6), None)
+
+
+def change_problems(scene, moment: str, key: str, most: float | None = None) -> list[str]:
+    """A change a sentence names must happen while that sentence is read:
+    the key moment ``moment`` (recorded as the change is complete) falls in
+    the beat of text key ``key``, and, with ``most``, at most ``most``
+    seconds after that beat starts (the picture keeps up with its words)."""
+    m = scene.moments.get(moment)
+    if m is None or m.time is None:
+        return [f"no key moment {moment!r} with a time"]
+    beat = beat_at(scene, m.time)
+    if beat is None or beat.key != key:
+        return [f"{moment} at {m.time:.1f} s falls in {beat.key if beat else 'no beat'}, not in {key}"]
+    if most is not None and m.time - beat.start > most + 1e-6:
+        return [f"{moment} comes {m.time - beat.start:.1f} s into {key} (at most {most} s)"]
+    return []
+
+
+def _hue_sat(hex_colour: str) -> tuple[float, float]:
+    import colorsys
+    r, g, b = (int(hex_colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4))
+    h, _, s = colorsys.rgb_to_hls(r, g, b)
+    return h * 360, s
+
+
+def qkv_colour_problems(scene, hue: float | None = None) -> list[str]:
+    """Labels of a scene before QKVProjection drawn in a colour of Q, K or V
+    (gold, teal, coral mean those and nothing else): exactly that colour, or
+    with ``hue`` (degrees), any saturated colour within ``hue`` of one (a pale
+    cyan reads as teal)."""
+    from scenes.kit.palette import QKV
+
+    roles = {role: colour.to_hex().upper() for role, colour in QKV.items()}
+    problems = []
+    for m in scene.moments.values():
+        for lab in m.labels:
+            for c in lab.colours:
+                for role, qkv in roles.items():
+                    h, s = _hue_sat(c)
+                    rh, _ = _hue_sat(qkv)
+                    near = c == qkv or hue is not None and s >= 0.25 and min(abs(h - rh), 360 - abs(h - rh)) <= hue
+                    if near:
+                        problems.append(f"{m.name}: {lab.kind} {lab.content!r} is drawn in {c}, {role}'s colour")
+    return sorted(set(problems))

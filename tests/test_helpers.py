@@ -114,3 +114,30 @@ def test_tests_sharing_a_module_render_share_a_worker():
        r"^\[(gw\d)\] .*PASSED (\S+)", run.stdout, re.M)}
     assert set(ran) == {f"{t}@test_voice" for t in grouped} | {free}, run.stdout[-2000:]
     assert len({ran[f"{t}@test_voice"] for t in grouped}) == 1
+
+
+def test_label_owner_problems_finds_a_label_read_as_another_points():
+    from tests.helpers import label_owner_problems
+
+    apple, banana = (0.0, 0.0), (1.0, 0.0)
+    beside_banana = (1.1, -0.1, 1.8, 0.2)          # "apple" written right of banana's point
+    beside_apple = (0.1, -0.1, 0.8, 0.2)
+    assert label_owner_problems([("apple", apple, beside_banana), ("banana", banana, None)])
+    assert not label_owner_problems([("apple", apple, beside_apple), ("banana", banana, None)])
+    over = (0.9, -0.1, 1.6, 0.2)                    # over banana's point itself
+    assert any("covers" in p for p in label_owner_problems([("apple", (0.5, 0.0), over), ("banana", banana, None)]))
+    # points at one spot share their names: no problem between them
+    assert not label_owner_problems([("a", apple, beside_apple), ("b", apple, None)])
+
+
+def test_change_problems_wants_the_change_in_its_own_beat():
+    from types import SimpleNamespace
+
+    from tests.helpers import change_problems
+
+    beats = [SimpleNamespace(key="a_say", start=0.0, end=4.0), SimpleNamespace(key="b_say", start=4.0, end=9.0)]
+    scene = SimpleNamespace(beats=beats, moments={"m": Moment("m", [], time=6.5)})
+    assert not change_problems(scene, "m", "b_say")
+    assert change_problems(scene, "m", "a_say")                 # said before it happens
+    assert change_problems(scene, "m", "b_say", most=2.0)       # 2.5 s into its sentence
+    assert change_problems(scene, "missing", "b_say")

@@ -572,3 +572,50 @@ def test_emphasize_scales_and_keeps_every_colour():
     anim.interpolate(1.0)
     anim.finish()
     assert abs(mob.width - width) < 1e-9
+
+
+def test_place_labels_with_own_never_names_another_point():
+    """With ``own``, a label covers no other dot and stands nearer its own
+    dot than any other: two points side by side, the first's label is kept
+    off the second's side (without ``own`` it took its usual upper right,
+    over the second point)."""
+    import numpy as np
+    from manim import RIGHT
+
+    from scenes.kit.layout import WordPoint, bounds, box_distance, place_labels
+
+    def pair():
+        a, b = WordPoint("apple", [0, 0], "en"), WordPoint("banana", [0, 0], "en")
+        b.dot.move_to(0.45 * RIGHT + 0.2 * np.array([0, 1, 0]))
+        return a, b
+
+    a, b = pair()
+    place_labels([a, b])
+    assert box_distance(bounds(a.label), b.dot.get_center()) < box_distance(bounds(a.label), a.dot.get_center()) + 0.1
+    a, b = pair()
+    place_labels([a, b], own=0.1)
+    for p, q in ((a, b), (b, a)):
+        box = bounds(p.label)
+        assert box_distance(box, q.dot.get_center()) >= box_distance(box, p.dot.get_center()) + 0.1
+
+
+def test_a_refitted_plane_draws_the_same_plane_framed_anew():
+    """``refit`` moves the origin and the scale: every part is where the
+    matrix puts it in the new frame, grid, square, arrows and words alike."""
+    import numpy as np
+
+    from scenes.kit.layout import WordPoint
+    from scenes.kit.plane import DeformablePlane
+
+    w = WordPoint("apple", [2, 1], "en")
+    plane = DeformablePlane([w], [1.0, 0.5, 0.0], unit=0.8)
+    M = np.array([[1.0, 1.0], [-0.5, 1.5]])
+    plane.set_matrix(M)
+    plane.refit([-1.0, 1.0, 0.0], 0.5)
+    assert np.allclose(plane.c2p([0, 0]), [-1.0, 1.0, 0.0])
+    assert np.allclose(plane.word_coords(), [[2, 1] @ M])
+    assert np.allclose(w.dot.get_center(), [-1.0, 1.0, 0.0] + 0.5 * np.array([*([2, 1] @ M), 0.0]))
+    assert np.allclose(plane.p2c(plane.i_arrow.get_end()), M[0], atol=1e-6)
+    corners = [plane.p2c(v) for v in plane.square.get_vertices()]
+    assert np.allclose(corners, np.array([[0, 0], [1, 0], [1, 1], [0, 1]]) @ M, atol=1e-6)
+    assert np.allclose(plane.p2c(plane.grid.x_axis.get_end()) / 16, M[0], atol=1e-6)

@@ -8,7 +8,7 @@ from PIL import Image
 import qkv_math as qm
 from qkv_lens.lesson import LessonError, load_lesson
 from qkv_lens.texts import tr
-from tests.helpers import LESSON, dry_run
+from tests.helpers import LESSON, change_problems, dry_run, qkv_colour_problems
 
 SCENE = "PhotoFilter"
 
@@ -279,53 +279,86 @@ def test_bad_picture_settings(tmp_path, content, part):
         load_lesson(lesson)
 
 
-@pytest.mark.parametrize("moment", ["blur", "down"])
-def test_one_output_pixel_is_the_long_vector_times_a_column(scene, moment):
-    """Blur and down-sampling as x A: the lit cells of the drawn window are
-    where A (built here by hand) is not 0, the framed column makes the output
-    pixel, and the value shown is x times that column (numpy, not qkv_math)."""
+def test_one_output_pixel_is_the_long_vector_times_a_column(scene):
+    """Blur as x A: the lit cells of the drawn window are where A (built here
+    by hand) is not 0, the framed column makes the output pixel, and the
+    value shown is x times that column (numpy, not qkv_math)."""
     p = lesson_params()
     img = qm.generated_picture(*p.size)
     h, w, _ = img.shape
-    pr = scene.moments[moment].probes
+    pr = scene.moments["blur"].probes
     r, c = pr["pixel"]
     assert 1 <= r < h - 1 and 1 <= c < w - 1
-    if moment == "blur":
-        want = img[r - 1:r + 2, c - 1:c + 2, 0].mean()                  # the 3x3 box average of red
-        colour = img[r - 1:r + 2, c - 1:c + 2].reshape(-1, 3).mean(axis=0)
-        k = pr["window"].shape[0]
-        kc = k // 3
-        c0 = min(max(c - kc // 2, 0), w - kc)
-        cells = [(rr, cc) for rr in range(r - 1, r + 2) for cc in range(c0, c0 + kc)]
-        by_hand = np.array([[1 / 9 if abs(a[0] - b[0]) <= 1 and abs(a[1] - b[1]) <= 1 else 0 for b in cells]
-                            for a in cells])
-        x = np.array([img[rr, cc, 0] for rr, cc in cells])
-        assert [float(t) for t in pr["x_shown"]] == pytest.approx(x, abs=0.0051)   # 2 digits, half away from 0
-    else:
-        f = p.downsample
-        R, C = pr["block"]
-        want = img[R * f:R * f + f, C * f:C * f + f, 0].mean()
-        colour = img[R * f:R * f + f, C * f:C * f + f].reshape(-1, 3).mean(axis=0)
-        k, m = pr["window"].shape
-        first = C if pr["j"] == 0 else C - 1
-        cells = [(rr, cc) for rr in range(R * f, R * f + f) for cc in range(first * f, first * f + k // f)]
-        by_hand = np.array([[1 / f ** 2 if cc // f == first + j else 0 for j in range(m)] for _, cc in cells])
-        x = np.array([img[rr, cc, 0] for rr, cc in cells])
+    want = img[r - 1:r + 2, c - 1:c + 2, 0].mean()                  # the 3x3 box average of red
+    colour = img[r - 1:r + 2, c - 1:c + 2].reshape(-1, 3).mean(axis=0)
+    k = pr["window"].shape[0]
+    kc = k // 3
+    c0 = min(max(c - kc // 2, 0), w - kc)
+    cells = [(rr, cc) for rr in range(r - 1, r + 2) for cc in range(c0, c0 + kc)]
+    by_hand = np.array([[1 / 9 if abs(a[0] - b[0]) <= 1 and abs(a[1] - b[1]) <= 1 else 0 for b in cells]
+                        for a in cells])
+    x = np.array([img[rr, cc, 0] for rr, cc in cells])
     assert np.allclose(pr["window"], by_hand)
     assert pr["lit_cells"] == {tuple(ij) for ij in np.argwhere(by_hand != 0)}      # what is drawn lit
     assert x @ by_hand[:, pr["j"]] == pytest.approx(want)                            # the column makes y
     assert float(pr["y_shown"]) == pytest.approx(want, abs=0.0051)
     assert np.allclose(pr["y_colour"], colour) and np.allclose(pr["big_colour"], colour)
-    if moment == "blur":
-        assert np.count_nonzero(by_hand) < by_hand.size / 2                          # mostly zeros: a band
-    else:
-        assert (np.count_nonzero(by_hand, axis=1) == 1).all() and m < k              # one weight a row; fewer out
-        for jj, drawn in pr["rest"].items():                                         # the other block's output
-            block = img[R * f:R * f + f, (first + jj) * f:(first + jj + 1) * f].reshape(-1, 3).mean(axis=0)
-            assert jj != pr["j"] and np.allclose(drawn, block)
-        assert len(pr["rest"]) == m - 1
+    assert np.count_nonzero(by_hand) < by_hand.size / 2                              # mostly zeros: a band
+
+
+def test_the_blurred_pixel_is_written_as_the_average_of_nine(scene):
+    """'That output pixel is their average' is written out, while it is
+    said: the 9 red values around the pixel (row by row, two decimals, read
+    from the picture here) summed over 9, equal to the value shown."""
+    p = lesson_params()
+    img = qm.generated_picture(*p.size)
+    pr = scene.moments["blur"].probes
+    r, c = pr["pixel"]
+    around = img[r - 1:r + 2, c - 1:c + 2, 0].ravel()
+    assert [float(v) for v in pr["values"]] == pytest.approx(around, abs=0.0051)     # 2 digits, half away from 0
+    tex = pr["average"].replace(" ", "")
+    assert r"\dfrac{" in tex and tex.endswith("}{9}")
+    assert re.findall(r"\d+\.\d+", tex) == [f"{float(v):.2f}" for v in pr["values"]]
+    assert sum(float(v) for v in pr["values"]) / 9 == pytest.approx(float(pr["y_shown"]), abs=0.006)
+    assert not change_problems(scene, "blur", "blur_say"), change_problems(scene, "blur", "blur_say")
+
+
+def test_the_blur_numbers_read_on_a_projector(scene):
+    """No digit drawn while the blur is worked (the long row, the window's
+    legend, the average) is under 26 px at 1080p (the row's values were once
+    8-9 px at 480p, the legend's 1/9 a small fraction)."""
+    assert scene.moments["blur"].probes["digits_px"] >= 26, scene.moments["blur"].probes["digits_px"]
+
+
+def test_the_caption_stays_clear_of_the_swinging_cube(scene):
+    """The colour cube swings to either side and back: no corner of it, at
+    any angle of the swing, passes over its caption (it once crossed it)."""
+    from scenes.kit.colour import CORNERS, cube_view
+    from scenes.photo_filter import CUBE_ORIGIN, CUBE_SIZE, cube_swing
+
+    left, bottom, right, top = scene.moments["cube"].probes["heading"]
+    for t in np.linspace(0, 1, 101):
+        view = cube_view(-70, -30 + cube_swing(t))
+        for rgb in CORNERS:
+            x, y, _ = CUBE_ORIGIN + CUBE_SIZE * np.asarray(rgb, dtype=float) @ view
+            assert not (left - 0.1 < x < right + 0.1 and bottom - 0.1 < y < top + 0.1), (t, rgb)
+
+
+def test_the_three_filters_wear_no_colour_of_q_k_or_v(scene):
+    """Gold, teal and coral mean Q, K and V, which come in scene 7: the three
+    filters take ThreeLenses' three colours."""
+    assert not qkv_colour_problems(scene), qkv_colour_problems(scene)
+
+
+def test_the_photo_opens_with_its_pixel_and_ends_pointing_at_the_shadow(scene):
+    """One sentence opens the scene on the photo and zooms into one pixel as it
+    says a pixel is three numbers; the last points at ShadowProjection."""
+    keys = [k for k, _ in scene.said]
+    assert keys[0] == "intro_say" and "zoom_say" not in keys and keys[-1] == "outro_say"
+    assert not change_problems(scene, "zoom", "intro_say")
+    assert "down_say" not in keys     # down-sampling is one of the filters, not worked out again
 
 
 def test_the_outro_names_the_photo_x_and_its_three_rules(scene):
     end = scene.moments["end"].probes
-    assert end["x_tag"] == "x" and end["rules"] == [r"x\,W_Q", r"x\,W_K", r"x\,W_V"]
+    assert end["x_tag"] == "x" and end["rules"] == [r"x\,W_1", r"x\,W_2", r"x\,W_3"]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
-from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, dry_run
+from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, change_problems, dry_run
 
 SCENE = "QKVProjection"
 
@@ -178,3 +178,57 @@ def test_named_bar_flows_while_named_and_the_rest_in_their_own_beat(scene):
     # k and v name one bar; the other bars come in a beat of their own
     assert keys.count("rest_say") == 2
     assert keys.index("k_flow_say") < keys.index("rest_say") < keys.index("v_flow_say")
+
+
+def test_chapter_two_opens_on_w_q_w_k_w_v(scene):
+    """The first sentence says where the story is: chapter 1's recipes become
+    W_Q, W_K and W_V, written in their colours as it says so; the last points
+    at DotProductSoftmax (q against k)."""
+    keys = [k for k, _ in scene.said]
+    assert keys[:2] == ["chapter_say", "intro_say"] and keys[-1] == "outro_say"
+    assert scene.moments["chapter"].probes["names"] == ["W_Q", "W_K", "W_V"]
+    assert not change_problems(scene, "chapter", "chapter_say")
+    said = dict(scene.said)
+    assert all(w in said["chapter_say"] for w in ("W_Q", "W_K", "W_V"))
+    assert "q" in said["outro_say"] and "k" in said["outro_say"]
+
+
+def test_the_query_says_what_the_word_looks_for(scene):
+    """After q is built, its tallest bar (computed here, not by qkv_math) is
+    boxed and named as what the word looks for: "apples" looks for an eater."""
+    x, mats, out = expected()
+    a = load_lesson(LESSON).params["attention"]
+    best = int(np.argmax(out["q"]))
+    probes = scene.moments["sought"].probes
+    assert probes["best"] == best
+    rows = probes["rows"]
+    assert int(np.argmin([abs(r - probes["bar"]) for r in rows])) == best
+    left, bottom, right, top = probes["box"]
+    assert bottom < probes["bar"] < top
+    said = dict(scene.said)["q_best_say"]
+    assert a.qk_dims[best].name(scene.lang) in said and a.tokens[a.focus].name(scene.lang) in said
+    assert not change_problems(scene, "sought", "q_best_say", most=1.0)
+    if scene.lang == "en":
+        assert a.qk_dims[best].name("en") == "eater"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en", "es"])
+def test_no_share_is_held_still_for_long(dry, lang):
+    """The shares of a bar are held at most 2 s before they flow (the beat's
+    pulses fill the rest): the Spanish v flow once held still for 6.2 s."""
+    scene = dry(SCENE, lang)
+    holds = [m.probes["hold"] for name, m in scene.moments.items() if "_flow_" in name]
+    assert holds and max(holds) <= 2.0 + 1e-9, holds
+
+
+def test_a_bar_appears_only_once_its_shares_flow_in(scene):
+    """While a bar's shares flow, the bars shown are those already built:
+    none comes in early (a pulse of all the bars once drew "brand" a beat
+    before its shares flowed)."""
+    terms, _ = expected_terms()
+    for k in "qkv":
+        flowed = {j for j in range(terms[k].shape[1]) if not np.any(terms[k][:, j])}   # nothing flows into a 0 bar
+        for name, m in scene.moments.items():
+            if name.startswith(f"{k}_flow_"):
+                assert set(m.probes["shown"]) <= flowed, (name, m.probes["shown"], flowed)
+                flowed.add(int(name.rsplit("_", 1)[1]))

@@ -4,7 +4,7 @@ import pytest
 
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
-from tests.helpers import LESSON, assert_clean_layout, dry_run
+from tests.helpers import LESSON, assert_clean_layout, change_problems, dry_run, label_owner_problems
 
 SCENE = "SpaceDeformation"
 
@@ -110,18 +110,26 @@ def test_flattened_line_crosses_no_label(scene):
     assert checked >= len(p.words)
 
 
+SVD_MOMENTS = ("svd_target", "svd_a", "svd_b", "svd_c", "end")
+
+
 def test_readouts_show_the_matrix_and_its_determinant(scene):
-    _, expected = expected_matrices()
+    """The readout labelled M (and det M under it) shows the plane's matrix;
+    from the SVD on it holds M, the target the three moves land on (it
+    once showed their running product under the name M)."""
+    p, expected = expected_matrices()
+    target = np.array(p.svd_matrix, dtype=float)
     for name, M in expected.items():
         probes = scene.moments[name].probes
-        assert np.allclose(probes["readout"], M, atol=0.005), name
-        assert probes["det"] == pytest.approx(np.linalg.det(M), abs=0.005), name
+        shown = target if name in SVD_MOMENTS else M
+        assert np.allclose(probes["readout"], shown, atol=0.005), name
+        assert probes["det"] == pytest.approx(np.linalg.det(shown), abs=0.005), name
 
 
 def test_svd_stages_compose_on_screen(scene):
     p, _ = expected_matrices()
     M = np.array(p.svd_matrix, dtype=float)
-    a, b, c = (scene.moments[f"svd_{k}"].probes["readout"] for k in "abc")
+    a, b, c = (scene.moments[f"svd_{k}"].probes["matrix"] for k in "abc")
     # stage a is a rotation, stage c equals M
     assert np.allclose(a @ a.T, np.eye(2), atol=0.02)
     assert np.allclose(c, M, atol=0.005)
@@ -196,3 +204,83 @@ def test_every_move_redraws_the_plane(scene):
     for name in ("rotation_half", "rotation", "stretch", "shear", "flatten", "svd_a", "svd_b", "svd_c"):
         live = scene.moments[name].probes["live"]
         assert all(live.values()), (name, live)
+
+
+def test_every_label_names_its_own_point(scene):
+    """At every key moment each word's label, where shown, covers no other
+    point and lies nearer its own point than any other (at the end "apple"
+    once sat beside banana's point, its own point unnamed), and each word
+    whose point is in the free frame, clear of the SVD row, is named."""
+    for name, moment in scene.moments.items():
+        labels = moment.probes.get("labels")
+        if labels is None:
+            continue
+        assert not label_owner_problems(labels, where=name), label_owner_problems(labels, where=name)
+        row = moment.probes.get("row")
+        for (word, dot, box), free in zip(labels, moment.probes["dots_shown"]):
+            under = row is not None and row[0] < dot[0] < row[2] and row[1] < dot[1] < row[3]
+            if free and not under and name not in ("flatten",):
+                assert box is not None, f"{name}: {word} has no label"
+
+
+def test_the_svd_row_covers_no_word_and_not_the_square(scene):
+    """The SVD row (M = turn stretch turn) sits over the plane, framed anew
+    so that no word's point, at rest before the moves or after each, nor a
+    corner of M's square, lies under it (it once hid the point of "round")."""
+    p, _ = expected_matrices()
+    row = scene.moments["svd_target"].probes["row"]
+
+    def under(x, y, pad=0.2):
+        return row[0] - pad < x < row[2] + pad and row[1] - pad < y < row[3] + pad
+
+    for name in SVD_MOMENTS:
+        for word, dot, _ in scene.moments[name].probes["labels"]:
+            assert not under(*dot), (name, word)
+    plane = scene.s.plane     # as framed for the SVD (the plane keeps that frame to the end)
+    for corner in CORNERS @ np.array(p.svd_matrix, dtype=float):
+        assert not under(*plane.c2p(corner)[:2], pad=0.0), corner
+
+
+def test_the_words_come_in_as_the_sentence_names_them(scene):
+    """Chapter 1 opens on the empty plane; the word points come in at the
+    start of the sentence that says each point is a word vector (they once
+    came 3 s after it)."""
+    assert [k for k, _ in scene.said][:2] == ["chapter_say", "intro"]
+    assert not change_problems(scene, "words", "intro", most=1.2), change_problems(scene, "words", "intro", most=1.2)
+    shown = {lab.content for lab in scene.moments["words"].labels}
+    p, _ = expected_matrices()
+    assert all(w.name(scene.lang).replace(" ", "") in shown for w in p.words)
+
+
+def test_each_row_of_m_is_flown_to_its_basis_vector(scene):
+    """'Row 1 of M is where i lands': row 1 of the readout is written out
+    beside the tip of i, row 2 beside the tip of j, while that sentence is read."""
+    assert not change_problems(scene, "rows", "convention_say")
+    probes = scene.moments["rows"].probes
+    # the tags were drawn on the plane as it was then (before the SVD framed it anew)
+    from scenes.space_deformation import PLANE_ORIGIN, PLANE_UNIT
+    tips = [PLANE_ORIGIN[:2] + PLANE_UNIT * np.asarray(t) for t in (probes["i_tip"], probes["j_tip"])]
+    for k, (centre, values) in enumerate(probes["tags"]):
+        assert [float(v) for v in values] == pytest.approx(np.eye(2)[k])
+        mine, other = (np.linalg.norm(centre - tips[j]) for j in (k, 1 - k))
+        assert mine < 1.2 and mine < other, (k, mine, other)
+
+
+def test_the_svd_moves_come_one_beat_each(scene):
+    """Each of the three moves plays while its own sentence is read (the
+    three were once said over the first move only)."""
+    keys = [k for k, _ in scene.said]
+    for k, name in enumerate("abc"):
+        key = keys[keys.index("svd_say") + 1 + k]
+        assert key.startswith(f"svd_{name}"), keys
+        assert not change_problems(scene, f"svd_{name}", key)
+
+
+def test_the_scene_opens_chapter_one_and_points_ahead(scene):
+    """The first sentence says where the story is (chapter 1), the last
+    points at what comes next; the last picture shows a vector of two numbers
+    becoming one of three."""
+    keys = [k for k, _ in scene.said]
+    assert keys[0] == "chapter_say" and keys[-1] == "next_say"
+    teaser = scene.moments["next"].probes["teaser"]
+    assert "x_2" in teaser and "y_3" in teaser and "x_3" not in teaser

@@ -9,7 +9,7 @@ import pytest
 
 from qkv_lens.lesson import load_lesson
 from qkv_lens.texts import tr
-from tests.helpers import LESSON, frame_use
+from tests.helpers import LESSON, change_problems, frame_use, qkv_colour_problems
 
 SCENE = "ThreeLenses"
 
@@ -38,9 +38,13 @@ def test_the_word_vectors_are_shown_first(scene):
 
 
 def test_one_word_times_each_lens_matrix_worked_out(scene):
+    """The word's product with the first lens is written out term by term;
+    the other two build on it: the same row x times their matrix, only their
+    results new (no lines of arithmetic)."""
     # apple is the word with a non-zero value on every trait
     w = int(np.argmax((X != 0).sum(axis=1)))
     assert (X[w] != 0).all()
+    assert [len(scene.moments[f"work{k}"].probes["lines"]) for k in (1, 2, 3)] == [2, 0, 0]
     for k, lens in enumerate(LESSON.lenses):
         probes = scene.moments[f"work{k + 1}"].probes
         assert probes["word"] == LESSON.words[w].name(scene.lang)
@@ -90,8 +94,18 @@ def test_the_whole_frame_is_used(scene):
     # from edge to edge, and down to just above the subtitle band (y = -3.04)
     assert left < -6.0 and right > 6.0 and top > 3.3
     assert bottom < -2.5
-    # the three lens matrices are on screen at the end, beside the table of word vectors
-    assert sum(lab.kind == "Matrix" for lab in scene.moments["end"].labels) == 3
+
+
+def test_the_three_views_are_large_at_the_end(every_language):
+    """The three panels side by side, the scene's point, take the height
+    under the title (they were once 270 px wide at 480p under three
+    matrices, their names 10 px tall): each plane at least 4 units tall and
+    4 wide, every name at least 26 px tall at 1080p (a name of small letters
+    only, "manzana", is as tall as its small letters)."""
+    end = every_language.moments["end"].probes
+    for left, bottom, right, top in end["panels"]:
+        assert top - bottom >= 4.0 and right - left >= 4.0, (left, bottom, right, top)
+    assert end["label_px"] >= 26, end["label_px"]
 
 
 
@@ -155,14 +169,39 @@ def _labels_beside_their_points(drawn, axes, others, names, where_, sep):
             assert np.hypot(a[0] - dot[0], a[1] - dot[1]) < 0.15 and _dist(b, box) < 0.15, \
                 f"{where}: the leader does not join the dot to its label"
             assert all(_on_segment(r, a, b) > 0.1 for r in rivals), f"{where}: the leader passes another point"
+            # at the end of its leader the label stands clear of every other point (it once sat right over
+            # phone's point), and the leader crosses no other label (it once cut through "banana")
+            assert all(_dist(r, box) >= 0.25 for r in rivals), f"{where}: the label sits beside another point"
+            for j, e in enumerate(drawn):
+                if j != i and e["label"] is not None:
+                    assert not any(_inside((a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])), e["label"])
+                                   for t in np.linspace(0, 1, 60)), f"{where}: the leader cuts {names[j]}'s label"
+            for other in others:     # nor an axis name ("round" was once struck through by tomato's leader)
+                assert not any(_inside((a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])), other)
+                               for t in np.linspace(0, 1, 60)), f"{where}: the leader cuts an axis name"
+    # no point is drawn over an axis name or a coordinate (one once overprinted "comida")
+    for d in drawn:
+        for other in others:
+            assert _dist(d["dot"], other) >= 0.07, f"{where_}: a point is drawn over an axis name or coordinate"
 
 
-def test_every_label_sits_beside_its_own_point(scene):
+def _inside(q, box):
+    return box[0] < q[0] < box[2] and box[1] < q[1] < box[3]
+
+
+@pytest.fixture(params=("zh", "en", "es"))
+def every_language(request, dry):
+    """The scene dry-run in each language of the text tables (Spanish names are the longest)."""
+    return dry(SCENE, request.param)
+
+
+def test_every_label_sits_beside_its_own_point(every_language):
     """Read back from the drawn panels (each lens large, then the three side
     by side at the end): each word's label is shown, inside the frame, on no
     dot, no axis line, no other label or axis name; and it is unmistakably its
     own point's: its own dot is the nearest dot to it by a margin, or a clear
     leader line runs from its own dot to it past every other dot."""
+    scene = every_language
     names = [w.name(scene.lang) for w in LESSON.words]
     sep = tr(scene.lang, "three_lenses.sep")
     for k in range(1, 4):
@@ -210,11 +249,46 @@ def test_each_lens_gets_most_of_the_frame(scene):
 
 
 def test_the_terms_multiplied_by_zero_are_greyed(scene):
+    """The terms multiplied by 0 grey out while their own sentence says they
+    drop out (once 2.7 s before it), within a second of its start, and stay
+    greyed until the next sentence (once 0.3 s in Chinese)."""
     w = int(np.argmax((X != 0).sum(axis=1)))
-    for k, lens in enumerate(LESSON.lenses):
-        M = np.array(lens.matrix, dtype=float)
-        greyed = scene.moments[f"work{k + 1}"].probes["greyed"]
-        assert greyed == [[bool(X[w, i] * M[i, j] == 0) for i in range(len(X[w]))] for j in range(2)]
+    M = np.array(LESSON.lenses[0].matrix, dtype=float)
+    greyed = scene.moments["zero"].probes["greyed"]
+    assert greyed == [[bool(X[w, i] * M[i, j] == 0) for i in range(len(X[w]))] for j in range(2)]
+    assert not change_problems(scene, "zero", "zero_say", most=1.0), change_problems(scene, "zero", "zero_say", 1.0)
+    beat = next(b for b in scene.beats if b.key == "zero_say")
+    assert beat.end - scene.moments["zero"].time >= 2.0
+    assert scene.moments["work1"].probes["greyed"] == greyed      # still greyed when the product is done
+
+
+def test_the_definition_comes_first_and_stays_in_the_corner(scene):
+    """The lesson's definition, once, at the start and on screen: its head,
+    x (1 x n) W (n x m) = x W (1 x m) typeset, its note; then, as the words
+    come in, x -> x W with these lenses' sizes (4 traits to 2) in the corner."""
+    assert scene.said[0][0] == "define_say"
+    d = scene.moments["define"].probes
+    assert d["head"].replace(" ", "") == tr(scene.lang, "three_lenses.define_head").replace(" ", "")
+    for part in (r"\underbrace{x}_{1\times n}", r"\underbrace{W}_{n\times m}", r"\underbrace{x\,W}_{1\times m}"):
+        assert part in d["formula"]
+    shown = "".join(lab.content for lab in scene.moments["define"].labels)
+    assert "".join(d["note"]) in shown
+    reminder = [lab.content for lab in scene.moments["lenses"].labels if "mapsto" in lab.content]
+    assert len(reminder) == 1 and f"{len(LESSON.traits)}" in reminder[0] and "2" in reminder[0]
+
+
+def test_lenses_wear_no_colour_of_q_k_or_v(scene):
+    """Gold, teal and coral mean Q, K and V, which come in scene 7: no label
+    here is drawn in them nor in a colour that reads as one (the lens titles
+    were once pale teal and pale gold)."""
+    assert not qkv_colour_problems(scene, hue=25), qkv_colour_problems(scene, hue=25)
+
+
+def test_the_scene_ends_pointing_at_the_photo(scene):
+    """The last sentence hands on to PhotoFilter."""
+    assert scene.said[-1][0] == "outro_say"
+    assert tr(scene.lang, "three_lenses.outro_say").endswith(
+        {"zh": "照片上。", "en": "photo.", "es": "foto."}[scene.lang])
 
 
 def test_the_flat_lens_collapses_the_plane_onto_its_line(scene):
@@ -255,6 +329,8 @@ def test_the_work_spreads_under_the_table(scene):
         probes = scene.moments[f"work{k}"].probes
         table, product, lines = probes["table"], probes["product"], probes["lines_box"]
         assert table[2] < product[0], f"work {k}: the product is not right of the table"
+        if k > 1:
+            continue     # the result only
         assert lines[3] < min(table[1], product[1]), f"work {k}: the lines are not under the table and product"
         assert lines[2] - lines[0] > 0.6 * 14.222 and lines[1] > -2.95, f"work {k}"
         assert probes["digits"][1] > probes["digits"][0], f"work {k}: the lines are not the larger"

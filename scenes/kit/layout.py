@@ -99,7 +99,7 @@ def overlaps(a: Box, b: Box, pad: float = 0.04) -> bool:
 
 
 def place_labels(points: Sequence[WordPoint], avoid: Sequence[Mobject] = (),
-                 inside: tuple[float, float, float, float] | None = None) -> None:
+                 inside: tuple[float, float, float, float] | None = None, own: float | None = None) -> None:
     """Put each label next to its dot on the first side (its previous side
     first) where it overlaps no earlier label and nothing in ``avoid``;
     if every side is taken, try again further from the dot.  Points sharing
@@ -108,8 +108,13 @@ def place_labels(points: Sequence[WordPoint], avoid: Sequence[Mobject] = (),
     With ``inside`` (left, bottom, right, top: the free part of the frame),
     a label also stays inside it, stacked further above and below its dot
     when the sides are taken; a label whose dot is outside it, or that finds
-    no free spot, is hidden (``show_label``) until it finds one again."""
+    no free spot, is hidden (``show_label``) until it finds one again.
+
+    With ``own`` (a margin in scene units), a label also covers no other
+    dot and lies nearer its own dot than any dot at another spot by ``own``
+    (``owned``): it cannot be read as another point's name."""
     taken = [bounds(m) for m in avoid]
+    dots = [p.dot.get_center() for p in points] if own is not None else []
     for p in points:
         order = (p.side,) + tuple(s for s in _SIDES if s is not p.side)
         dot, label = bounds(p.dot), bounds(p.label)
@@ -124,9 +129,11 @@ def place_labels(points: Sequence[WordPoint], avoid: Sequence[Mobject] = (),
             tries = itertools.chain(tries, ((None, beside(dot, label, side, 0.08) + np.array([0.0, k * step]))
                                             for k in (1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6, 7, -7)
                                             for side in (RIGHT, LEFT, UP if k > 0 else DOWN)))
+        mine = ((dot[0] + dot[2]) / 2, (dot[1] + dot[3]) / 2)
         for side, shift in tries:
             box = shifted(label, shift)
-            if not any(overlaps(box, t) for t in taken) and (inside is None or within(box, inside)):
+            if not any(overlaps(box, t) for t in taken) and (inside is None or within(box, inside)) \
+                    and (own is None or owned(box, mine, dots, own)):
                 if side is not None:
                     p.side = side
                 break
@@ -138,6 +145,30 @@ def place_labels(points: Sequence[WordPoint], avoid: Sequence[Mobject] = (),
         show_label(p, True)
         p.label.shift([shift[0], shift[1], 0.0])
         taken.append(shifted(label, shift))
+
+
+def box_distance(box: Box, point: Sequence[float]) -> float:
+    """How far ``point`` (x, y) lies from ``box`` (0 inside it)."""
+    dx = max(box[0] - point[0], 0.0, point[0] - box[2])
+    dy = max(box[1] - point[1], 0.0, point[1] - box[3])
+    return float(np.hypot(dx, dy))
+
+
+DOT_CLEAR = 0.09    # a label keeps this far from every other dot (a word dot's radius, 0.07, and a little)
+
+
+def owned(box: Box, mine: Sequence[float], dots: Sequence[Sequence[float]], margin: float) -> bool:
+    """Whether a label at ``box`` reads as the name of the dot at ``mine``:
+    it keeps DOT_CLEAR from every dot of ``dots`` at another spot, and each
+    of those is ``margin`` further from it than ``mine`` is."""
+    near = box_distance(box, mine) + margin
+    for d in dots:
+        if abs(d[0] - mine[0]) < 1e-6 and abs(d[1] - mine[1]) < 1e-6:
+            continue
+        far = box_distance(box, d)
+        if far < near or far < DOT_CLEAR:
+            return False
+    return True
 
 
 def within(box: Box, inside: Box) -> bool:

@@ -39,6 +39,7 @@ class Label:
     glyph: float = float("inf")  # height of its smallest text piece's tallest glyph, as drawn (scene units)
     outlined: bool = True        # every glyph has the dark outline behind it
     smudge: bool = False         # a glyph's outline is drawn more opaque than its fill: a dark smudge
+    colours: tuple[str, ...] = ()   # the fill colours its glyphs are drawn in (hex, each once)
 
 
 @dataclass
@@ -47,6 +48,7 @@ class Moment:
     labels: list[Label]
     probes: dict[str, Any] = field(default_factory=dict)
     content: tuple[float, float, float, float] | None = None   # box of everything visible, as drawn
+    time: float | None = None     # the scene's clock when it was recorded (s)
 
 
 def _visible(mob: Mobject) -> bool:
@@ -163,6 +165,15 @@ def _smudged(m: Mobject) -> bool:
     return False
 
 
+def _colours(m: Mobject) -> tuple[str, ...]:
+    """The fill colours the glyphs of ``m`` are drawn in (a matrix's brackets left out), each once, as hex."""
+    if isinstance(m, ImageMobject):
+        return ()
+    found = dict.fromkeys(g.get_fill_color().to_hex().upper() for t in m.get_family()
+                          if isinstance(t, TEXT_TYPES) and not is_bracket(t) for g in t.family_members_with_points())
+    return tuple(found)
+
+
 def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) -> list[Label]:
     """The outermost text-like mobjects (Text, MathTex, DecimalNumber,
     Matrix, ...) under ``mobjects`` that are visible, with their boxes as drawn by ``camera`` (if given).  A
@@ -187,5 +198,5 @@ def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) ->
             continue
         left, bottom, right, top = (float(v) for v in _screen_box(m, camera))
         out.append(Label(type(m).__name__, _content(m), (left, bottom, right, top), _glyph_height(m, camera),
-                         _outlined(m), smudge))
+                         _outlined(m), smudge, _colours(m)))
     return out

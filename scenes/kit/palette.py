@@ -30,3 +30,6 @@ INGREDIENTS: tuple[ManimColor, ...] = (
 COLUMNS: tuple[ManimColor, ...] = (
     ManimColor("#E6EE9C"), ManimColor("#D7CCC8"), ManimColor("#B2EBF2"),
     ManimColor("#B39DDB"), ManimColor("#AED581"), ManimColor("#E1BEE7"))
+# Three views of one input before Q, K and V exist (ThreeLenses' lenses, PhotoFilter's three filters):
+# purple, green and beige, far from gold, teal and coral.
+LENSES: tuple[ManimColor, ...] = (COLUMNS[3], COLUMNS[4], COLUMNS[1])

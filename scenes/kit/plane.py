@@ -38,11 +38,12 @@ class DeformablePlane(VGroup):
 
     def __init__(self, words: Sequence[WordPoint], origin: Point3DLike, unit: float = 0.85,
                  x_extent: int = 16, y_extent: int = 12, avoid: Sequence[Mobject] = (),
-                 inside: tuple[float, float, float, float] | None = None):
+                 inside: tuple[float, float, float, float] | None = None, own: float | None = None):
         self.origin = np.array(origin, dtype=float)
         self.unit = unit
         self.avoid = list(avoid)
         self.inside = inside      # the free part of the frame the labels stay in (or are hidden)
+        self.own = own            # with a margin: each label nearer its own dot than any other (place_labels)
         axis = {"stroke_width": 0}
         self.background = NumberPlane(
             x_range=(-x_extent, x_extent, 1), y_range=(-y_extent, y_extent, 1),
@@ -117,7 +118,7 @@ class DeformablePlane(VGroup):
         for w in self.words:
             w.dot.move_to(self.c2p(w.coords @ M))
         shown = [m for m in (self.i_label, self.j_label) if _shown(m)]
-        place_labels(self.words, avoid=[*shown, *self.avoid], inside=self.inside)
+        place_labels(self.words, avoid=[*shown, *self.avoid], inside=self.inside, own=self.own)
         return self
 
     def _keep_inside(self, label: Mobject, tip: np.ndarray, clear: list) -> None:
@@ -140,6 +141,19 @@ class DeformablePlane(VGroup):
         if getattr(label, "label_shown", True) != shown:
             label.set_opacity(1.0 if shown else 0.0)
             label.label_shown = shown
+
+    def refit(self, origin: Point3DLike, unit: float) -> DeformablePlane:
+        """Move the plane's origin to ``origin`` and draw ``unit`` scene units
+        per plane unit (both grids with it), then redraw it for its matrix:
+        the same plane, framed anew (a fresh page with other room)."""
+        origin = np.array(origin, dtype=float)
+        k = unit / self.unit
+        self.background.scale(k, about_point=self.origin).shift(origin - self.origin)
+        for members in self._originals:
+            for _, pts in members:
+                pts[:] = origin + (pts - self.origin) * k
+        self.origin, self.unit = origin, unit
+        return self.set_matrix(self.matrix)
 
     def word_coords(self) -> np.ndarray:
         """Plane coordinates of the word dots as drawn, shape (k, 2)."""

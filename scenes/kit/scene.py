@@ -469,7 +469,7 @@ class LessonScene(Scene):
         """Record what is on screen now (labels and the scene's probes)."""
         camera = self.renderer.camera
         self.moments[name] = Moment(name, collect_labels(self.mobjects, camera), probes,
-                                    drawn_box(self.mobjects, camera))
+                                    drawn_box(self.mobjects, camera), self.renderer.time)
 
 
 def pick_focus(last: list[Mobject], animated: list[Mobject]) -> list[Mobject]:
