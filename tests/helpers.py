@@ -171,6 +171,13 @@ def assert_clean_layout(scene, frame_use_floor: bool = False) -> None:
     assert not problems, "\n".join(problems)
 
 
+def undescribed(scene) -> list[str]:
+    """The ids of ``scene``'s beats that change the picture with neither a
+    description (``describe``) nor a sentence the scene says names the
+    change (``names_change``): what a learner who cannot see would miss."""
+    return [b.id for b in scene.beats if b.changes and not b.describe and not b.named]
+
+
 def shown_number(label: str) -> float:
     """The number that ends a label such as "loss 1.22" or "损失4.4×10⁻⁵"."""
     m = re.search(r"([\d.]+)(?:×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?$", label)
