@@ -9,6 +9,7 @@ focused control shows its outline, and the page's text colours read at
 4.5:1 on their backgrounds."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -226,3 +227,131 @@ def test_presenter_mode_never_holds_a_beat_for_a_description(context, site):
     assert pg.evaluate(modes) == [["subtitles", "hidden"], ["descriptions", "hidden"]]
     pg.keyboard.press("c")
     assert pg.evaluate(modes) == [["subtitles", "showing"], ["descriptions", "hidden"]]
+
+
+# -- WCAG 2.1 AA: axe-core on every state of the page ----------------------------------------
+
+def axe(pg) -> list[str]:
+    """axe-core's WCAG 2.0/2.1 A and AA violations on ``pg`` as it is now: one line each (rule, nodes)."""
+    if not pg.evaluate("typeof window.axe === 'object'"):
+        pg.add_script_tag(path=str(AXE))
+    found = pg.evaluate("t => axe.run(document, {runOnly: {type: 'tag', values: t}})"
+                        ".then(r => r.violations.map(v => [v.id, v.help, v.nodes.map(n => n.target.join(' '))]))",
+                        WCAG_AA)
+    return [f"{rule} ({help}): {', '.join(nodes)}" for rule, help, nodes in found]
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory) -> Path:
+    """The site in English and Chinese: a language switch in the header."""
+    out = tmp_path_factory.mktemp("both")
+    for lang in ("zh", "en"):
+        make_site(out, lang, described=DESCRIBED)
+    page.build(out, CHAPTERS, language="en")
+    return out
+
+
+def test_axe_finds_nothing_on_the_page_a_question_presenter_mode_the_overview_or_the_speaker_window(context, both):
+    assert AXE.is_file(), f"{AXE} is missing: run tools/bootstrap.sh"
+    c = context()
+    pg = c.new_page()
+    pg.goto((both / "index.html").as_uri() + "?lang=en")
+    pg.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")   # the transcripts too
+    found = {"the lesson page": axe(pg)}
+    play_from(pg, "WorkedExample", 1.5)                                # learner mode: the clip stops and asks
+    pg.wait_for_function("document.body.dataset.asking === 'WorkedExample/2'", timeout=8000)
+    found["a checkpoint asking"] = axe(pg)
+    pg.locator(".checkpoint input").fill("12345")                     # a wrong number: the feedback shows
+    pg.keyboard.press("Enter")
+    pg.wait_for_function("document.body.dataset.answered === 'wrong'")
+    found["a checkpoint answered"] = axe(pg)
+    pg.goto((both / "index.html").as_uri() + "?lang=zh&present=1")
+    pg.wait_for_function("document.body.classList.contains('help')")
+    found["presenter mode (zh, its key help)"] = axe(pg)
+    pg.keyboard.press("o")
+    found["the overview"] = axe(pg)
+    pg.keyboard.press("Escape")
+    with c.expect_page() as opened:
+        pg.keyboard.press("s")
+    notes = opened.value
+    notes.wait_for_function("document.body.dataset.beat === 'SpaceDeformation/0'")
+    found["the speaker window"] = axe(notes)
+    alone = c.new_page()                                               # before the presenter's first state
+    alone.goto((both / "index.html").as_uri() + "?speaker=1")
+    found["the speaker window, opened alone"] = axe(alone)
+    assert found == {state: [] for state in found}
+
+
+# -- keyboard: every control shows where the focus is -------------------------------------------
+
+FOCUSED = """() => { const el = document.activeElement, s = getComputedStyle(el);
+    return {tag: el.tagName, own: el.matches(':focus'), style: s.outlineStyle, width: parseFloat(s.outlineWidth),
+            color: s.outlineColor, name: el.matches('video') ? el.getAttribute('aria-label') : null,
+            text: (el.textContent || '').trim().slice(0, 40)}; }"""
+
+
+def luminance(css: str) -> float:
+    r, g, b = (int(v) / 255 for v in re.findall(r"\d+", css)[:3])
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def ratio(a: str, b: str) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_every_control_reached_by_tab_shows_a_visible_outline(context, both):
+    """Tab through the page: each control, link, clip and transcript shows an outline at least 2 px
+    wide at 3:1 against the page (WCAG 2.4.7, 1.4.11).  Inside a clip's own controls (the
+    browser's, in the video's closed shadow tree) the browser draws the ring; Tab goes on past them."""
+    pg = context().new_page()
+    pg.goto((both / "index.html").as_uri() + "?lang=en")
+    seen = []
+    for _ in range(80):
+        pg.keyboard.press("Tab")
+        f = pg.evaluate(FOCUSED)
+        if f["tag"] == "BODY":          # past the last control
+            break
+        if f["tag"] == "VIDEO" and not f["own"]:
+            continue
+        seen.append(f)
+        assert f["style"] != "none" and f["width"] >= 2 and ratio(f["color"], "rgb(13, 17, 23)") >= 3, f
+    tags = {f["tag"] for f in seen}
+    assert f["tag"] == "BODY" and {"BUTTON", "INPUT", "A", "VIDEO", "SUMMARY"} <= tags, tags
+    # a clip is named by its title for a screen reader
+    assert {f["name"] for f in seen if f["tag"] == "VIDEO"} == {tr("en", "space_deformation.title"),
+                                                               tr("en", "worked_example.title")}
+
+
+# -- contrast: the page's text colours ------------------------------------------------------
+
+def css_rules(css: str) -> list[tuple[str, dict[str, str]]]:
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    return [(sel.strip(), dict(re.findall(r"([-\w]+)\s*:\s*([^;]+)", body)))
+            for sel, body in re.findall(r"([^{}]+)\{([^{}]*)\}", css)]
+
+
+def hex_rgb(value: str) -> str:
+    h = re.search(r"#([0-9a-fA-F]{6}|[0-9a-fA-F]{3})\b", value).group(1)
+    h = "".join(c * 2 for c in h) if len(h) == 3 else h
+    return "rgb({}, {}, {})".format(*(int(h[i:i + 2], 16) for i in (0, 2, 4)))
+
+
+def test_the_pages_text_colours_read_at_4_5_to_1():
+    """Every text colour page.css sets, against the background its rule sets, or else against every
+    dark background of the page (the page, its panels, the speaker window): at least 4.5:1 (WCAG 1.4.3)."""
+    rules = css_rules((ROOT / "qkv_lens" / "app" / "page.css").read_text(encoding="utf-8"))
+    backgrounds = {hex_rgb(d[k]) for _, d in rules for k in ("background", "background-color")
+                   if k in d and "#" in d[k]}
+    dark = {b for b in backgrounds if luminance(b) < 0.05}
+    assert "rgb(13, 17, 23)" in dark and len(dark) >= 4, dark
+    low = []
+    for selector, d in rules:
+        if "color" not in d or "#" not in d["color"]:
+            continue
+        own = next((hex_rgb(d[k]) for k in ("background", "background-color") if k in d and "#" in d[k]), None)
+        for bg in [own] if own else dark:
+            if ratio(hex_rgb(d["color"]), bg) < 4.5:
+                low.append(f"{selector}: {d['color']} on {bg}: {ratio(hex_rgb(d['color']), bg):.2f}")
+    assert not low, low

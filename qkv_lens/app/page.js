@@ -147,8 +147,8 @@
 
   function tick() {
     var s = Math.max(0, Math.floor((Date.now() - S.started) / 1000));
-    $('#speaker .timer').textContent = S.started ? Math.floor(s / 60) + ':' + ('0' + s % 60).slice(-2) : '0:00';
-    $('#speaker .clock').textContent = new Date().toLocaleTimeString(S.lang, { hour: '2-digit', minute: '2-digit' });
+    $('#speaker .timer .t').textContent = S.started ? Math.floor(s / 60) + ':' + ('0' + s % 60).slice(-2) : '0:00';
+    $('#speaker .clock .t').textContent = new Date().toLocaleTimeString(S.lang, { hour: '2-digit', minute: '2-digit' });
   }
 
   function send() {

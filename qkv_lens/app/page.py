@@ -230,7 +230,7 @@ def _clip(e: dict, lang: str, out_root: Path, said: list[dict]) -> str:
             data = base64.b64encode(descriptions_vtt(said).encode("utf-8")).decode("ascii")
             track += (f'<track kind="descriptions" src="data:text/vtt;charset=utf-8;base64,{data}" '
                       f'srclang="{html.escape(lang)}" label="{html.escape(tr(lang, "export.described_track"))}">')
-        media = (f'<video controls preload="metadata" poster="{html.escape(poster)}" '
+        media = (f'<video controls preload="metadata" poster="{html.escape(poster)}" aria-label="{title}" '
                  f'data-duration="{e["duration"]:.3f}" data-scene="{html.escape(e["scene"])}">'
                  f'<source src="{html.escape(files[video_ext])}" type="{MIME[video_ext]}">{track}</video>')
     ask = (f'<p class="ask"><strong>{html.escape(tr(lang, "page.think"))}</strong>'
@@ -488,8 +488,10 @@ def page_html(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | No
                '<div id="live" role="status" aria-live="polite"></div>'
                '<div id="cp-live" role="status" aria-live="polite"></div>'
                '<aside id="speaker"><div class="where"><span class="title"></span> · <span class="step"></span>'
-               '<span class="state"></span><span class="times"><span class="timer" data-t-label="timer"></span>'
-               '<span class="clock" data-t-label="clock"></span></span></div><div class="say"></div>'
+               # each time named by a text a screen reader reads before it (aria-label on a plain span is not read)
+               '<span class="state"></span><span class="times"><span class="timer"><span class="sr" data-t="timer">'
+               '</span> <span class="t"></span></span><span class="clock"><span class="sr" data-t="clock"></span> '
+               '<span class="t"></span></span></span></div><div class="say"></div>'
                '<div class="side"><p><b data-t="think"></b> <span class="question"></span></p>'
                '<p class="cp" hidden><b data-t="cp_heading"></b> <span class="cp-q"></span> '
                '<b data-t="cp_answer"></b> <span class="cp-a"></span></p>'
