@@ -295,8 +295,9 @@ def _intro(lang: str, intro: Intro, on_page: list[dict]) -> str:
 
 
 # what `qkv-lens export` writes beside the clips, each with its link's text key (page.dl_*)
-EXPORTS = (("lesson.mp4", "dl_video"), ("lesson.pptx", "dl_deck"), ("lesson.beats.pptx", "dl_beats"),
-           ("lesson.pdf", "dl_handout"), ("lesson.srt", "dl_subtitles"), ("lesson.scorm.zip", "dl_scorm"))
+EXPORTS = (("lesson.mp4", "dl_video"), ("lesson.described.mp4", "dl_described"), ("lesson.pptx", "dl_deck"),
+           ("lesson.beats.pptx", "dl_beats"), ("lesson.pdf", "dl_handout"), ("lesson.srt", "dl_subtitles"),
+           ("lesson.scorm.zip", "dl_scorm"))
 LIVE_FILE = "build.js"     # `watch`: the page's build id, polled by the open page, which reloads when it changes
 
 
