@@ -1,14 +1,15 @@
 """What every scene owes a learner, checked on each scene in each language
 (the shipped lesson, dry-run): a clean layout at every key moment (inside
 the frame, above the subtitle band, legible, outlined, no overlap), readable
-cues, and formulas typeset, never shown as TeX-like source in plain text."""
+cues, formulas typeset, never shown as TeX-like source in plain text, and
+text at 4.5:1 against the dark outline behind it."""
 from __future__ import annotations
 
 import pytest
 
 from qkv_lens.languages import offered
 from qkv_lens.registry import SCENES
-from tests.helpers import assert_clean_layout, assert_readable_beats
+from tests.helpers import assert_clean_layout, assert_readable_beats, faint_labels
 
 # an unset subscript, a root written out, a float's exponent: source a reader should not see
 RAW_FORMULA = ("_", "√d", "e-0")
@@ -32,3 +33,8 @@ def test_text_labels_hold_no_raw_formulas(info, lang, dry):
     raw = [(m.name, lab.content) for m in scene.moments.values() for lab in m.labels
            if lab.kind in ("Text", "MarkupText") and any(s in lab.content for s in RAW_FORMULA)]
     assert not raw, raw
+
+
+@pytest.mark.parametrize("info, lang", CASES, ids=IDS)
+def test_labels_read_at_4_5_to_1(info, lang, dry):
+    assert not faint_labels(dry(info.name, lang))

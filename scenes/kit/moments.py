@@ -39,6 +39,7 @@ class Label:
     glyph: float = float("inf")  # height of its smallest text piece's tallest glyph, as drawn (scene units)
     outlined: bool = True        # every glyph has the dark outline behind it
     smudge: bool = False         # a glyph's outline is drawn more opaque than its fill: a dark smudge
+    inks: tuple[tuple[str, float], ...] = ()   # each (colour, opacity) its visible glyphs are filled with
 
 
 @dataclass
@@ -163,6 +164,17 @@ def _smudged(m: Mobject) -> bool:
     return False
 
 
+def _inks(m: Mobject) -> tuple[tuple[str, float], ...]:
+    """The distinct (hex colour, fill opacity) of the visible glyphs of the text in ``m``."""
+    found = set()
+    for t in [s for s in m.get_family() if isinstance(s, TEXT_TYPES) and not is_bracket(s)]:
+        for g in t.family_members_with_points():
+            opacity = float(g.get_fill_opacity())
+            if opacity > 0.05:
+                found.add((g.get_fill_color().to_hex().upper(), round(opacity, 3)))
+    return tuple(sorted(found))
+
+
 def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) -> list[Label]:
     """The outermost text-like mobjects (Text, MathTex, DecimalNumber,
     Matrix, ...) under ``mobjects`` that are visible, with their boxes as drawn by ``camera`` (if given).  A
@@ -187,5 +199,5 @@ def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) ->
             continue
         left, bottom, right, top = (float(v) for v in _screen_box(m, camera))
         out.append(Label(type(m).__name__, _content(m), (left, bottom, right, top), _glyph_height(m, camera),
-                         _outlined(m), smudge))
+                         _outlined(m), smudge, _inks(m)))
     return out
