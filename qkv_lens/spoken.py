@@ -13,7 +13,8 @@ description's fields with it), in the words of each language's text table
 - a matrix (a sequence of rows of one length, at most MAX_ROWS): its shape,
   then its rows in order, ``two by three: first row 1, 0, 2; second row 0,
   1, minus 1``;
-- a text: itself (a name, already in the lesson's language).
+- a text: itself (a name, already in the lesson's language); a list of
+  texts: each, as a list is said (``I, want, to eat``).
 
 Anything else (a bool, a ragged matrix, an empty list, more than MAX_VALUES
 numbers) is a SpokenError (one line).
@@ -77,6 +78,9 @@ def spoken(value: object, lang: str, digits: int = 3, fractions: bool = False) -
         return value
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return number(value, lang, digits, fractions)
+    items = _row(value)
+    if items and all(isinstance(v, str) for v in items):
+        return tr(lang, "describe.list_sep").join(items)
     rows = _table(value)
     if rows is None:
         raise SpokenError(f"a number, a text, a vector or a matrix expected, found {type(value).__name__}")

@@ -49,6 +49,7 @@ def test_maths_is_said_in_the_words_of_each_language(lang, matrix, half, thirds,
     assert spoken(-0.0004, lang) == "0"                             # never "minus 0"
     assert spoken(2.675, lang, digits=2) == "2.68"                  # rounded as plain_number rounds
     assert spoken("W_Q", lang) == "W_Q"
+    assert spoken(["I", "want"], lang) == ("I，want" if lang == "zh" else "I, want")
 
 
 def test_a_matrix_of_one_row_is_a_matrix_and_a_row_vector_its_entries():
