@@ -375,7 +375,7 @@ class Captions:
 
 def join_videos(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
                 tracks: Sequence[tuple[str, list[srt.Subtitle]]] = (), burn: Captions | None = None,
-                said: Sequence[Sequence[described.Said]] | None = None, lang: str = "en") -> None:
+                said: Sequence[Sequence[described.Said]] | None = None, lang: str = "") -> None:
     """Write the clips one after another into the mp4 ``dest`` (video
     packets copied, one chapter per clip titled ``titles[i]``, ``moov``
     first, one AAC track if any clip has sound, one text track per
@@ -425,7 +425,7 @@ class _AudioOut:
 
 def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
           tracks: Sequence[tuple[str, list[srt.Subtitle]]], burn: Captions | None = None,
-          said: Sequence[Sequence[described.Said]] | None = None, lang: str = "en") -> None:
+          said: Sequence[Sequence[described.Said]] | None = None, lang: str = "") -> None:
     import av
     import numpy as np
 
