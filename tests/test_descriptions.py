@@ -37,7 +37,7 @@ W = [[1, 0, 2], [0, 1, -1]]
     ("zh", "两行三列：第一行 1，0，2；第二行 0，1，负1", "二分之一", "负三分之二", "12分之5", "3，4.5，负0.25"),
     ("es", "dos por tres: primera fila 1, 0, 2; segunda fila 0, 1, menos 1", "un medio", "menos dos tercios",
      "5 entre 12", "3, 4.5, menos 0.25"),
-])
+], ids=["en", "zh", "es"])
 def test_maths_is_said_in_the_words_of_each_language(lang, matrix, half, thirds, other, vector):
     assert spoken(W, lang) == matrix
     assert spoken(np.array(W), lang) == matrix                      # an array reads as the list it holds
@@ -139,7 +139,7 @@ def run_scene(folder: Path, tmp_path: Path, lang: str = "en"):
     ("zh", "x 是 1，2。W 是 两行三列：第一行 1，0，负1；第二行 0.5，1，2。", "y 是 2，2，3，外面画上一个方框。"),
     ("es", "x es 1, 2. W es dos por tres: primera fila 1, 0, menos 1; segunda fila 0.5, 1, 2.",
      "y es 2, 2, 3; se dibuja un recuadro a su alrededor."),
-])
+], ids=["en", "zh", "es"])
 def test_the_scaffold_describes_each_change_in_every_language(lesson_folder, tmp_path, lang, intro, result):
     scene = run_scene(lesson_folder, tmp_path, lang)
     # x = [1, 2], W = [[1, 0, -1], [0.5, 1, 2]] (the scaffold's lesson section): y = [2, 2, 3]

@@ -31,6 +31,7 @@ import srt
 from qkv_lens import beats as beats_file
 from qkv_lens import voice
 from qkv_lens.app.subtitles import cue_text
+from qkv_lens.app.tracks import AUDIO_FRAME, add_text_tracks, clip_sound
 
 SUFFIX = ".description"   # a recording of a beat's description: voice/<lang>/<Scene>/<beat-id>.description.wav
 
@@ -138,7 +139,6 @@ def write_held(videos: Sequence[Path], probes: Sequence[Any], titles: Sequence[s
     with the picture."""
     import av
 
-    from qkv_lens.app.export import AUDIO_FRAME, _add_text_tracks, _silence_or_sound
     from qkv_lens.voice import MIX_RATE
 
     held = Held(said, [p.seconds for p in probes])
@@ -164,7 +164,7 @@ def write_held(videos: Sequence[Path], probes: Sequence[Any], titles: Sequence[s
         out.set_chapters([{"id": i + 1, "start": round(Fraction(held.starts[i]) / ms), "end": round(Fraction(e) / ms),
                            "time_base": ms, "metadata": {"title": title}} for i, (title, e) in
                           enumerate(zip(titles, ends))])
-        text = _add_text_tracks(out, [(lang, [moved(c) for c in cues])])
+        text = add_text_tracks(out, [(lang, [moved(c) for c in cues])])
         n, last, written = 0, None, 0
         for i, (video, p) in enumerate(zip(videos, probes)):
             timed: list[tuple[Fraction, int, Any]] = []
@@ -188,7 +188,7 @@ def write_held(videos: Sequence[Path], probes: Sequence[Any], titles: Sequence[s
                 timed += [(pk.dts * Fraction(pk.time_base), 0, pk) for pk in vout.encode(None)]
             # the clip's narration, fitted to it, silent through each hold, with its descriptions
             length = round(float(p.seconds) * rate)
-            parts = list(_silence_or_sound(video, p.audio is not None, rate, layout))
+            parts = list(clip_sound(video, p.audio is not None, rate, layout))
             narration = np.concatenate(parts, axis=1)[:, :length] if parts else np.zeros((channels, 0), np.float32)
             narration = np.pad(narration, ((0, 0), (0, length - narration.shape[1])))
             pieces, at = [], 0

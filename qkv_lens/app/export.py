@@ -53,7 +53,7 @@ import errno
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from fractions import Fraction
@@ -66,6 +66,7 @@ from qkv_lens import beats as beats_file
 from qkv_lens.app import described, handout, joined, manifest, scorm
 from qkv_lens.app.page import lesson_intro
 from qkv_lens.app.subtitles import cue_text, cues, srt_to_vtt
+from qkv_lens.app.tracks import AUDIO_FRAME, AudioOut, add_text_tracks, clip_sound
 from qkv_lens.languages import font_file, font_for, language, offered
 from qkv_lens.latex import LatexFailed
 from qkv_lens.lesson import Chapter
@@ -77,7 +78,6 @@ STEM = "lesson"
 BEATS_DECK = f"{STEM}.beats.pptx"    # --deck beats, beside the scenes' deck lesson.pptx
 DESCRIBED = f"{STEM}.described.mp4"  # the described version, when a description runs past its beat
 DESCRIPTIONS = f"{STEM}.descriptions.vtt"
-AUDIO_FRAME = 1024   # samples per AAC frame
 
 
 class ExportError(Exception):
@@ -272,20 +272,6 @@ def offsets(probes: list[Probe]) -> list[Fraction]:
     return starts
 
 
-def _silence_or_sound(video: Path, has_audio: bool, rate: int, layout: str) -> Iterator:
-    """``video``'s sound as float planar arrays at ``rate``/``layout`` (nothing if it has none)."""
-    if not has_audio:
-        return
-    import av
-    with av.open(str(video)) as c:
-        resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate)
-        for frame in c.decode(c.streams.audio[0]):
-            for f in resampler.resample(frame):
-                yield f.to_ndarray()
-        for f in resampler.resample(None):
-            yield f.to_ndarray()
-
-
 class Captions:
     """Cues drawn into the picture (``export --burn-captions``): each frame
     gets the cue shown at its time, in the lesson's font, white with a dark
@@ -393,36 +379,6 @@ def join_videos(clips: list[Clip], probes: list[Probe], titles: list[str], dest:
         raise ExportError(f"cannot join the clips into {STEM}.mp4 ({err})") from None
 
 
-class _AudioOut:
-    """One AAC track written in AUDIO_FRAME pieces, each clip's samples
-    handed on as they come (``add``), timed for muxing."""
-
-    def __init__(self, stream: Any, rate: int, channels: int, layout: str):
-        import numpy as np
-
-        self.stream, self.rate, self.layout = stream, rate, layout
-        self.pending = np.zeros((channels, 0), np.float32)
-        self.written = 0
-
-    def add(self, samples: Any, last: bool) -> list[tuple[Fraction, int, Any]]:
-        import av
-        import numpy as np
-
-        self.pending = np.ascontiguousarray(np.concatenate([self.pending, samples], axis=1), dtype=np.float32)
-        timed = []
-        while self.pending.shape[1] >= AUDIO_FRAME or (last and self.pending.shape[1]):
-            n = min(AUDIO_FRAME, self.pending.shape[1])
-            frame = av.AudioFrame.from_ndarray(np.ascontiguousarray(self.pending[:, :n]), format="fltp",
-                                               layout=self.layout)
-            frame.sample_rate, frame.pts = self.rate, self.written
-            self.written += n
-            self.pending = self.pending[:, n:]
-            timed += [(Fraction(packet.pts or 0, self.rate), 1, packet) for packet in self.stream.encode(frame)]
-        if last:
-            timed += [(Fraction(packet.pts or 0, self.rate), 1, packet) for packet in self.stream.encode(None)]
-        return timed
-
-
 def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
           tracks: Sequence[tuple[str, list[srt.Subtitle]]], burn: Captions | None = None,
           said: Sequence[Sequence[described.Said]] | None = None, lang: str = "") -> None:
@@ -442,22 +398,22 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
             vout = out.add_stream("libx264", rate=probes[0].stream.rate, options={"crf": "18"})
             vout.width, vout.height, vout.pix_fmt = probes[0].stream.width, probes[0].stream.height, "yuv420p"
         tb = Fraction(probes[0].time_base)
-        audio: list[_AudioOut] = []      # the narration, then the described track
+        audio: list[AudioOut] = []      # the narration, then the described track
         rate, channels, layout = MIX_RATE, 1, "mono"
         if sound or said:
             if sound:
                 rate, channels = sound[0][0], min(2, max(ch for _, ch in sound))
             layout = "mono" if channels == 1 else "stereo"
-            audio.append(_AudioOut(out.add_stream("aac", rate=rate, layout=layout), rate, channels, layout))
+            audio.append(AudioOut(out.add_stream("aac", rate=rate, layout=layout), rate, channels, layout))
             if said:
                 audio[0].stream.metadata["language"] = language(lang).iso639
                 audio[0].stream.disposition = av.stream.Disposition.default
-                audio.append(_AudioOut(out.add_stream("aac", rate=rate, layout=layout), rate, channels, layout))
+                audio.append(AudioOut(out.add_stream("aac", rate=rate, layout=layout), rate, channels, layout))
                 described.tag(audio[1].stream, lang, tr(lang, "export.described_track"))
         ms = Fraction(1, 1000)
         out.set_chapters([{"id": i + 1, "start": round(starts[i] / ms), "end": round(starts[i + 1] / ms),
                            "time_base": ms, "metadata": {"title": title}} for i, title in enumerate(titles)])
-        text = _add_text_tracks(out, tracks)
+        text = add_text_tracks(out, tracks)
         queued = 0    # audio samples of the clips before this one
         last_dts = -(1 << 62)
         for i, (clip, p) in enumerate(zip(clips, probes)):
@@ -481,7 +437,7 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
                 need = round(starts[i + 1] * rate) - queued   # this clip's samples, fitted to its length
                 queued += need
                 parts = []
-                for chunk in _silence_or_sound(clip.video, p.audio is not None, rate, layout):
+                for chunk in clip_sound(clip.video, p.audio is not None, rate, layout):
                     if need <= 0:
                         break
                     chunk = chunk[:, :need]
@@ -569,40 +525,6 @@ def subtitle_tracks(out_root: Path, lang: str, quality: str, clips: list[Clip], 
         if all(c.beats is not None for c in found + clips):
             tracks.append((other, beat_timed_cues(clips, starts, found)))
     return tracks
-
-
-ASS_HEADER = ("[Script Info]\nScriptType: v4.00+\nPlayResX: 384\nPlayResY: 288\n\n[V4+ Styles]\n"
-              "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, "
-              "Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, "
-              "Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n"
-              "Style: Default,Sans,16,&Hffffff,&Hffffff,&H0,&H0,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,0\n\n"
-              "[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
-
-
-def _add_text_tracks(out: Any, tracks: Sequence[tuple[str, list[srt.Subtitle]]]) -> list[tuple[Fraction, int, Any]]:
-    """Add one mov_text stream per track to ``out``; return its packets, timed."""
-    from av.subtitles.subtitle import SubtitleSet
-
-    ms = Fraction(1, 1000)
-    timed = []
-    for lang, cues_of in tracks:
-        stream = out.add_stream("mov_text")
-        stream.metadata["language"] = language(lang).iso639
-        stream.codec_context.subtitle_header = ASS_HEADER.encode()
-        stream.time_base = ms
-        last = 0
-        for n, cue in enumerate(sorted(cues_of, key=lambda c: c.start)):
-            start = max(last, round(cue.start.total_seconds() * 1000))
-            end = round(cue.end.total_seconds() * 1000)
-            if end <= start:
-                continue
-            text = cue.content.replace("\r", "").replace("\n", "\\N")
-            packet = stream.codec_context.encode_subtitle(
-                SubtitleSet.create(f"{n},0,Default,,0,0,0,,{text}".encode(), 0, end - start, pts=start))
-            packet.stream, packet.pts, packet.dts, packet.duration = stream, start, start, end - start
-            timed.append((start * ms, 2, packet))
-            last = end
-    return timed
 
 
 def chapters_vtt(titles: list[str], starts: list[Fraction]) -> str:
