@@ -5,9 +5,15 @@ numbered when repeated), its text ``key``, its sentence ``say``, its
 ``start`` and ``end`` in seconds, its subtitle ``cues`` (start, end, text),
 the length of its ``voice`` (0 without) and its ``focus``: the box
 (left, bottom, right, top, in scene units) of what the beat's sentence
-names, when the scene says so; and its ``ask``, when a checkpoint comes
+names, when the scene says so; its ``ask``, when a checkpoint comes
 before it: a question the learner answers before the beat plays (the beat
-shows the answer: ``Ask``).
+shows the answer: ``Ask``); its ``describe``, what its picture shows that
+its sentence does not say (an audio description, ``LessonScene.describe``),
+spoken in the beat's quiet part (``Beat.quiet``: after its voice, to its
+end); ``named`` when the scene says its sentence names what changes; and
+``changes`` when the beat changes the picture (an animation other than a
+wait or a pulse), so a test can tell a described or named change from a
+forgotten one.
 
 The scene writes the file (``Beats.to_json``, from
 ``scenes.kit.scene.LessonScene``); the page, the exports, the recording
@@ -34,10 +40,11 @@ SUFFIX = ".beats.json"
 MAX_BYTES = 4 << 20      # a long scene's beats are a few KiB
 MAX_BEATS = 400
 MAX_CUES = 64            # in one beat
-MAX_TEXT = 4000          # characters of a cue or a sentence
+MAX_TEXT = 4000          # characters of a cue, a sentence or a beat's description
 MAX_ID = 120
 SLACK = 1.0              # seconds a beat may end after the clip (frames are whole)
 FAR = 1000.0             # scene units: a focus box further out than this is not a box on screen
+QUIET_AFTER_VOICE = 0.2  # seconds after a beat's voice before its description (a breath between voices)
 # a checkpoint's bounds: choices a learner picks by a digit key, each a name or a number as the scene shows it
 MIN_CHOICES, MAX_CHOICES = 2, 8
 MAX_CHOICE = 80          # characters of one choice
@@ -155,6 +162,16 @@ class Beat:
     voice: float = 0.0
     focus: tuple[float, float, float, float] | None = None
     ask: Ask | None = None     # a checkpoint before the beat, which shows its answer
+    describe: str = ""         # what the picture shows that the sentence does not say ("": nothing to add)
+    named: bool = False        # the scene says the sentence names what changes
+    changes: bool = False      # the beat changes the picture
+
+    @property
+    def quiet(self) -> tuple[float, float]:
+        """When the beat's description is spoken: from where its voice (and
+        the pause after it) ends, or its start when it has none, to its end."""
+        at = self.start + self.voice + QUIET_AFTER_VOICE if self.voice > 0 else self.start
+        return min(at, self.end), self.end
 
     def as_dict(self) -> dict:
         doc = {"id": self.id, "key": self.key, "start": round(self.start, 3), "end": round(self.end, 3),
@@ -163,6 +180,12 @@ class Beat:
                "cues": [{"start": round(c.start, 3), "end": round(c.end, 3), "text": c.text} for c in self.cues]}
         if self.ask is not None:
             doc["ask"] = self.ask.as_dict()
+        if self.describe:
+            doc["describe"] = self.describe
+        if self.named:
+            doc["named"] = True
+        if self.changes:
+            doc["changes"] = True
         return doc
 
 
@@ -240,7 +263,15 @@ def _beat(i: int, b: object, last: float, hi: float) -> Beat:
         cues.append(Cue(a, _time(c.get("end"), a, end), _text(c.get("text"), MAX_TEXT, f"beat {i}: a cue")))
     return Beat(beat_id, _text(b.get("key", ""), MAX_ID, f"beat {i}: a key"), start, end,
                 _text(b.get("say"), MAX_TEXT, f"beat {i}: a sentence (say)"), tuple(cues),
-                _time(b.get("voice", 0.0), 0.0, hi), _focus(b.get("focus")), _ask(i, b.get("ask")))
+                _time(b.get("voice", 0.0), 0.0, hi), _focus(b.get("focus")), _ask(i, b.get("ask")),
+                _text(b.get("describe", ""), MAX_TEXT, f"beat {i}: a description (describe)"),
+                _flag(b.get("named", False), f"beat {i}: named"), _flag(b.get("changes", False), f"beat {i}: changes"))
+
+
+def _flag(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{what} must be true or false")
+    return value
 
 
 def _ask(i: int, value: object) -> Ask | None:

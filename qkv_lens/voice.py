@@ -11,7 +11,9 @@ the text, language, espeak voice and espeak-ng version, so a re-render speaks
 nothing again.
 
 ``recorded`` plays the author's own recordings, one file per beat, beside the
-lesson file: ``voice/<lang>/<Scene>/<beat-id>.wav`` (or ``.mp3``, ``.m4a``).
+lesson file: ``voice/<lang>/<Scene>/<beat-id>.wav`` (or ``.mp3``, ``.m4a``);
+``<beat-id>.description.wav`` is the beat's description, which the export's
+described track plays (``qkv_lens.app.described``), whatever the voice.
 A missing recording is silence for that beat and one warning line on stderr
 naming the expected path; a file that is not audio is a ``VoiceError`` (the
 scene turns it into one error line and exit status 2).  Anything but a plain
@@ -208,7 +210,7 @@ def stray_recordings(lesson_dir: Path, lang: str, scene: str, beat_ids) -> list[
     lines = []
     for name in recordings(lesson_dir, lang, scene):
         stem = Path(name).stem
-        if stem in ids:
+        if stem in ids or stem.removesuffix(".description") in ids:   # a beat's, or its description's
             continue
         near = difflib.get_close_matches(stem.lower(), ids, n=1, cutoff=0.0) or ids[:1]
         hint = f"; did you mean {near[0]}{Path(name).suffix}?" if near else ""

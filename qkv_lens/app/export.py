@@ -13,7 +13,15 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
   from the picture across the joins.  The subtitles ride along as text
   tracks (mov_text, which players list as captions): the lesson's language
   first, then each other language whose renders of the same scenes exist,
-  its beats' cues timed to this language's beats.
+  its beats' cues timed to this language's beats.  When the beats have
+  descriptions (``LessonScene.describe``) and each fits its beat, a second
+  AAC track: the narration with the descriptions said in it (espeak-ng, or
+  the lesson's recordings), tagged with its language and as the described
+  track (``qkv_lens.app.described``).
+- ``lesson.described.mp4``, when a description runs past its beat: the
+  described version, its picture holding at that beat's end until the
+  description ends (longer than ``lesson.mp4``; nothing cut).
+- ``lesson.descriptions.vtt``: the descriptions, timed in ``lesson.mp4``.
 - ``lesson.srt`` / ``lesson.vtt``: every clip's cues, shifted by the time
   its clip starts; ``lesson.chapters.vtt``: one cue per scene.
 - ``lesson.pptx``: a title slide, then one slide per scene with its
@@ -23,7 +31,8 @@ to hand on, written into ``renders/<lang>/<quality>/`` beside the clips:
   its beat's part of the clip, previewed by the beat's last frame.
 - ``lesson.pdf`` (``--pdf``): a handout, one A4 page per scene in real text
   (``qkv_lens.app.handout``), each scene's checkpoints listed and an answer
-  key at the end; the decks' notes carry the checkpoints too.
+  key at the end, and its descriptions after what it says; the decks'
+  notes carry the checkpoints too.
 - ``lesson.scorm.zip`` (``--scorm``): the lesson page and its clips as a
   SCORM 1.2 package for a learning platform (``qkv_lens.app.scorm``).
 - ``lesson.export.json``: what each of these files joined (the lesson's
@@ -44,7 +53,7 @@ import errno
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from fractions import Fraction
@@ -54,9 +63,10 @@ from typing import Any
 import srt
 
 from qkv_lens import beats as beats_file
-from qkv_lens.app import handout, joined, manifest, scorm
+from qkv_lens.app import described, handout, joined, manifest, scorm
 from qkv_lens.app.page import lesson_intro
 from qkv_lens.app.subtitles import cue_text, cues, srt_to_vtt
+from qkv_lens.app.tracks import AUDIO_FRAME, AudioOut, add_text_tracks, clip_sound
 from qkv_lens.languages import font_file, font_for, language, offered
 from qkv_lens.latex import LatexFailed
 from qkv_lens.lesson import Chapter
@@ -66,7 +76,8 @@ from qkv_lens.texts import tr
 
 STEM = "lesson"
 BEATS_DECK = f"{STEM}.beats.pptx"    # --deck beats, beside the scenes' deck lesson.pptx
-AUDIO_FRAME = 1024   # samples per AAC frame
+DESCRIBED = f"{STEM}.described.mp4"  # the described version, when a description runs past its beat
+DESCRIPTIONS = f"{STEM}.descriptions.vtt"
 
 
 class ExportError(Exception):
@@ -261,20 +272,6 @@ def offsets(probes: list[Probe]) -> list[Fraction]:
     return starts
 
 
-def _silence_or_sound(video: Path, has_audio: bool, rate: int, layout: str) -> Iterator:
-    """``video``'s sound as float planar arrays at ``rate``/``layout`` (nothing if it has none)."""
-    if not has_audio:
-        return
-    import av
-    with av.open(str(video)) as c:
-        resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate)
-        for frame in c.decode(c.streams.audio[0]):
-            for f in resampler.resample(frame):
-                yield f.to_ndarray()
-        for f in resampler.resample(None):
-            yield f.to_ndarray()
-
-
 class Captions:
     """Cues drawn into the picture (``export --burn-captions``): each frame
     gets the cue shown at its time, in the lesson's font, white with a dark
@@ -363,25 +360,32 @@ class Captions:
 
 
 def join_videos(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
-                tracks: Sequence[tuple[str, list[srt.Subtitle]]] = (), burn: Captions | None = None) -> None:
+                tracks: Sequence[tuple[str, list[srt.Subtitle]]] = (), burn: Captions | None = None,
+                said: Sequence[Sequence[described.Said]] | None = None, lang: str = "") -> None:
     """Write the clips one after another into the mp4 ``dest`` (video
     packets copied, one chapter per clip titled ``titles[i]``, ``moov``
     first, one AAC track if any clip has sound, one text track per
     ``tracks`` item: language, cues); with ``burn``, the video is decoded,
-    the captions drawn into it and encoded again instead.  ExportError if
-    PyAV fails."""
+    the captions drawn into it and encoded again instead.  With ``said``
+    (each clip's descriptions, every one fitting its beat), a second AAC
+    track: the narration with the descriptions mixed in, tagged as the
+    described track in ``lang`` (the first track is then there even for
+    silent clips, silent).  ExportError if PyAV fails."""
     import av
 
     try:
-        _join(clips, probes, titles, dest, tracks, burn)
+        _join(clips, probes, titles, dest, tracks, burn, said, lang)
     except av.FFmpegError as err:
         raise ExportError(f"cannot join the clips into {STEM}.mp4 ({err})") from None
 
 
 def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
-          tracks: Sequence[tuple[str, list[srt.Subtitle]]], burn: Captions | None = None) -> None:
+          tracks: Sequence[tuple[str, list[srt.Subtitle]]], burn: Captions | None = None,
+          said: Sequence[Sequence[described.Said]] | None = None, lang: str = "") -> None:
     import av
     import numpy as np
+
+    from qkv_lens.voice import MIX_RATE
 
     starts = offsets(probes)
     sound = [p.audio for p in probes if p.audio]
@@ -394,17 +398,23 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
             vout = out.add_stream("libx264", rate=probes[0].stream.rate, options={"crf": "18"})
             vout.width, vout.height, vout.pix_fmt = probes[0].stream.width, probes[0].stream.height, "yuv420p"
         tb = Fraction(probes[0].time_base)
-        aout, rate, channels, layout = None, 0, 0, "mono"
-        if sound:
-            rate, channels = sound[0][0], min(2, max(ch for _, ch in sound))
+        audio: list[AudioOut] = []      # the narration, then the described track
+        rate, channels, layout = MIX_RATE, 1, "mono"
+        if sound or said:
+            if sound:
+                rate, channels = sound[0][0], min(2, max(ch for _, ch in sound))
             layout = "mono" if channels == 1 else "stereo"
-            aout = out.add_stream("aac", rate=rate, layout=layout)
+            audio.append(AudioOut(out.add_stream("aac", rate=rate, layout=layout), rate, channels, layout))
+            if said:
+                audio[0].stream.metadata["language"] = language(lang).iso639
+                audio[0].stream.disposition = av.stream.Disposition.default
+                audio.append(AudioOut(out.add_stream("aac", rate=rate, layout=layout), rate, channels, layout))
+                described.tag(audio[1].stream, lang, tr(lang, "export.described_track"))
         ms = Fraction(1, 1000)
         out.set_chapters([{"id": i + 1, "start": round(starts[i] / ms), "end": round(starts[i + 1] / ms),
                            "time_base": ms, "metadata": {"title": title}} for i, title in enumerate(titles)])
-        text = _add_text_tracks(out, tracks)
-        pending = np.zeros((channels, 0), np.float32)
-        written = 0   # audio samples handed to the encoder so far
+        text = add_text_tracks(out, tracks)
+        queued = 0    # audio samples of the clips before this one
         last_dts = -(1 << 62)
         for i, (clip, p) in enumerate(zip(clips, probes)):
             timed: list[tuple[Fraction, int, av.Packet]] = []
@@ -423,11 +433,11 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
                     packet.dts = last_dts = dts
                     packet.stream = vout
                     timed.append((packet.dts * tb, 0, packet))
-            if aout is not None:
-                goal = round(starts[i + 1] * rate)   # samples up to this clip's end
-                need = goal - written - pending.shape[1]
-                parts = [pending]
-                for chunk in _silence_or_sound(clip.video, p.audio is not None, rate, layout):
+            if audio:
+                need = round(starts[i + 1] * rate) - queued   # this clip's samples, fitted to its length
+                queued += need
+                parts = []
+                for chunk in clip_sound(clip.video, p.audio is not None, rate, layout):
                     if need <= 0:
                         break
                     chunk = chunk[:, :need]
@@ -435,20 +445,12 @@ def _join(clips: list[Clip], probes: list[Probe], titles: list[str], dest: Path,
                     need -= chunk.shape[1]
                 if need > 0:
                     parts.append(np.zeros((channels, need), np.float32))
-                pending = np.ascontiguousarray(np.concatenate(parts, axis=1), dtype=np.float32)
+                own = np.concatenate(parts, axis=1)
                 last = i == len(clips) - 1
-                while pending.shape[1] >= AUDIO_FRAME or (last and pending.shape[1]):
-                    n = min(AUDIO_FRAME, pending.shape[1])
-                    frame = av.AudioFrame.from_ndarray(np.ascontiguousarray(pending[:, :n]),
-                                                       format="fltp", layout=layout)
-                    frame.sample_rate, frame.pts = rate, written
-                    written += n
-                    pending = pending[:, n:]
-                    for packet in aout.encode(frame):
-                        timed.append((Fraction(packet.pts or 0, rate), 1, packet))
-                if last:
-                    for packet in aout.encode(None):
-                        timed.append((Fraction(packet.pts or 0, rate), 1, packet))
+                timed += audio[0].add(own, last)
+                if said is not None and len(audio) > 1:
+                    mixed = own + described.speech(said[i], rate, channels, own.shape[1])
+                    timed += audio[1].add(np.clip(mixed, -1, 1), last)
             end = starts[i + 1]
             timed += [t for t in text if starts[i] <= t[0] < end or (i == len(clips) - 1 and t[0] >= end)]
             timed.sort(key=lambda t: (t[0], t[1]))
@@ -525,40 +527,6 @@ def subtitle_tracks(out_root: Path, lang: str, quality: str, clips: list[Clip], 
     return tracks
 
 
-ASS_HEADER = ("[Script Info]\nScriptType: v4.00+\nPlayResX: 384\nPlayResY: 288\n\n[V4+ Styles]\n"
-              "Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, "
-              "Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, "
-              "Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n"
-              "Style: Default,Sans,16,&Hffffff,&Hffffff,&H0,&H0,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,0\n\n"
-              "[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
-
-
-def _add_text_tracks(out: Any, tracks: Sequence[tuple[str, list[srt.Subtitle]]]) -> list[tuple[Fraction, int, Any]]:
-    """Add one mov_text stream per track to ``out``; return its packets, timed."""
-    from av.subtitles.subtitle import SubtitleSet
-
-    ms = Fraction(1, 1000)
-    timed = []
-    for lang, cues_of in tracks:
-        stream = out.add_stream("mov_text")
-        stream.metadata["language"] = language(lang).iso639
-        stream.codec_context.subtitle_header = ASS_HEADER.encode()
-        stream.time_base = ms
-        last = 0
-        for n, cue in enumerate(sorted(cues_of, key=lambda c: c.start)):
-            start = max(last, round(cue.start.total_seconds() * 1000))
-            end = round(cue.end.total_seconds() * 1000)
-            if end <= start:
-                continue
-            text = cue.content.replace("\r", "").replace("\n", "\\N")
-            packet = stream.codec_context.encode_subtitle(
-                SubtitleSet.create(f"{n},0,Default,,0,0,0,,{text}".encode(), 0, end - start, pts=start))
-            packet.stream, packet.pts, packet.dts, packet.duration = stream, start, start, end - start
-            timed.append((start * ms, 2, packet))
-            last = end
-    return timed
-
-
 def chapters_vtt(titles: list[str], starts: list[Fraction]) -> str:
     """WebVTT chapters: one cue per scene, from its start to the next's, its title as text."""
     def t(s: Fraction) -> str:
@@ -579,6 +547,22 @@ def narration(clip: Clip, lang: str) -> list[str]:
     except beats_file.BeatsError as err:
         raise ExportError(str(err)) from None
     return [b.say for b in found]
+
+
+def describe_clips(clips: list[Clip], lang: str, lesson_dir: Path | None) -> list[list[described.Said]]:
+    """Each clip's descriptions as spoken (``described.plan``); ExportError
+    (one line) when one cannot be spoken."""
+    from qkv_lens.voice import VoiceError
+    try:
+        return described.plan([c.scene.name for c in clips], [list(_beats(c).values()) for c in clips], lang,
+                              lesson_dir)
+    except VoiceError as err:
+        raise ExportError(f"the descriptions cannot be spoken: {err}") from None
+
+
+def descriptions(clip: Clip) -> list[tuple[int, str]]:
+    """The descriptions of ``clip`` (from its checked beats file), each with its beat's number (from 1)."""
+    return [(i + 1, b.describe) for i, b in enumerate(_beats(clip).values()) if b.describe.strip()]
 
 
 def asked(clip: Clip) -> list[tuple[int, beats_file.Ask]]:
@@ -894,7 +878,7 @@ def build_handout(clips: list[Clip], probes: list[Probe], lang: str, dest: Path,
             lesson=lesson, title=tr(lang, f"{section}.title"), questions=tuple(questions),
             question=tr(lang, f"page.ask.{section}"), picture=picture, summary=tr(lang, f"{section}.summary"),
             formula_words=tr(lang, f"export.formula.{section}"), formula=formula,
-            sayings=tuple(narration(clip, lang)),
+            sayings=tuple(narration(clip, lang)), descriptions=tuple(descriptions(clip)),
             footer=tr(lang, "export.footer", n=n, total=len(clips), length=f"{minutes}:{rest:02d}")))
     handout.write_pdf(pages, lang, dest, f"{lesson} · {tr(lang, 'export.handout')}", tuple(key))
 
@@ -1011,7 +995,16 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
             subs = join_subtitles(clips, starts)
             tracks = subtitle_tracks(out_root, lang, quality, clips, starts, subs, offered())
             burn = Captions(tracks[0][1], lang, probes[0].stream.height) if burn_captions else None
-            join_videos(clips, probes, titles, staging.path(folder / f"{STEM}.mp4"), tracks, burn)
+            said = describe_clips(clips, lang, lesson_dir)
+            extended = any(x.hold > 0 for clip_said in said for x in clip_said)
+            join_videos(clips, probes, titles, staging.path(folder / f"{STEM}.mp4"), tracks, burn,
+                        said if any(said) and not extended else None, lang)
+            if any(said):
+                staging.text(folder / DESCRIPTIONS, described.vtt(said, starts))
+            if extended:      # a description runs past its beat: the described version holds the picture for it
+                described.write_held([c.video for c in clips], probes, titles, said,
+                                     staging.path(folder / DESCRIBED), tracks[0][1], starts, lang,
+                                     tr(lang, "export.described_track"))
             staging.text(folder / f"{STEM}.srt", subs)
             staging.text(folder / f"{STEM}.vtt", srt_to_vtt(subs))
             staging.text(folder / f"{STEM}.chapters.vtt", chapters_vtt(titles, starts))

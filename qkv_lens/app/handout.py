@@ -5,8 +5,9 @@ questions the clip asks while it plays (its checkpoints, numbered through the
 lesson, with their choices; their answers on a last page, the answer key), its
 key frame (the picture at the end of its last beat), its summary, its key
 formula typeset by LaTeX from the text tables' ``[formulas]`` (the
-same way the scenes typeset theirs, drawn as vector outlines), and what the
-clip says, beat by beat, in two columns.  Texts too long for the page
+same way the scenes typeset theirs, drawn as vector outlines), what the
+clip says, beat by beat, in two columns, and what its pictures show that
+the narration does not say (its beats' descriptions, numbered as the beats).  Texts too long for the page
 (each may have 1000 characters) flow on, line by line, onto continuation
 pages headed by the scene's title; the footer is on every page, below all
 text.  Text is real PDF text (cairo's PDF
@@ -250,6 +251,7 @@ class PageContent:
     sayings: tuple[str, ...]   # what the clip says, beat by beat
     footer: str
     questions: tuple[Question, ...] = ()   # the clip's checkpoints
+    descriptions: tuple[tuple[int, str], ...] = ()   # what the pictures show: (beat number, description)
 
 
 FOOT = A4[1] - MARGIN - 22        # text ends above this line; the footer is below it
@@ -287,6 +289,11 @@ def draw_page(page: PageContent, lang: str, new_page: Callable[[], Any]) -> int:
     if page.sayings:
         sheet.heading(tr(lang, "export.transcript"))
         sheet.transcript(page.sayings)
+    if page.descriptions:       # after the transcript, numbered as its beats
+        sheet.y += 8
+        sheet.heading(tr(lang, "export.descriptions"))
+        for n, text in page.descriptions:
+            sheet.paragraph(f"{n}. {text}", 9.5, after=2)
     return sheet.pages
 
 

@@ -11,7 +11,10 @@
    reach the page as text (textContent, text nodes), never as markup.
    Learner mode: a clip stops at each checkpoint (the end of the beat before the one that shows the answer),
    asks, keeps the answer (localStorage, or the learning platform in a course package) and plays on.  In a
-   course package (DATA.scorm) the page reports to the platform's SCORM 1.2 API when it finds one. */
+   course package (DATA.scorm) the page reports to the platform's SCORM 1.2 API when it finds one.
+   Descriptions: with the "describe" switch on (remembered), each beat's description (its clip's descriptions
+   track) is spoken by the browser's speech synthesis in the page's language as the clip plays into it; when
+   it runs past the beat's end (the next narration), the clip waits for it and plays on when it ends. */
 (function () {
   'use strict';
   var DATA = JSON.parse(document.getElementById('lesson-data').textContent);
@@ -57,6 +60,7 @@
     document.querySelectorAll('nav.langs button').forEach(function (b) {
       b.setAttribute('aria-pressed', String(b.dataset.lang === lang)); });
     document.querySelectorAll('video').forEach(function (v) { if (v.closest('[hidden]')) v.pause(); });
+    hush();
     document.querySelectorAll('[data-t]').forEach(function (el) { el.textContent = ui(el.dataset.t); });
     document.querySelectorAll('[data-t-label]').forEach(function (el) {
       el.setAttribute('aria-label', ui(el.dataset.tLabel)); });
@@ -143,8 +147,8 @@
 
   function tick() {
     var s = Math.max(0, Math.floor((Date.now() - S.started) / 1000));
-    $('#speaker .timer').textContent = S.started ? Math.floor(s / 60) + ':' + ('0' + s % 60).slice(-2) : '0:00';
-    $('#speaker .clock').textContent = new Date().toLocaleTimeString(S.lang, { hour: '2-digit', minute: '2-digit' });
+    $('#speaker .timer .t').textContent = S.started ? Math.floor(s / 60) + ':' + ('0' + s % 60).slice(-2) : '0:00';
+    $('#speaker .clock .t').textContent = new Date().toLocaleTimeString(S.lang, { hour: '2-digit', minute: '2-digit' });
   }
 
   function send() {
@@ -254,9 +258,11 @@
 
   function toClip(i) { if (i >= 0 && i < clips().length) cue(i, 0, 'start'); }
 
-  function captions() {
+  function captions() {   /* the subtitles (the descriptions track is spoken, never shown) */
     document.querySelectorAll('video').forEach(function (v) {
-      for (var i = 0; i < v.textTracks.length; i++) v.textTracks[i].mode = S.captions ? 'showing' : 'hidden';
+      for (var i = 0; i < v.textTracks.length; i++) {
+        if (v.textTracks[i].kind === 'subtitles') v.textTracks[i].mode = S.captions ? 'showing' : 'hidden';
+      }
     });
   }
 
@@ -704,6 +710,100 @@
     scores();
   }
 
+  /* -- descriptions spoken aloud: the "describe" switch ------------------------------------------------- */
+
+  var DESCRIBE = 'qkv-lens.describe';
+  var D = { on: false, speaking: null };   /* speaking: the description being spoken: {v, end, held} */
+  var SPEECH = 'speechSynthesis' in window && typeof window.SpeechSynthesisUtterance === 'function';
+
+  function descriptions(v) {
+    for (var i = 0; i < v.textTracks.length; i++) if (v.textTracks[i].kind === 'descriptions') return v.textTracks[i];
+    return null;
+  }
+  /* a description as it is said: its runs as text, a subscript after a space (W_Q is "W Q") */
+  function sayable(runs) { return runs.map(function (r) { return typeof r === 'string' ? r : ' ' + r.sub; }).join(''); }
+
+  function hush() {   /* stop the description being spoken (a seek, the switch turned off, another language) */
+    var s = D.speaking;
+    D.speaking = null;
+    delete document.body.dataset.describing;
+    if (s && SPEECH) window.speechSynthesis.cancel();
+  }
+
+  function say(v, cue) {
+    var found = clipFor(v), b = found && found.clip.beats[Number(cue.id.slice(1))];
+    if (!b || !b.describe) return;
+    hush();
+    var s = { v: v, end: cue.endTime, held: false };
+    var u = new window.SpeechSynthesisUtterance(sayable(b.describe));
+    u.lang = found.lang;
+    u.addEventListener('end', function () { said(s); });
+    u.addEventListener('error', function () { said(s); });
+    D.speaking = s;
+    v.qkvSaid = cue;
+    document.body.dataset.describing = 'speaking';
+    window.speechSynthesis.speak(u);
+    window.requestAnimationFrame(function hold() {   /* the clip waits at the beat's end while it is said */
+      if (D.speaking !== s || s.held) return;
+      /* played into its end (a seek past it is no reason to wait: the seek stops the voice) */
+      if (!S.presenting && !v.paused && !v.seeking && v.currentTime >= s.end - 0.05 && v.currentTime < s.end + 0.5) {
+        s.held = true;
+        v.pause();
+        document.body.dataset.describing = 'held';
+        return;
+      }
+      window.requestAnimationFrame(hold);
+    });
+  }
+
+  function said(s) {   /* a description ended: a clip that waited for it plays on */
+    if (D.speaking !== s) return;
+    D.speaking = null;
+    delete document.body.dataset.describing;
+    if (s.held && !S.presenting) {
+      var p = s.v.play();
+      if (p && p.catch) p.catch(function () { /* the learner plays it */ });
+    }
+  }
+
+  function current(v, track) {   /* the description the clip is in now, not yet said on this pass */
+    if (!D.on || v.paused || !track.activeCues || !track.activeCues.length) return;
+    var cue = track.activeCues[track.activeCues.length - 1];
+    if (cue !== v.qkvSaid) say(v, cue);
+  }
+
+  function setDescribe(on, keep) {
+    D.on = on && SPEECH;
+    var box = $('#describe input');
+    if (box) box.checked = D.on;
+    document.querySelectorAll('video').forEach(function (v) {
+      var t = descriptions(v);
+      if (t) t.mode = D.on ? 'hidden' : 'disabled';   /* hidden: its cues are active, never drawn */
+    });
+    if (!D.on) hush();
+    if (keep) { try { window.localStorage.setItem(DESCRIBE, on ? '1' : '0'); } catch (e) { /* private mode */ } }
+  }
+
+  function startDescribe() {
+    var box = $('#describe input');
+    if (!box) return;
+    if (!SPEECH) { $('#describe').hidden = true; return; }   /* no voice here: the transcript has them */
+    document.querySelectorAll('section.lesson video[data-scene]').forEach(function (v) {
+      var t = descriptions(v);
+      if (!t) return;
+      t.addEventListener('cuechange', function () { current(v, t); });
+      v.addEventListener('play', function () { current(v, t); });
+      v.addEventListener('seeking', function () {
+        v.qkvSaid = null;
+        if (D.speaking && D.speaking.v === v) hush();
+      });
+    });
+    var kept = null;
+    try { kept = window.localStorage.getItem(DESCRIBE); } catch (e) { /* private mode */ }
+    setDescribe(kept === '1', false);
+    box.addEventListener('change', function () { setDescribe(box.checked, true); });
+  }
+
   /* -- a course package: the learning platform's SCORM 1.2 API ----------------------------------------- */
 
   /* suspend_data: "1;<lesson id>;<clips watched, 0/1 each>;<clip>,<tenths of a second, rounded down: a resume
@@ -864,6 +964,7 @@
       e.preventDefault();
     });
     startLearner();
+    startDescribe();
     document.addEventListener('keydown', onKey, true);
     window.addEventListener('resize', function () { if (document.body.classList.contains('help')) setHelp(true); });
     document.addEventListener('touchstart', onTouchStart, { passive: true });

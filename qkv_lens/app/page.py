@@ -14,6 +14,11 @@ at a clip, and the choice is remembered in localStorage.
 A beat's checkpoint (``qkv_lens.beats.Ask``) rides with its beat: in learner
 mode the clip stops before that beat and asks, and presenter mode shows it
 as a title card (``checkpoints=False``, the lesson's key, leaves them out).
+A beat's description (what its picture shows that its sentence does not
+say) rides with it too: a descriptions track per clip (WebVTT, ``kind=
+"descriptions"``, each cue the beat's quiet part, ``Beat.quiet``), which the
+"describe" switch speaks with the browser's speech synthesis (no browser
+voices such a track itself), and a line of the clip's transcript.
 Each language shows, per scene, its best-quality render.  A .mov (the
 transparent "mp4", which browsers cannot play) is shown as its poster,
 linked to the file; gif and mov clips are left out of presenter mode.
@@ -34,6 +39,7 @@ from pathlib import Path
 
 from qkv_lens import beats as beats_file
 from qkv_lens.app import joined, manifest
+from qkv_lens.app.subtitles import cue_text
 from qkv_lens.languages import TEXTS, current, language, offered
 from qkv_lens.lesson import Chapter, defaults
 from qkv_lens.registry import QUALITIES, by_class
@@ -49,7 +55,8 @@ UI_KEYS = ("title", "footer", "present", "step", "ready", "playing", "done", "ne
            "goto", "transcript", "key_step", "key_back", "key_ends", "key_clip", "key_goto", "key_blank",
            "key_captions", "key_full", "key_speaker", "key_leave", "touch_step", "touch_back", "touch_leave",
            "learner", "cp_heading", "cp_choose", "cp_your", "cp_places", "cp_place", "cp_whole", "cp_check",
-           "cp_not_number", "cp_right", "cp_wrong", "cp_continue", "cp_score", "cp_answer", "key_answer")
+           "cp_not_number", "cp_right", "cp_wrong", "cp_continue", "cp_score", "cp_answer", "key_answer",
+           "describe")
 
 
 class PageError(Exception):
@@ -151,8 +158,9 @@ def ask_data(ask: beats_file.Ask) -> dict:
 
 def beats(e: dict, lang: str, out_root: Path, checkpoints: bool = True) -> list[dict]:
     """The clip's beats for presenter mode: id, start, end (seconds) and the
-    narration (``say``: runs of text, ``math_runs``), and with
-    ``checkpoints`` a beat's checkpoint (``ask``: ``ask_data``); a clip
+    narration (``say``: runs of text, ``math_runs``), with ``checkpoints``
+    a beat's checkpoint (``ask``: ``ask_data``), and a beat's description
+    (``describe``: runs, and ``quiet``: when it is spoken); a clip
     without a beats file is one beat, its summary.
     The file is checked (``qkv_lens.beats``): PageError when it is damaged."""
     name = _files(e).get("beats")
@@ -164,15 +172,38 @@ def beats(e: dict, lang: str, out_root: Path, checkpoints: bool = True) -> list[
     except beats_file.BeatsError as err:
         raise PageError(str(err)) from None
     return [{"id": b.id, "start": b.start, "end": b.end, "say": math_runs(b.say),
-             **({"ask": ask_data(b.ask)} if checkpoints and b.ask is not None else {})} for b in found]
+             **({"ask": ask_data(b.ask)} if checkpoints and b.ask is not None else {}),
+             **({"describe": math_runs(b.describe), "quiet": list(b.quiet)} if b.describe.strip() else {})}
+            for b in found]
 
 
 def _transcript(lang: str, said: list[dict]) -> str:
-    """The beats' sentences, folded under the clip (what a reader of the page
-    without the video, or a screen reader, gets of it)."""
-    items = "".join(f"<li>{runs_html(b['say'])}</li>" for b in said)
+    """The beats' sentences, each with its description (marked as such),
+    folded under the clip: the clip as text, for a reader of the page
+    without the video or with a screen reader (WCAG 1.2.3, 1.2.8)."""
+    tag = html.escape(tr(lang, "page.described"))
+    items = "".join(f"<li>{runs_html(b['say'])}"
+                    + (f'<p class="described"><span class="tag">{tag}</span> {runs_html(b["describe"])}</p>'
+                       if "describe" in b else "") + "</li>" for b in said)
     return (f'<details class="transcript"><summary>{html.escape(tr(lang, "page.transcript"))}</summary>'
             f'<ol>{items}</ol></details>')
+
+
+def descriptions_vtt(said: list[dict]) -> str:
+    """The clip's descriptions as WebVTT: one cue per described beat, over
+    its quiet part, named ``d<beat index>``, its text as written (a
+    subscript after ``_``) and escaped (``cue_text``)."""
+    def t(seconds: float) -> str:
+        ms = round(seconds * 1000)
+        return f"{ms // 3600000:02d}:{ms // 60000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+
+    out = ["WEBVTT", ""]
+    for i, b in enumerate(said):
+        if "describe" in b and b["quiet"][1] > b["quiet"][0]:
+            text = "".join(r if isinstance(r, str) else "_" + (r["sub"] if len(r["sub"]) == 1 else f"{{{r['sub']}}}")
+                           for r in b["describe"])
+            out += [f"d{i}", f"{t(b['quiet'][0])} --> {t(b['quiet'][1])}", cue_text(text), ""]
+    return "\n".join(out)
 
 
 def _clip(e: dict, lang: str, out_root: Path, said: list[dict]) -> str:
@@ -195,7 +226,11 @@ def _clip(e: dict, lang: str, out_root: Path, said: list[dict]) -> str:
             track = (f'<track kind="subtitles" src="{_track_src(out_root, files["vtt"])}" '
                      f'data-file="{html.escape(files["vtt"])}" srclang="{html.escape(lang)}" label="{label}" '
                      f'default>')
-        media = (f'<video controls preload="metadata" poster="{html.escape(poster)}" '
+        if any("describe" in b for b in said):   # the page speaks it (the "describe" switch): no browser does
+            data = base64.b64encode(descriptions_vtt(said).encode("utf-8")).decode("ascii")
+            track += (f'<track kind="descriptions" src="data:text/vtt;charset=utf-8;base64,{data}" '
+                      f'srclang="{html.escape(lang)}" label="{html.escape(tr(lang, "export.described_track"))}">')
+        media = (f'<video controls preload="metadata" poster="{html.escape(poster)}" aria-label="{title}" '
                  f'data-duration="{e["duration"]:.3f}" data-scene="{html.escape(e["scene"])}">'
                  f'<source src="{html.escape(files[video_ext])}" type="{MIME[video_ext]}">{track}</video>')
     ask = (f'<p class="ask"><strong>{html.escape(tr(lang, "page.think"))}</strong>'
@@ -260,8 +295,9 @@ def _intro(lang: str, intro: Intro, on_page: list[dict]) -> str:
 
 
 # what `qkv-lens export` writes beside the clips, each with its link's text key (page.dl_*)
-EXPORTS = (("lesson.mp4", "dl_video"), ("lesson.pptx", "dl_deck"), ("lesson.beats.pptx", "dl_beats"),
-           ("lesson.pdf", "dl_handout"), ("lesson.srt", "dl_subtitles"), ("lesson.scorm.zip", "dl_scorm"))
+EXPORTS = (("lesson.mp4", "dl_video"), ("lesson.described.mp4", "dl_described"), ("lesson.pptx", "dl_deck"),
+           ("lesson.beats.pptx", "dl_beats"), ("lesson.pdf", "dl_handout"), ("lesson.srt", "dl_subtitles"),
+           ("lesson.scorm.zip", "dl_scorm"))
 LIVE_FILE = "build.js"     # `watch`: the page's build id, polled by the open page, which reloads when it changes
 
 
@@ -436,6 +472,11 @@ def page_html(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | No
     learner = "" if not asking or scorm is not None else (
         f'<label id="learner"><input type="checkbox" checked> <span data-t="learner">'
         f'{html.escape(tr(first, "page.learner"))}</span></label>')
+    # descriptions spoken aloud (off until the learner turns them on; remembered)
+    described = any("describe" in b for by_lang in clips.values() for c in by_lang for b in c["beats"])
+    learner += "" if not described else (
+        f'<label id="describe"><input type="checkbox"> <span data-t="describe">'
+        f'{html.escape(tr(first, "page.describe"))}</span></label>')
     # presenter mode: the title card, the blank screen, the overview, the key help, the exit for touch,
     # the live region; the speaker panel is shown only in the speaker window (?speaker=1)
     speaker = ('<div id="card" aria-hidden="true"><h2 class="title"></h2><p class="question"></p>'
@@ -448,8 +489,10 @@ def page_html(out_root: Path, chapters: Sequence[Chapter], lesson_dir: Path | No
                '<div id="live" role="status" aria-live="polite"></div>'
                '<div id="cp-live" role="status" aria-live="polite"></div>'
                '<aside id="speaker"><div class="where"><span class="title"></span> · <span class="step"></span>'
-               '<span class="state"></span><span class="times"><span class="timer" data-t-label="timer"></span>'
-               '<span class="clock" data-t-label="clock"></span></span></div><div class="say"></div>'
+               # each time named by a text a screen reader reads before it (aria-label on a plain span is not read)
+               '<span class="state"></span><span class="times"><span class="timer"><span class="sr" data-t="timer">'
+               '</span> <span class="t"></span></span><span class="clock"><span class="sr" data-t="clock"></span> '
+               '<span class="t"></span></span></span></div><div class="say"></div>'
                '<div class="side"><p><b data-t="think"></b> <span class="question"></span></p>'
                '<p class="cp" hidden><b data-t="cp_heading"></b> <span class="cp-q"></span> '
                '<b data-t="cp_answer"></b> <span class="cp-a"></span></p>'

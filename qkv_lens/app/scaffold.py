@@ -1,8 +1,9 @@
 """``qkv-lens new NAME``: a teacher's scene, written beside their lesson.
 
 Four things, each checked before anything is written: the scene module
-(``my_scenes/<snake>.py``, a ``LessonScene`` built from the kit: two beats, a
-checkpoint before the second, which shows its answer, and a key moment), its
+(``my_scenes/<snake>.py``, a ``LessonScene`` built from the kit: two beats, each
+describing what it shows, a checkpoint before the second, which shows its
+answer, and a key moment), its
 section appended to the lesson file and its name added to the chapter "your
 scenes" (made on first use), its texts in every language of the text tables
 (``texts.toml`` beside the lesson; placeholder sentences that start with
@@ -50,6 +51,7 @@ MAX_NAME = 40
 # language: ``scaffold.<part>`` (the marked sentences a teacher replaces;
 # ``{g:...}`` terms stay for the glossary to fill).
 PARTS = ("intro_say", "result_say", "summary", "ask", "formula", "checkpoint", "checkpoint_wrong")
+DESCRIPTIONS = ("describe_intro", "describe_result")   # the scaffold's descriptions: true as written, no edit mark
 CHECKPOINT = "last_entry"    # the scaffold's checkpoint: its texts are "<snake>.last_entry" and "..._wrong"
 FORMULA = r"y = x\,W"        # the scaffold's key formula, the same in every language
 
@@ -155,6 +157,9 @@ class {cls}(LessonScene):
         with self.beat("intro_say"):                      # x and W come in
             self.play(FadeIn(heading))
             self.play(FadeIn(x), FadeIn(times), FadeIn(W), FadeIn(names[:2]))
+            # what the picture shows that the sentence does not say, read aloud for a learner who cannot
+            # see it: the values as drawn ("W is two by three: first row 1, 0, minus 1; ...")
+            self.describe("describe_intro", x=p.x, W=p.W)
 
         # a question before the beat that shows its answer: y's last entry, computed from the lesson's
         # numbers (a learner's answer counts when it rounds to it at 2 decimals)
@@ -163,6 +168,7 @@ class {cls}(LessonScene):
         with self.beat("result_say", focus=result):       # y appears, boxed; the filler pulses it
             self.play(Write(equals), FadeIn(result), FadeIn(names[2]))
             self.play(Create(SurroundingRectangle(result, color=palette.FOCUS, buff=0.15)))
+            self.describe("describe_result", y=y)
             self.key_moment("result", y=[float(v) for v in y])
 '''
 
@@ -204,10 +210,14 @@ def dry_run(lang, tmp_path):
 
 @pytest.mark.parametrize("lang", offered())
 def test_{snake}_runs_in_every_language(lang, tmp_path):
-    """Every beat has its sentence; every label of a key moment stays in
-    the frame, above the subtitle band (the bottom 12%)."""
+    """Every beat has its sentence, and every beat that changes the picture
+    describes it (self.describe) or says its sentence names the change
+    (self.beat(..., names_change=True)); every label of a key moment stays
+    in the frame, above the subtitle band (the bottom 12%)."""
     scene = dry_run(lang, tmp_path)
     assert scene.beats and scene.moments
+    undescribed = [b.id for b in scene.beats if b.changes and not b.describe and not b.named]
+    assert not undescribed, f"beats that change the picture and say nothing of it: {{undescribed}}"
     for moment in scene.moments.values():
         for label in moment.labels:          # box: left, bottom, right, top in scene units (8 high)
             left, bottom, right, top = label.box
@@ -280,6 +290,7 @@ def texts_text(text: str, cls: str, snake: str) -> str:
                 **{f"{snake}.{k}": mark + words[k] for k in ("intro_say", "result_say", "summary")},
                 f"{snake}.{CHECKPOINT}": mark + words["checkpoint"],
                 f"{snake}.{CHECKPOINT}_wrong": mark + words["checkpoint_wrong"],
+                **{f"{snake}.{k}": TEXT_TABLES[lang][f"scaffold.{k}"] for k in DESCRIPTIONS},
                 f"page.ask.{snake}": mark + words["ask"], f"export.formula.{snake}": words["formula"]}
         text = add_to_table(text, lang, keys, f"# {cls} (my_scenes/{snake}.py): replace the marked sentences\n")
     return add_to_table(text, "formulas", {snake: FORMULA}, "",

@@ -56,8 +56,8 @@ class DeclaredScene:
     number: int
     params: str        # the name of its Params class
     # the texts its module names: each key after "<module>." that a literal
-    # ``self.beat(key, ...)``, ``self.tr(key, ...)`` or ``self.checkpoint(key, ...)`` (and its
-    # ``<key>_wrong``) names, with the fields
+    # ``self.beat(key, ...)``, ``self.tr(key, ...)``, ``self.describe(key, ...)`` or
+    # ``self.checkpoint(key, ...)`` (and its ``<key>_wrong``) names, with the fields
     # the call passes (None: any, a ``**`` call); "*": what the other calls
     # of ``beat`` or ``tr`` pass (a key computed at run time, another receiver)
     texts: tuple[tuple[str, frozenset[str] | None], ...] = ()
@@ -175,10 +175,12 @@ def _declarations(tree: ast.Module, path: Path) -> tuple[list[DeclaredScene], li
     return scenes, sections
 
 
-TEXT_CALLS = ("beat", "tr", "checkpoint")    # LessonScene's methods that read a text of the scene's module
+TEXT_CALLS = ("beat", "tr", "checkpoint", "describe")   # LessonScene's methods that read a text of the scene's module
 # ``checkpoint``'s own parameters (not fields of its texts); its feedback text ``<key>_wrong`` may also use
 # ``{answer}``, the right answer as written
 CHECKPOINT_ARGS = frozenset({"choices", "answer", "number", "places"})
+VERB_ARGS = {"beat": frozenset({"focus", "names_change"}), "checkpoint": CHECKPOINT_ARGS,
+             "describe": frozenset({"places", "fractions"})}   # each verb's own parameters
 
 
 def _texts(tree: ast.Module) -> dict[str, frozenset[str] | None]:
@@ -197,7 +199,7 @@ def _texts(tree: ast.Module) -> dict[str, frozenset[str] | None]:
         key = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
         own = isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
         key = key if isinstance(key, str) and own else "*"     # another receiver: its key is not known
-        verb = {"beat": {"focus"}, "checkpoint": CHECKPOINT_ARGS}.get(node.func.attr, set())
+        verb = VERB_ARGS.get(node.func.attr, frozenset())
         names = None if any(k.arg is None for k in node.keywords) else \
             frozenset(k.arg for k in node.keywords if k.arg not in verb)
         add(key, names)

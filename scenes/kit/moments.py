@@ -40,6 +40,7 @@ class Label:
     outlined: bool = True        # every glyph has the dark outline behind it
     smudge: bool = False         # a glyph's outline is drawn more opaque than its fill: a dark smudge
     colours: tuple[str, ...] = ()   # the fill colours its glyphs are drawn in (hex, each once)
+    inks: tuple[tuple[str, float], ...] = ()   # each (colour, opacity) its visible glyphs are filled with
 
 
 @dataclass
@@ -172,6 +173,15 @@ def _colours(m: Mobject) -> tuple[str, ...]:
     found = dict.fromkeys(g.get_fill_color().to_hex().upper() for t in m.get_family()
                           if isinstance(t, TEXT_TYPES) and not is_bracket(t) for g in t.family_members_with_points())
     return tuple(found)
+def _inks(m: Mobject) -> tuple[tuple[str, float], ...]:
+    """The distinct (hex colour, fill opacity) of the visible glyphs of the text in ``m``."""
+    found = set()
+    for t in [s for s in m.get_family() if isinstance(s, TEXT_TYPES) and not is_bracket(s)]:
+        for g in t.family_members_with_points():
+            opacity = float(g.get_fill_opacity())
+            if opacity > 0.05:
+                found.add((g.get_fill_color().to_hex().upper(), round(opacity, 3)))
+    return tuple(sorted(found))
 
 
 def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) -> list[Label]:
@@ -198,5 +208,5 @@ def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) ->
             continue
         left, bottom, right, top = (float(v) for v in _screen_box(m, camera))
         out.append(Label(type(m).__name__, _content(m), (left, bottom, right, top), _glyph_height(m, camera),
-                         _outlined(m), smudge, _colours(m)))
+                         _outlined(m), smudge, _colours(m), _inks(m)))
     return out

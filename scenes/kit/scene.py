@@ -13,11 +13,12 @@ import numpy as np
 from manim import Animation, Group, Mobject, Scene, ValueTracker, Wait, config
 from manim.utils.exceptions import EndSceneEarlyException
 
-from qkv_lens.beats import Ask, Beat, Beats, CheckpointError, Cue, ask
+from qkv_lens.beats import KEY, MAX_TEXT, Ask, Beat, Beats, CheckpointError, Cue, ask
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.languages import LanguageError, check_fonts, offered
 from qkv_lens.lesson import Lesson, LessonError, Params, default_lesson_path, load_lesson
 from qkv_lens.registry import SceneInfo, by_class
+from qkv_lens.spoken import SpokenError, spoken
 from qkv_lens.store import write_atomic
 from qkv_lens.texts import tr, use_lesson_texts
 from qkv_lens.voice import VoiceError, stray_recordings, voice_clip, voice_mode, warn
@@ -141,6 +142,8 @@ class LessonScene(Scene):
         self._focus: list[Mobject] = []           # set by focus_on
         self._asking: Ask | None = None           # a checkpoint waiting for the beat that answers it
         self._in_beat = False
+        self._described: list[str] = []           # the current beat's descriptions (describe)
+        self._changed = False                     # whether the current beat changed the picture
         self.sounds: list[dict] = []              # every add_sound: {"file", "time"}, skipped plays too
         self.segment = Segment.from_env()         # QKV_SEGMENT: render one stretch (kit/segments.py)
         self._unseen = False                      # a play whose frames nobody sees: nothing rasterised
@@ -171,9 +174,14 @@ class LessonScene(Scene):
         return tr(self.lang, f"{self.section}.{key}", **fields)
 
     @contextmanager
-    def beat(self, key: str, focus: Mobject | None = None, **fields):
+    def beat(self, key: str, focus: Mobject | None = None, names_change: bool = False, **fields):
         """One beat: narration step ``key`` of the text table, filled with
         ``fields``, over the animations played inside the block.
+        ``names_change``: the sentence itself names what the beat changes in
+        the picture (with its values), so it needs no description
+        (``describe``); the beats file records it, and the coverage test
+        (``tests/test_descriptions.py``) tells it from a change left
+        undescribed.
 
         The beat is a manim section (``--save_sections`` gives one clip per
         beat).  It lasts as long as its subtitle cues need at the reading
@@ -187,6 +195,7 @@ class LessonScene(Scene):
         self.said.append((key, sentence))
         asked, self._asking = self._asking, None     # a checkpoint before this beat: the beat answers it
         self._in_beat = True
+        self._described, self._changed = [], False
         self.next_section(name=beat_id)
         self._beat_animated = []
         start = self.renderer.time
@@ -216,7 +225,41 @@ class LessonScene(Scene):
             self.add_subcaption(cue, duration=b - a, offset=a - end)
         box = drawn_box(self._on_screen(named), self.renderer.camera) if named else None   # frame units, 3-D too
         self.beats.append(Beat(beat_id, key, start, end, sentence, tuple(Cue(*c) for c in timed), clip.seconds,
-                               box, asked))
+                               box, asked, " ".join(self._described), names_change, self._changed))
+
+    def describe(self, key: str, *, places: int = 3, fractions: bool = False, **values) -> None:
+        """Describe what the current beat's picture shows that its sentence
+        does not say (an audio description: WCAG 1.2.3, 1.2.5): the text
+        ``<section>.<key>`` of every language, each field filled with its
+        value said aloud (``qkv_lens.spoken``: a number as shown, with
+        ``places`` decimals and, with ``fractions``, every exact
+        non-integer as a fraction; "minus 1", "one half"; a vector's
+        entries; a matrix's shape and rows, "W is two by three: first row
+        1, 0, 2; second row 0, 1, minus 1"; a text as it is).  Pass the
+        values the scene draws (from ``qkv_math``), so the description
+        follows an edit of the lesson.  Call it inside ``with
+        self.beat(...)``; several calls in one beat are read one after
+        another.  The page speaks it in the beat's quiet part (after its
+        voice), pausing the clip while it runs past the beat's end; the
+        exports mix it into a described audio track and the handout prints
+        it.  Refused (one line, exit status 2): outside a beat, a value that
+        cannot be said, a description longer than MAX_TEXT."""
+        name = type(self).__name__
+        if not self._in_beat:
+            fail_clearly(f"{name}: describe {key!r} outside a beat; call it inside the `with self.beat(...)` "
+                         "whose picture it describes")
+        if not isinstance(key, str) or not KEY.fullmatch(key):
+            fail_clearly(f"{name}: describe {key!r}: a text key of lower-case letters, digits and _ expected")
+        said = {}
+        for field, value in values.items():
+            try:
+                said[field] = spoken(value, self.lang, places, fractions)
+            except SpokenError as err:
+                fail_clearly(f"{name}: describe {key!r}: {field}: {err}")
+        text = self.tr(key, **said)
+        if len(" ".join([*self._described, text])) > MAX_TEXT:
+            fail_clearly(f"{name}: describe {key!r}: the beat's description is longer than {MAX_TEXT} characters")
+        self._described.append(text)
 
     def checkpoint(self, key: str, *, choices=None, answer=None, number=None, places=None, **fields) -> None:
         """A question the learner answers before the next beat plays; that
@@ -263,7 +306,15 @@ class LessonScene(Scene):
     def add(self, *mobjects: Mobject):
         """Scene.add, and every label added gets the dark outline (``outline_labels``)."""
         outline_labels(*mobjects)
+        if getattr(self, "_in_beat", False) and _draws(mobjects):
+            self._changed = True
         return super().add(*mobjects)
+
+    def remove(self, *mobjects: Mobject):
+        """Scene.remove (inside a beat, a change of the picture when it removes something drawn)."""
+        if getattr(self, "_in_beat", False) and _draws(mobjects):
+            self._changed = True
+        return super().remove(*mobjects)
 
     def play(self, *animations, **kwargs):
         if self.segment is not None:  # where a segment starts or ends (kit/segments.py)
@@ -292,6 +343,8 @@ class LessonScene(Scene):
             self.renderer.time = advance_like_frames(start, self.duration, frozen)   # and its clock
         # what was animated last and is still on screen (not a pause, not a
         # flash that removed itself, not the camera): a beat's default focus
+        if self._in_beat and any(not isinstance(a, (Wait, Emphasize)) for a in self.animations or []):
+            self._changed = True     # a beat's change of the picture: anything but a pause or a pulse
         moved = [a.mobject for a in self.animations or []
                  if not isinstance(a, Wait) and getattr(a, "mobject", None) is not None]
         if self._on_screen(moved):
@@ -470,6 +523,11 @@ class LessonScene(Scene):
         camera = self.renderer.camera
         self.moments[name] = Moment(name, collect_labels(self.mobjects, camera), probes,
                                     drawn_box(self.mobjects, camera), self.renderer.time)
+
+
+def _draws(mobjects) -> bool:
+    """Whether any of ``mobjects`` draws something (a wait's empty mobject, a ValueTracker do not)."""
+    return any(not isinstance(m, ValueTracker) and any(s.has_points() for s in m.get_family()) for m in mobjects)
 
 
 def pick_focus(last: list[Mobject], animated: list[Mobject]) -> list[Mobject]:
