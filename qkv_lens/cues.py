@@ -50,6 +50,7 @@ import logging
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import jieba
 
@@ -156,14 +157,20 @@ def _cjk_words(text: str, lang: str) -> list[tuple[int, int, float]]:
     return out
 
 
+@functools.lru_cache(maxsize=4)
+def _tagger(terms: frozenset[str]) -> Any:
+    """jieba's part-of-speech tagger over ``_segmenter(terms)``: made once
+    (it reads its whole word-tag table, about 0.4 s)."""
+    import jieba.posseg
+    return jieba.posseg.POSTokenizer(_segmenter(terms))
+
+
 @functools.lru_cache(maxsize=4096)
 def _cjk_tags(text: str, lang: str) -> tuple[dict[int, str], dict[int, str]]:
     """jieba's parts of speech of ``text`` (a cjk script), as two maps: the
     end of each word -> its tag, and the start of each word -> its tag."""
-    import jieba.posseg
-    tagger = jieba.posseg.POSTokenizer(_segmenter(_terms(lang)))
     ends, starts, at = {}, {}, 0
-    for pair in tagger.cut(text, HMM=False):
+    for pair in _tagger(_terms(lang)).cut(text, HMM=False):
         starts[at] = pair.flag
         at += len(pair.word)
         ends[at] = pair.flag

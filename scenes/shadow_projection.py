@@ -70,7 +70,7 @@ from scenes.kit.live import LiveMap, Unchanged, put_segment
 from scenes.kit.matrices import LiveMatrix, matrix_mob
 from scenes.kit.motion import Emphasize
 from scenes.kit.scene import LessonScene
-from scenes.kit.text import title, wrapped_text
+from scenes.kit.text import text, title, wrapped_text
 from scenes.kit.three_d import FlatArrow
 
 PHI, THETA = 64 * DEGREES, 40 * DEGREES   # a three-quarter view: the wall seen at a slant, the cube before it
@@ -620,7 +620,9 @@ class ShadowProjection(LessonScene, ThreeDScene):
                 "x P": MathTex(r"x \mapsto x\,", "P", font_size=MATH_SIZE + 8),
                 "formula": MathTex(r"P = I - \frac{n\,d^{\top}}{n^{\top} d}", font_size=MATH_SIZE + 4),
                 "P": VGroup(MathTex("P =", font_size=MATH_SIZE), s.readout).arrange(RIGHT, buff=0.15),
-                "rank": MathTex(rf"\mathrm{{{word}}}\,P = {qm.rank(s.world.proj())}", font_size=MATH_SIZE),
+                "rank": VGroup(text(word, self.lang, size=MATH_SIZE * 0.8),       # 秩 / rank / rango, upright
+                               MathTex(rf"P = {qm.rank(s.world.proj())}", font_size=MATH_SIZE)
+                               ).arrange(RIGHT, buff=0.15, aligned_edge=DOWN),
                 "P P": VGroup(MathTex(r"P\,P =", font_size=MATH_SIZE), s.twice).arrange(RIGHT, buff=0.15)}
         self._column(rows["x W"], rows["formula"], rows["P"], rows["rank"], rows["P P"])
         rows["x P"].move_to(rows["x W"], aligned_edge=LEFT)
@@ -754,7 +756,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
             at(0.93, pic.directions)   # "P has rank 2"
             self._play("rank", FadeIn(s.rows["rank"]), run_time=0.6)
         self.key_moment("collapsed", flat=np.array([d.get_center() - s.off for d in pic.corners]), vertices=w.V,
-                        ends=self._directions(), **self._arrows(), rank=s.rows["rank"].tex_string,
+                        ends=self._directions(), **self._arrows(), rank=(s.rows["rank"][0].text, s.rows["rank"][1].tex_string),
                         **self._named(), **self._clearance())
 
     def _ask_again(self) -> None:
