@@ -52,6 +52,7 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.beats import MAX_CHOICES, MIN_CHOICES
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.numbers import plain_number, tex_number
 from scenes.kit import palette
@@ -230,8 +231,11 @@ class AttentionMatching(LessonScene):
     def _ask_which_key(self) -> None:
         """Before the query's best cell is worked out: which word will the
         query attend to most?  The tokens, the answer the largest weight of
-        its row (qkv_math)."""
+        its row (qkv_math).  A party of one, of more guests than a question
+        offers choices, or with two guests of one name, asks nothing."""
         s = self.s
+        if not MIN_CHOICES <= len(set(s.names)) == len(s.names) <= MAX_CHOICES:
+            return
         self.checkpoint("which_key", choices=list(s.names), answer=int(np.argmax(s.steps.weights[s.qi])),
                         word=s.names[s.qi])
 
