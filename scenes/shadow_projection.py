@@ -629,6 +629,11 @@ class ShadowProjection(LessonScene, ThreeDScene):
         fix_in_frame(self, *rows.values())
         s.rows.update(rows)
 
+    def _rank_read(self) -> tuple[str, str]:
+        """The rank row as drawn: its word and its formula."""
+        word, formula = self.s.rows["rank"]
+        return word.text, formula.tex_string
+
     def _letter(self, tex: str, color, anchor: Callable[[], np.ndarray], put: Callable[[Mobject], Mobject],
                 size: float = LABEL_SIZE) -> MathTex:
         """A letter naming the point drawn at ``anchor()``: placed by ``put``
@@ -756,7 +761,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
             at(0.93, pic.directions)   # "P has rank 2"
             self._play("rank", FadeIn(s.rows["rank"]), run_time=0.6)
         self.key_moment("collapsed", flat=np.array([d.get_center() - s.off for d in pic.corners]), vertices=w.V,
-                        ends=self._directions(), **self._arrows(), rank=(s.rows["rank"][0].text, s.rows["rank"][1].tex_string),
+                        ends=self._directions(), **self._arrows(), rank=self._rank_read(),
                         **self._named(), **self._clearance())
 
     def _ask_again(self) -> None:
