@@ -214,8 +214,6 @@ class WorkedExample(LessonScene):
             box_w = SurroundingRectangle(w_cols[j], color=palette.FOCUS, buff=0.1)
             box_x = SurroundingRectangle(x_entries, color=palette.FOCUS, buff=0.1)
             label, line = lines[j]
-            if j == len(s.work.columns) - 1:
-                self._ask_last(col, j)
             with self.beat("column_say", focus=lines[j], j=j + 1, **self._said(col)):
                 self.play(FadeIn(box_w), FadeIn(box_x), FadeIn(label), run_time=0.6)
                 if s.one_at_a_time and j:
@@ -236,13 +234,6 @@ class WorkedExample(LessonScene):
                             split=bool(line[-1].get_y() < line[0].get_y() - 0.1))
         self.key_moment("columns", lines=[l[1].tex_string for l in s.lines],
                         result=[e.tex_string for e in y_entries if e.get_fill_opacity() > SEEN])
-
-    def _ask_last(self, col: qm.WorkedColumn, j: int) -> None:
-        """Before the last output is worked out: what is it?  The answer is
-        its total, given to the decimals its line writes it with."""
-        decimals = len(plain_number(float(col.total)).partition(".")[2])
-        self.checkpoint("last_ask", number=float(col.total), places=decimals, j=j + 1,
-                        x=plain_vector(self.params.x, fractions=self.s.frac))
 
     def _num(self, v) -> str:
         """A number as the narration says it: as the lesson's lines write it."""
