@@ -46,7 +46,7 @@ from manim import (
 
 import qkv_math as qm
 from qkv_lens.lesson.keys import MAX_WORDS, Items, Matrix, Number, Params, Record, Vector
-from qkv_lens.numbers import plain_number
+from qkv_lens.numbers import plain_number, plain_vector
 from scenes.kit import palette
 from scenes.kit.glyphs import FastDecimal, set_shown
 from scenes.kit.layout import Box, WordPoint, bounds, overlaps, place_clear, within
@@ -66,6 +66,7 @@ FACTOR_SIZE = 28                          # the SVD row's matrices
 FLOOR = -2.95                             # nothing drawn lower: the subtitle band starts at y = -3.04
 OWN = 0.1                                 # a word's label is this much nearer its own dot than any other
 ROW_CLEAR = 0.3                           # the SVD row keeps this far from every word and from M's square
+DET_PLACES = 2                            # det M is shown to this many decimals
 
 
 class SpaceDeformationParams(Params):
@@ -147,7 +148,7 @@ class SpaceDeformation(LessonScene):
         m_eq = MathTex("M =", font_size=36)
         m_row = VGroup(m_eq, readout).arrange(RIGHT, buff=0.2)
         det_tex = MathTex(r"\det M =", font_size=36)
-        det_num = FastDecimal(1.0, num_decimal_places=2, font_size=36, color=palette.AREA)
+        det_num = FastDecimal(1.0, num_decimal_places=DET_PLACES, font_size=36, color=palette.AREA)
         det_row = VGroup(det_tex, det_num).arrange(RIGHT, buff=0.2)
         det_note = note(self.tr("det_label") + " = |det M|", lang, color=palette.AREA)
         # the rule, big enough to read: each row of M in its basis vector's colour
@@ -342,6 +343,9 @@ class SpaceDeformation(LessonScene):
         s, plane, lang = self.s, self.s.plane, self.lang
         self._caption("flatten")
         F = qm.flatten_onto(np.array(self.params.flatten_onto, dtype=float))
+        # checkpoint: det M once the plane is squashed onto the line (the beat shows it)
+        self.checkpoint("det_ask", number=qm.determinant(F), places=DET_PLACES,
+                        line=plain_vector(self.params.flatten_onto))
         with self.beat("flatten_say"):
             self.s.live.play(self, qm.linear_path(F), 3.0)
             plane.avoid += self._line_strip(np.array(self.params.flatten_onto, dtype=float))

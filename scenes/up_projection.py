@@ -414,6 +414,10 @@ class UpProjection(LessonScene, ThreeDScene):
                 [axes.c2p(*q) for q in ends] + tips
 
         up = self.fitted(front, lifting(1.0), box, pad=0.35)
+        # checkpoint: can the lifted plane fill all of 3-D? Only if W's rank were 3 (the lift shows the sheet)
+        n, m = W.shape
+        self.checkpoint("fill_ask", choices=[self.tr("yes"), self.tr("no")], answer=0 if qm.rank(W) == m else 1,
+                        n=n, m=m)
         with self.beat("lift_say", n=2, m=3):
             self.play(FadeIn(s.w_mob), FadeOut(s.flat_marks), run_time=0.6)
             self.travel(tilted, lambda t: s.flat_points, box, 1.2, FadeIn(axes.z_axis), FadeIn(s.axis_labels))

@@ -284,3 +284,35 @@ def test_the_scene_opens_chapter_one_and_points_ahead(scene):
     assert keys[0] == "chapter_say" and keys[-1] == "next_say"
     teaser = scene.moments["next"].probes["teaser"]
     assert "x_2" in teaser and "y_3" in teaser and "x_3" not in teaser
+
+
+def test_the_checkpoint_asks_for_the_determinant_before_the_flattening(scene, tmp_path):
+    """Before the plane is squashed onto its line, the learner predicts det M;
+    the answer is the determinant of the projection onto the lesson's line
+    (numpy here), given to the two decimals det M is shown with, and the beat
+    the page stops before is the one that shows it.  An edited line is named
+    in the question; the answer stays 0 (every flattening loses the area)."""
+    p = load_lesson(LESSON).params["space_deformation"]
+    u = np.array(p.flatten_onto, dtype=float)
+    F = np.outer(u, u) / (u @ u)
+    asked = [b for b in scene.beats if b.ask is not None]
+    assert [b.key for b in asked] == ["flatten_say"]
+    beat, ask = asked[0], asked[0].ask
+    assert ask.number == pytest.approx(np.linalg.det(F), abs=1e-9) and ask.places == 2
+    assert ask.right("0") and ask.right("0.00") and not ask.right("1")
+    flat = scene.moments["flatten"]
+    assert beat.start <= flat.time <= beat.end                      # the beat shows det M ...
+    assert flat.probes["det"] == pytest.approx(ask.number, abs=0.005)   # ... as the answer
+    before = [m for m in scene.moments.values() if m.time is not None and m.time <= beat.start]
+    assert before and all(abs(m.probes["det"]) > 0.005 for m in before if "det" in m.probes)   # never 0 before
+    line = "[" + ", ".join(f"{float(v):g}" for v in p.flatten_onto) + "]"
+    assert line in ask.question
+    if scene.lang != "en":
+        return
+    edited = tmp_path / "lesson.toml"
+    edited.write_text("[space_deformation]\nflatten_onto = [2, -1]\n", encoding="utf-8")
+    again = dry_run(SCENE, tmp_path / "media", lesson=edited, lang="en")
+    [edited_ask] = [b.ask for b in again.beats if b.ask is not None]
+    v = np.array([2.0, -1.0])
+    assert "[2, -1]" in edited_ask.question and line not in edited_ask.question
+    assert edited_ask.number == pytest.approx(np.linalg.det(np.outer(v, v) / (v @ v)), abs=1e-9)

@@ -440,3 +440,28 @@ def test_the_glass_passes_over_no_label(scene):
                 a, b = np.array(a), np.array(b)
                 reach = min(box_distance(box, a + (b - a) * t) for t in np.linspace(0, 1, 101))
                 assert reach > radius, (label, reach, radius)
+
+
+def test_the_checkpoint_asks_whether_the_lift_can_fill_space(scene, tmp_path):
+    """Before the lift, the learner predicts whether the lifted plane can fill
+    all of 3-D space: yes only if W's rank (numpy here) is 3, which no 2-by-3
+    W reaches.  The page stops before the lift, the first beat that shows the
+    lifted sheet (the note on the span and the edge-on walk come later).  An
+    edited W is judged by its own rank."""
+    _, _, W, _ = lesson()
+    asked = [b for b in scene.beats if b.ask is not None]
+    assert [b.key for b in asked] == ["lift_say"]
+    beat, ask = asked[0], asked[0].ask
+    assert len(ask.choices) == 2
+    assert ask.answer == (0 if np.linalg.matrix_rank(W) == 3 else 1) == 1      # "no"
+    assert f"{W.shape[0]}" in ask.question and f"{W.shape[1]}" in ask.question
+    assert beat.start <= scene.moments["lifted"].time <= beat.end
+    assert all(b.start >= beat.end for b in scene.beats if b.key in ("rows_say", "turn_say"))
+    if scene.lang != "en":
+        return
+    edited = tmp_path / "lesson.toml"
+    edited.write_text("[up_projection]\nW = [[2, 1, 0], [0, -1, 3]]\n", encoding="utf-8")
+    again = dry_run(SCENE, tmp_path / "media", lesson=edited, lang="en")
+    [edited_ask] = [b.ask for b in again.beats if b.ask is not None]
+    V = np.array([[2, 1, 0], [0, -1, 3]], dtype=float)
+    assert edited_ask.answer == (0 if np.linalg.matrix_rank(V) == 3 else 1)
