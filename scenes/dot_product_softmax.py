@@ -203,6 +203,7 @@ class DotProductSoftmax(LessonScene):
             self.play(FadeIn(d.panel[0], shift=DOWN * 0.2), FadeIn(d.panel[1]), FadeIn(d.deg), FadeIn(drawn),
                       run_time=0.8)
             self.key_moment("start", roles=d.panel[0][1].tex_string, **probes())
+            self.describe("describe_dot", a=d.a, **self._readouts(d), places=2)
         # each case in its own sentence: b turns to it as the sentence starts and stays there while it is read
         now = START_DEG
         for key, stop, name in CASES:
@@ -211,6 +212,7 @@ class DotProductSoftmax(LessonScene):
                 live.play(self, _turn(math.radians(now), math.radians(stop)), TURN)
                 self.remove(live.tracker)   # a number, not a picture: off the scene once it has moved b
                 self.key_moment(name, **probes())
+                self.describe(f"describe_{name}", **self._readouts(d), places=2)
                 self.play(Emphasize(d.panel[1][3], scale_factor=1.15), run_time=0.8)
             now = stop
         # the law: written as it is said, while b goes once round the rest of the circle
@@ -220,6 +222,7 @@ class DotProductSoftmax(LessonScene):
             self.remove(live.tracker)
             self.key_moment("law", law=d.panel[2].tex_string, draw=lambda theta: self._draw_at(d, theta),
                             **probes())
+            self.describe("describe_law", **self._readouts(d), places=2)
         live.driver.clear_updaters()
         self.play(FadeOut(VGroup(d.plane, d.arrow_a, d.arrow_b, d.label_a, d.label_b, d.panel, d.deg, drawn)),
                   run_time=0.6)
@@ -276,6 +279,11 @@ class DotProductSoftmax(LessonScene):
         proj = Line(origin, origin, color=B_COLOR, stroke_width=7)
         return _Dot(a, blen, base, heading, plane, origin, a_hat, arrow_a, arrow_b, label_a, label_b, nums,
                     deg, panel, line_a, arc, theta_label, drop, proj)
+
+    @staticmethod
+    def _readouts(d: _Dot) -> dict[str, float]:
+        """The readouts as shown now (|a|, |b|, theta, a . b), for a description."""
+        return {k: n.get_value() for k, n in d.nums.items()}
 
     @staticmethod
     def _b(d: _Dot, theta: float) -> np.ndarray:
@@ -362,17 +370,20 @@ class DotProductSoftmax(LessonScene):
         with self.beat("softmax_say"):
             self._show_bars(bars, scores, "raw", r"s_i")
             self.key_moment("scores", **probes())
+            self.describe("describe_softmax", n=len(scores), scores=scores, places=2)
         # each step held while its own sentence is read: e^s, their total, each divided by it
         with self.beat("exp_say"):
             self._show_bars(bars, expd, "exp", r"e^{s_i} > 0", morph=True)
             self.key_moment("exp", **probes())
-        with self.beat("sum_say", total=plain_number(total, 2, pad=True)):
+            self.describe("describe_exp", exps=expd, places=2)
+        with self.beat("sum_say", names_change=True, total=plain_number(total, 2, pad=True)):
             self._add_up(bars, total)
             self.key_moment("sum", total=bars.step[2].tex_strings[2], **probes())
         with self.beat("divide_say"):
             self.key_moment("divide_start", **probes())
             self._divide(bars, weights)
             self.key_moment("weights", **probes())
+            self.describe("describe_divide", total=total, weights=weights, sum=float(weights.sum()), places=2)
         temps = self._temperature_scale()
         self._ask_temperature(scores)
         self._temperatures(bars, temps, scores, probes)
@@ -426,6 +437,7 @@ class DotProductSoftmax(LessonScene):
             bars.names = over
             self.key_moment("temperature_rule", names=_texs(bars.names), formula=bars.step[1].tex_string,
                             numbers={t: _tex(m) for t, m in temps.numbers.items()})
+            self.describe("describe_temperature", temps=list(temps.numbers), places=1)
             if len(cues) > 1:   # the cue that says what T does
                 self.wait_until(cues[1], bars.step)
             for T in self.params.temperatures:
@@ -440,6 +452,8 @@ class DotProductSoftmax(LessonScene):
                           temps.numbers[t].animate.set_color(palette.INK), run_time=0.5)
                 temps.minis.add(mini)
                 temps.shown[t] = mini
+                # t as its tick reads it
+                self.describe("describe_at_temperature", t=plain_number(t, 1), weights=w, places=2)
                 self.key_moment(f"mini_{plain_number(t, 2, pad=True)}", heights=[b.height for b in mini[1]],
                                 unit=temps.height, x=mini.get_x(), slot=temps.slots[t], at=self.renderer.time)
 
@@ -644,6 +658,9 @@ class DotProductSoftmax(LessonScene):
             self.play(h.count.animate(rate_func=linear).set_value(self.params.samples), run_time=3.0)
             self.remove(h.count)   # the trackers are numbers the bars follow, not pictures
             self.play(FadeIn(raw_caps), run_time=0.6)
+            self.describe("describe_spread", dims=h.dims, limit=round(h.limit), places=0)   # the axis's bound as shown
+            self.describe("describe_spread_sigmas", stds=[float(h.samples[d].std()) for d in h.dims],
+                          roots=[math.sqrt(d) for d in h.dims], places=2)
         h.caps, h.note = raw_caps, axis_note
         self.key_moment("spread", stds=[float(h.samples[d].std()) for d in h.dims], captions=_texs(raw_caps),
                         hist=[list(h.shares[d]) for d in h.dims], heights=_heights(h),
@@ -672,6 +689,8 @@ class DotProductSoftmax(LessonScene):
             self.play(h.view.animate.set_value(view), FadeOut(h.ticks), FadeIn(zoomed),
                       FadeOut(note), FadeIn(zoom_note), run_time=2.0)
             self.remove(h.view)
+            self.describe("describe_scaled", stds=[float((h.samples[d] / math.sqrt(d)).std()) for d in h.dims],
+                          view=view, places=2)
         for g in h.bars.values():
             g.clear_updaters()
         h.caps, h.note, h.ticks = scaled_caps, zoom_note, zoomed
@@ -729,6 +748,8 @@ class DotProductSoftmax(LessonScene):
             for k, t in enumerate((starts[-2] if len(starts) > 2 else self.renderer.time, starts[-1])):
                 self.wait_until(t, even[k])
                 self.play(ReplacementTransform(even[k], pair[k][1]), FadeIn(pair[k][0][1]), run_time=1.5)
+            self.describe("describe_saturate", n=len(hard), even=1.0 / len(hard), d=d, root=math.sqrt(d), hard=hard,
+                          hard_max=float(hard.max()), soft=soft, soft_max=float(soft.max()), places=2)
         self.key_moment("saturation", hard=bar_values(pair[0][1]), soft=bar_values(pair[1][1]),
                         captions=[[_tex(part) if isinstance(part, (MathTex, NumberTex)) else part.text
                                    for line in g[0] for part in line] for g in pair])
@@ -756,6 +777,8 @@ class DotProductSoftmax(LessonScene):
             self.play(Write(formula), run_time=1.2)
             for group in named:
                 self.play(GrowFromCenter(group[0]), FadeIn(group[1]), run_time=0.6)
+            self.describe("describe_tools", dot=self.tr("tool_dot"), scale=self.tr("tool_scale"),
+                          softmax=self.tr("tool_softmax"))
         self.key_moment("tools", formula=list(formula.tex_strings),
                         names=[g[1].text for g in named])
 

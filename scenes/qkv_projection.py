@@ -224,9 +224,11 @@ class QKVProjection(LessonScene):
             self.play(Write(s.heading), run_time=0.8)
             self.play(LaggedStart(*[FadeIn(n, shift=0.3 * UP) for n in names], lag_ratio=0.4), run_time=1.5)
             self.key_moment("chapter", names=[n.tex_string for n in names])
+            self.describe("describe_chapter", title=self.tr("title"))
         with self.beat("intro_say", word=s.word):
             self.play(FadeIn(s.word_label), FadeIn(s.x_bars.labels), FadeIn(s.x_bars.axis), run_time=0.8)
             self.play(*s.x_bars.grow(), run_time=1.2)
+            self.describe("describe_intro", word=s.word, traits=s.traits, x=s.x_bars.values, places=2)
         self.key_moment("embedding", x=s.x_bars.shown_values())
         s.names = names     # W_Q's heat-map takes their place
 
@@ -238,7 +240,7 @@ class QKVProjection(LessonScene):
         best = int(np.argmax(q))
         box = SurroundingRectangle(VGroup(bars.labels[best], bars.bars[best], bars.numbers[best]),
                                    color=palette.FOCUS, buff=0.08)
-        with self.beat("q_best_say", focus=box, word=s.word, best=s.dims["q"][best]):
+        with self.beat("q_best_say", focus=box, names_change=True, word=s.word, best=s.dims["q"][best]):
             self.play(Create(box), run_time=0.6)
             self.key_moment("sought", best=best, box=(box.get_left()[0], box.get_bottom()[1], box.get_right()[0],
                                                       box.get_top()[1]),
@@ -261,6 +263,8 @@ class QKVProjection(LessonScene):
             self.play(FadeIn(box), Indicate(new_heat.title, color=color), run_time=0.7)
             self.play(FadeIn(head), FadeIn(bars.labels), FadeIn(bars.axis), run_time=0.6)
             self.play(FadeOut(box), run_time=0.3)
+            self.describe("describe_matrix", w=wname, W=new_heat.values, dims=s.dims[name], name=name,
+                          role=self.tr(f"{name}_role"), places=1)   # W's cells show one decimal
 
     def _product(self, name: str, wname: str, color) -> None:
         """The product itself: every trait's share x_i W_ij is written at its row of W, the
@@ -307,6 +311,13 @@ class QKVProjection(LessonScene):
             drawn += self.flow_into(j, feeders, work.columns[j], self.s.x_bars, heat, bars, color,
                                     moment=f"{name}_flow_{j}", pace=pace,
                                     hold=min(MOST_HOLD, max(0.0, slot - pace * FLOW_TIME)))
+            dim = self.s.dims[name][j]
+            if feeders:     # the shares as written at W's rows, the bar as it grows
+                self.describe("describe_flow", dim=dim, traits=[self.s.traits[i] for i in feeders],
+                              shares=[float(work.columns[j].terms[i].product) for i in feeders],
+                              value=bars.values[j], places=2)
+            else:
+                self.describe("describe_flow_none", dim=dim)
         return drawn
 
     def _outro(self) -> None:
@@ -324,6 +335,8 @@ class QKVProjection(LessonScene):
             self.play(FadeIn(outro), run_time=0.6)
             # the three views, one after another: a white box around each heading and its bars
             self.play(LaggedStart(*[Create(m) for m in marks], lag_ratio=0.6), run_time=1.5)
+            self.describe("describe_outro", w=ROLES[-1][1], caption=self.tr("outro"), places=2,
+                          **{name: s.shown[name].values for name in s.shown})
         self.key_moment("end", marks=[(m.get_left()[0], m.get_right()[0], m.get_bottom()[1], m.get_top()[1])
                                       for m in marks],
                         **{f"{k}_bars": b.shown_values() for k, b in s.shown.items()})

@@ -43,8 +43,9 @@ from manim import (
 
 import qkv_math as qm
 from qkv_lens.cues import cue_seconds, split_cues
-from qkv_lens.numbers import percent, plain_number, sci_text, tex_number
+from qkv_lens.numbers import _sci_parts, percent, plain_number, sci_text, tex_number
 from qkv_lens.runs import training_runs
+from qkv_lens.spoken import spoken
 from qkv_math.training import Run
 from scenes.kit import palette
 from scenes.kit.glyphs import number_tex
@@ -195,6 +196,25 @@ class RoleSwap(LessonScene):
             shown[f]["dots"] = [(d.get_center()[0] - panel.left) / TRACK for d in panel.dots]
         self.key_moment(f"snapshot_{k}", step=s.steps[k], time=self.renderer.time, **shown)
 
+    def _loss_said(self, v: float) -> str:
+        """A loss as the board writes it (``sci_text``), in words: ``0.42``, or "4.4 times ten to the minus 5"."""
+        mantissa, power = _sci_parts(v, 2)
+        return mantissa if power is None else self.tr("describe_power", m=mantissa, p=spoken(power, self.lang))
+
+    def _describe_snapshot(self, k: int) -> None:
+        """Describe snapshot k as both panels show it: each slider's probe, the loss and the accuracy."""
+        fields: dict = {"step": self.s.steps[k], "steps": self.params.steps}
+        for side, f in (("l", "standard"), ("r", "swapped")):
+            snap = self.s.runs[f].snapshots[k]
+            fields |= {f"{side}{name[-1].lower()}": snap.probes[name] for name in NAMES}
+            fields |= {f"{side}_loss": self._loss_said(snap.loss), f"{side}_acc": percent(snap.accuracy)}
+        self.describe("describe_snapshot", **fields, places=2)
+
+    def _describe_sliders(self, key: str, f: str) -> None:
+        """Describe the sliders of run ``f`` at its start (text ``key``)."""
+        probes = self.s.runs[f].snapshots[0].probes
+        self.describe(key, caption=self.tr(f), **{name[-1].lower(): probes[name] for name in NAMES}, places=2)
+
     # --- the beats ----------------------------------------------------------
     def _intro(self) -> None:
         """The question of the last scene, and the left run: its formula, its three sliders."""
@@ -205,6 +225,8 @@ class RoleSwap(LessonScene):
             self.play(FadeIn(VGroup(std.ends, std.tracks, std.names), shift=UP * 0.2), run_time=1.0)
             self.wait_until(at[0], std.tracks)
             self.play(FadeIn(VGroup(std.caption, std.formula), shift=DOWN * 0.2), run_time=1.0)
+            self.describe("describe_intro", title=self.tr("title"), left_end=self.tr("profile_end"),
+                          right_end=self.tr("wish_end"), caption=self.tr("standard"))
 
     def _weights(self) -> tuple[VGroup, VGroup, VGroup]:
         """W_Q of the start as a block of cells in the right half (where the swapped run comes
@@ -271,6 +293,9 @@ class RoleSwap(LessonScene):
             middle = SurroundingRectangle(std.dots, color=palette.FOCUS, buff=0.08)
             self.wait_until(self.phrase_at(said, self.tr("middle_word"), t0) - 0.3, std.dots)
             self.play(Create(middle), run_time=0.6)
+            self.describe("describe_probe", rows=W.shape[0], cols=W.shape[1], who=self.tr("rows_who"),
+                          seek=self.tr("rows_seek"), balance=balance, places=2)
+            self._describe_sliders("describe_start", "standard")
             self.focus_on(middle)
         self.play(FadeOut(middle), run_time=0.4)
 
@@ -301,6 +326,7 @@ class RoleSwap(LessonScene):
                             v_x=float(swp.formula[1].get_center()[0]))
             self.play(FadeIn(VGroup(swp.caption, swp.ends, swp.tracks, swp.names)), run_time=1.0)
             self.play(FadeIn(swp.dots, swp.values), run_time=0.8)
+            self._describe_sliders("describe_swapped", "swapped")
             self.key_moment("same_sliders", dots={f: [(d.get_center()[0] - p.left) / TRACK for d in p.dots]
                                                   for f, p in self.s.panels.items()})
 
@@ -333,12 +359,17 @@ class RoleSwap(LessonScene):
                             boxes=[_edges(b) for b in boxes], losses=[_edges(st[0]) for st in stats])
             begins = self.phrase_at(said, self.tr("begins_word"), t0)
             self.wait_until(begins - 0.5, boxes)
+            self.describe("describe_board", acc_std=percent(runs["standard"].snapshots[0].accuracy),
+                          acc_swp=percent(runs["swapped"].snapshots[0].accuracy), step=steps[0],
+                          steps=self.params.steps)
             self._spread(list(range(1, half)), t0 + need - 0.3, first=[FadeOut(boxes)])
+            self._describe_snapshot(max(0, half - 1))
         if settled:     # a run with one asker on each side: which one, on the right? (the next beat shows it)
             self.checkpoint("asker_ask", choices=list(NAMES), answer=NAMES.index(askers["swapped"][0]))
         with self.beat("emerge_say" if settled else "watch_say") as said:
             need = sum(cue_seconds(c, self.lang) for c in split_cues(said, self.lang))
             self._spread(list(range(half, late)), self.renderer.time + need - 0.3)
+            self._describe_snapshot(max(half - 1, late - 1))
         return askers, settled
 
     def _carries(self, formula: str) -> bool:
@@ -387,6 +418,7 @@ class RoleSwap(LessonScene):
             self._spread(list(range(late, last + 1)), max(self.renderer.time + 0.6, named - 1.6))
             self.key_moment("final_shown", time=self.renderer.time, named=named)
             self.play(Create(badges), run_time=1.0)
+            self._describe_snapshot(last)
             self.focus_on(badges)
         self.s.badges = badges
         self.key_moment("roles", askers=askers, settled=settled)
@@ -398,6 +430,7 @@ class RoleSwap(LessonScene):
         if not settled:
             with self.beat("outro_unsettled_say", need=percent(qm.LEARNED_ACCURACY)):
                 self.play(FadeIn(moral, shift=UP * 0.2), run_time=0.8)
+                self.describe("describe_moral", moral=self.tr("moral_unsettled"))
                 self.wait(0.5)
             self.key_moment("end", settled=settled)
             return
@@ -439,6 +472,10 @@ class RoleSwap(LessonScene):
                             tags=[c[1].text for c in carriers], time=self.renderer.time)
             self.wait_until(self.phrase_at(sentence, self.tr("decides_word"), t0) - 0.4, content)
             self.play(FadeIn(moral, shift=UP * 0.2), *[Emphasize(b, scale_factor=1.15) for b in ask], run_time=0.8)
+            # the matrix standing in each slot: W_ and the letter the formula shows there
+            slot = {f"{kind}_{side}": f"W_{p.formula[part].tex_string[0]}" for kind, part in
+                    (("ask", ASK_SLOT), ("carry", CONTENT_SLOT)) for side, p in (("std", std), ("swp", swp))}
+            self.describe("describe_outro", **slot, carrier=self.tr("carrier"), moral=self.tr("moral"))
             self.focus_on(ask, arrows)
         self.key_moment("end", settled=settled)
 

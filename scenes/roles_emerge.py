@@ -52,8 +52,9 @@ from manim import (
 import qkv_math as qm
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.languages import language
-from qkv_lens.numbers import about, percent, sci, sci_text, tex_number
+from qkv_lens.numbers import _sci_parts, about, percent, sci, sci_text, tex_number
 from qkv_lens.runs import training_runs
+from qkv_lens.spoken import spoken
 from qkv_lens.texts import tr
 from qkv_math.training import Run
 from scenes.kit import palette
@@ -657,6 +658,19 @@ class RolesEmerge(LessonScene):
         """The label on screen at slot ``key``."""
         return self.s.slots.current[key][1]
 
+    def _loss_said(self, v: float) -> str:
+        """A loss as the board shows it (``sci``), in words: ``0.42``, or "4.4 times ten to the minus 5"."""
+        mantissa, power = _sci_parts(v, 2)
+        return mantissa if power is None else self.tr("describe_power", m=mantissa, p=spoken(power, self.lang))
+
+    def _describe_snapshot(self, key: str, k: int) -> None:
+        """Describe snapshot k as the board and the table show it (``key``: the text)."""
+        s, snap = self.s, self.s.run.snapshots[k]
+        wrong = int(np.sum(snap.attention.argmax(1) != s.match))
+        heads = {f"{r}_head": self.tr(f"{r}_head") for r, _ in READOUTS}
+        self.describe(key, step=snap.step, steps=self.params.steps, A=snap.attention, **heads, **s.shown,
+                      wrong=wrong, n=s.n, loss=self._loss_said(snap.loss), acc=percent(snap.accuracy), places=2)
+
     # --- the beats ----------------------------------------------------------
     def _at(self, sentence: str, phrase: str, t0: float) -> float:
         """When ``phrase`` of ``sentence`` (a beat's, read from ``t0``) is read (``phrase_at``)."""
@@ -689,6 +703,8 @@ class RolesEmerge(LessonScene):
             self.key_moment("bridge", maps=[[[float(c.get_fill_opacity()) for c in row] for row in block]
                                             for block in m.maps],
                             names=[n.tex_string for n in m.names], time=self.renderer.time)
+            rows, cols = s.run.snapshots[0].weights["W_Q"].shape
+            self.describe("describe_bridge", title=self.tr("title"), rows=rows, cols=cols)
             self.focus_on(m.maps)
 
     def _dims_layout(self) -> dict:
@@ -748,6 +764,8 @@ class RolesEmerge(LessonScene):
             self.reveal([(t0[min(1, len(t0) - 1)], [FadeIn(t.wants, heads["wants"], shift=RIGHT * 0.3)]),
                          (t0[-1], [Create(g.cells), FadeIn(t.keys, heads["keys"])])],
                         focus=t.wants, run_time=1.0)
+            self.describe("describe_intro", n=s.n, who=s.names, wants=[s.job[w] for w in s.wish],
+                          keys=self.tr("keys"))
         self.key_moment("party", names=s.names, wants=[w.text for w in t.wants],
                         wants_colour=[w.get_color().to_hex() for w in t.wants],
                         table=[float(v) for v in bounds(t.group)])
@@ -811,6 +829,9 @@ class RolesEmerge(LessonScene):
                                                  for r, name in zip("qkv", palette.W_COLORS)},
                             shown=[[float(c.get_fill_opacity()) for c in row] for row in outs],
                             cells=len(outs[0]))
+            self.describe("describe_dims", cells=len(xrow), d=n_jobs, a=picked[0] + 1, b=picked[1] + 1,
+                          who=s.job[picked[0]], seeks=s.job[picked[1] - n_jobs], who_half=self.tr("dims_who"),
+                          seeks_half=self.tr("dims_seeks"))
             self.focus_on(outs)
         return VGroup(xrow, *labels, marks, drops), outs, out_names
 
@@ -833,13 +854,17 @@ class RolesEmerge(LessonScene):
                                      for a in (*s.q_arrows, *s.k_arrows)])
             self.wait_until(self._at(said, self.tr("arrows_word"), t0) + 2.2, VGroup(s.q_arrows, s.k_arrows))
             self.play(FadeIn(*[heads[key] for key, _ in READOUTS]), run_time=0.6)
-            self._show(0, run_time=1.2, hold=("pick", "should", "info"))
+            shown = self._show(0, run_time=1.2, hold=("pick", "should", "info"))
             wrong = [self._shown((key, i)) for key, _ in READOUTS for i in range(s.n)
                      if self._shown((key, i)).get_color() == WRONG_READ]
             s.strikes = VGroup(*[Line(m.get_left() + LEFT * 0.05, m.get_right() + RIGHT * 0.05,
                                       color=palette.FOCUS, stroke_width=3) for m in wrong])
             self.reveal([(self._at(said, self.tr("grey_word"), t0), [Create(s.strikes)])],
                         focus=s.grid.numbers)
+            self.describe("describe_start", caption=self.tr("shadow_caption", d=s.X.shape[1] // 2), n=s.n,
+                          A=s.run.snapshots[0].attention, **{f"{r}_head": self.tr(f"{r}_head") for r, _ in READOUTS},
+                          **shown["readouts"], struck=len(wrong), all=len(READOUTS) * s.n, start=shown["step"],
+                          places=2)
             self.focus_on(VGroup(*wrong) if wrong else s.grid.cells)
 
     def _marks(self) -> tuple[list[Mobject], list[Mobject]]:
@@ -904,6 +929,14 @@ class RolesEmerge(LessonScene):
                             focus=line, run_time=1.0)
             self.key_moment("referee", marks=len(picks) + len(should), wrong=wrong, line=line.text,
                             time=self.renderer.time)
+            self.describe("describe_loss", output=self.tr("loss_output"), target=self.tr("loss_target"),
+                          start=s.run.snapshots[0].step, steps=self.params.steps,
+                          loss=self._loss_said(s.run.snapshots[0].loss))
+            flagged = [self.tr("describe_query", i=i + 1) for i in range(s.n) if first[i] != s.match[i]]
+            if flagged:
+                self.describe("describe_referee", wrong=wrong, n=s.n, flagged=flagged)
+            else:
+                self.describe("describe_referee_ok", n=s.n)
             self.focus_on(VGroup(*picks, *should))
 
     def _chance(self) -> None:
@@ -935,6 +968,11 @@ class RolesEmerge(LessonScene):
                           [FadeOut(around), FadeIn(s.chance, shift=UP * 0.2)])],
                         focus=acc_line, run_time=0.8)
             self.key_moment("chance_end", step_line=self._shown(("info", 0)).text, time=self.renderer.time)
+            if lucky:
+                self.describe("describe_lucky", lucky=[self.tr("describe_query", i=i + 1) for i in range(n)
+                                                       if first[i] == s.match[i]])
+            self.describe("describe_chance", acc_line=self.tr("accuracy", acc=acc),
+                          chance_line=self.tr("chance_line", others=n - 1, chance=chance))
             self.focus_on(s.chance)
 
     def _early(self, k: int) -> bool:
@@ -982,6 +1020,7 @@ class RolesEmerge(LessonScene):
                 self._spread(list(range(first, half)), t0 + need - 1.5, leave)
             # while the text is read: the red boxes it speaks of
             self.focus_on(VGroup(*s.flags) if s.flags else s.grid.cells)
+            self._describe_snapshot("describe_train", s.next_k - 1)
         # The verdict follows the measured held-out accuracy, never the script.
         learned = s.run.learned
         with self.beat("emerge_say" if learned else "stuck_say") as said:
@@ -994,6 +1033,7 @@ class RolesEmerge(LessonScene):
             self._spread(ks[:settled], self.renderer.time + SLOW * settled, least=SLOW)
             self._spread(ks[settled:], max(self.renderer.time, self.renderer.time + need - SLOW * settled - 1.0),
                          least=0.6)
+            self._describe_snapshot("describe_end", s.next_k - 1)
 
     def _outro(self) -> bool:
         """The verdict on the board: the loss's fall and the accuracy on unseen parties boxed as they
@@ -1006,7 +1046,7 @@ class RolesEmerge(LessonScene):
                       acc=percent(run.heldout_accuracy))
         acc_line = self._shown(("info", 2))
         if learned:
-            with self.beat("outro_say", **result) as said:
+            with self.beat("outro_say", names_change=True, **result) as said:
                 t0 = self.renderer.time
                 fall = SurroundingRectangle(VGroup(self._shown(("info", "loss")), s.marker), color=palette.FOCUS,
                                             buff=0.08)
@@ -1017,7 +1057,7 @@ class RolesEmerge(LessonScene):
                 self.focus_on(acc_box)
             s.verdict = acc_box
         else:
-            with self.beat("outro_stuck_say", **result, need=percent(qm.LEARNED_ACCURACY)):
+            with self.beat("outro_stuck_say", names_change=True, **result, need=percent(qm.LEARNED_ACCURACY)):
                 # the accuracy line is the verdict: it stays short of the mark
                 self.play(Create(SurroundingRectangle(acc_line, color=palette.ALERT, buff=0.08)), run_time=0.8)
                 self.wait(0.5)
@@ -1050,4 +1090,6 @@ class RolesEmerge(LessonScene):
             self.wait_until(names - 0.2, s.grid.cells)
             self.play(Create(boxes), run_time=0.8)
             self.key_moment("names", boxed=[h.text for h in heads], time=self.renderer.time)
+            self.describe("describe_replay", start=snaps[ks[0]].step, step=snaps[ks[-1]].step,
+                          heads=[self.tr(f"{r}_head") for r, _ in READOUTS])
             self.focus_on(boxes)

@@ -6,6 +6,7 @@ import pytest
 
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
+from qkv_lens.spoken import spoken
 from tests.helpers import LESSON
 
 SCENE = "DotProductSoftmax"
@@ -324,3 +325,24 @@ def test_the_checkpoint_asks_what_temperature_does_before_it_plays(scene):
     ask = asked[0].ask
     assert len(ask.choices) == 2 and ask.answer == (0 if top(t) > top(1.0) else 1) == 1    # it shrinks
     assert f"{t:g}" in ask.question
+
+
+def test_the_descriptions_say_the_numbers_drawn(scene):
+    """Issue 42: a listener hears what the readouts and bars show, numpy written out here: a . b in each
+    case, the weights after dividing and at each temperature, the scaled and unscaled saturated rows."""
+    p = load_lesson(LESSON).params["dot_product_softmax"]
+    said = {b.key: b.describe for b in scene.beats}
+    lang = scene.lang
+    a = np.array(p.vector_a, dtype=float)
+    length = float(np.hypot(*a)) * float(p.vector_b_length)
+    for key, angle in (("same_say", 0), ("right_say", 90), ("apart_say", 180)):
+        assert spoken(length * math.cos(math.radians(angle)), lang, 2) in said[key]
+        assert spoken(angle, lang) in said[key]
+    s = np.array(p.scores, dtype=float)
+    assert spoken(np.exp(s) / np.exp(s).sum(), lang, 2) in said["divide_say"]
+    for T in p.temperatures:
+        w = np.exp(s / float(T)) / np.exp(s / float(T)).sum()
+        assert spoken(w, lang, 2) in said["temperature_say"]
+    hard, soft = qm.saturation(max(p.d_k), p.saturation_tokens, p.seed)
+    assert spoken(hard, lang, 2) in said["saturate_say"] and spoken(soft, lang, 2) in said["saturate_say"]
+    assert said["sum_say"] == "" and next(b for b in scene.beats if b.key == "sum_say").named   # it says the total

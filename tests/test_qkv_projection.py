@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
+from qkv_lens.spoken import spoken
 from tests.helpers import LESSON, assert_clean_layout, assert_readable_beats, change_problems, dry_run
 
 SCENE = "QKVProjection"
@@ -232,3 +233,21 @@ def test_a_bar_appears_only_once_its_shares_flow_in(scene):
             if name.startswith(f"{k}_flow_"):
                 assert set(m.probes["shown"]) <= flowed, (name, m.probes["shown"], flowed)
                 flowed.add(int(name.rsplit("_", 1)[1]))
+
+
+def test_the_descriptions_say_x_each_w_and_what_flows_into_each_bar(scene):
+    """Issue 42: a listener hears x, each W (its cells as they read) and every bar of q, k and v as it
+    grows, with the shares that feed it: numpy written out here, not the scene's values."""
+    x, mats, out = expected()
+    lang = scene.lang
+    said = {b.id: b.describe for b in scene.beats}
+    assert spoken(x, lang, 2) in said["intro"]
+    for k, name in zip("qkv", ("W_Q", "W_K", "W_V")):
+        assert spoken(mats[name], lang, 1) in said[k]
+        flowed = " ".join(d for key, d in said.items() if key.startswith((f"{k}_flow", "rest")))
+        for j in range(mats[name].shape[1]):
+            shares = [x[i] * mats[name][i, j] for i in range(len(x)) if x[i] * mats[name][i, j] != 0]
+            if shares:
+                assert f"{spoken(shares, lang, 2)}" in flowed and spoken(out[k][j], lang, 2) in flowed, (k, j)
+        assert spoken(out[k], lang, 2) in said["outro"]
+    assert said["q_best"] == "" and next(b for b in scene.beats if b.id == "q_best").named   # it names the bar

@@ -4,7 +4,9 @@ import pytest
 
 from qkv_lens.lesson import load_lesson
 from qkv_lens.runs import training_runs
-from tests.helpers import LESSON, dry_run, shown_number
+from qkv_lens.spoken import spoken
+from qkv_lens.texts import tr
+from tests.helpers import LESSON, dry_run, shown_number, undescribed
 
 SCENE = "RoleSwap"
 
@@ -66,6 +68,7 @@ def test_no_verdict_from_a_run_that_did_not_learn(tmp_path):
     assert "watch_say" in keys and "outro_unsettled_say" in keys
     assert "emerge_say" not in keys and "outro_say" not in keys
     assert not any(b.ask for b in scene.beats)      # no question whose answer the run cannot show
+    assert undescribed(scene) == []                 # the unsettled runs' beats are described too (issue 42)
 
 
 def test_q_and_v_trade_places_in_the_formula(scene):
@@ -219,3 +222,20 @@ def test_the_scene_picks_up_the_question_and_closes_the_lesson(scene):
     first, last = scene.said[0], scene.said[-1]
     assert first[0] == "intro_say" and last[0] == "outro_say"
     assert GLOSSARY["projection_matrix"][scene.lang] in last[1]
+
+
+def test_the_descriptions_say_every_slider_and_loss_the_runs_reach(scene, runs):
+    """Issue 42: a listener hears both runs' sliders at the start and at the end, and the last losses as
+    the board writes them (mantissa times ten to a power): from the runs, not from the scene."""
+    lang, said = scene.lang, {b.key: b.describe for b in scene.beats}
+    names = ("W_Q", "W_K", "W_V")
+    for formula, key in (("standard", "probe_say"), ("swapped", "swap_say")):
+        start = runs[formula].snapshots[0].probes
+        for name in names:
+            assert f"{name} {spoken(start[name], lang, 2)}" in said[key], (formula, name)
+    for formula in runs:
+        last = runs[formula].snapshots[-1]
+        assert all(f"{n} {spoken(last.probes[n], lang, 2)}" in said["result_say"] for n in names)
+        mantissa, power = f"{last.loss:.1e}".split("e")
+        assert tr(lang, "role_swap.describe_power", m=mantissa, p=spoken(int(power), lang)) in said["result_say"]
+    assert "W_Q" in said["outro_say"] and "W_V" in said["outro_say"]

@@ -7,8 +7,9 @@ import pytest
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
 from qkv_lens.runs import training_runs
+from qkv_lens.spoken import spoken
 from qkv_lens.texts import tr
-from tests.helpers import LESSON, dry_run, shown_number
+from tests.helpers import LESSON, dry_run, shown_number, undescribed
 
 SCENE = "RolesEmerge"
 LANGS = ("zh", "en", "es")
@@ -127,6 +128,7 @@ def test_a_run_that_did_not_learn_is_not_narrated_as_a_success(stuck_lesson, tmp
     outro = dict(scene.said)["outro_stuck_say"]
     assert f"only {run.heldout_accuracy * 100:.0f}%" in outro
     assert scene.moments["end"].probes["learned"] is False
+    assert undescribed(scene) == []          # the stuck run's beats are described too (issue 42)
 
 
 def test_the_start_is_compared_with_chance(scene, run):
@@ -536,3 +538,22 @@ def test_spanish_names_as_a_native_teacher_writes_them():
     es = {k: v for k, v in TEXTS["es"].items() if k.startswith("roles_emerge.")}
     assert not any("técnico" in v or re.search(r"\d-D|\{d\}-D", v) for v in es.values())
     assert "de aciertos" in es["roles_emerge.accuracy"]
+
+
+def test_the_descriptions_say_what_the_run_shows(scene, run):
+    """Issue 42: a listener hears the grid of weights at step 0 and at the end, the queries the referee
+    flags, the lucky ones, and the last loss as the board writes it (mantissa times ten to a power):
+    from the run, not from the scene."""
+    lang, said = scene.lang, {b.key: b.describe for b in scene.beats}
+    X, match = run.display_party
+    first, last = run.snapshots[0], run.snapshots[-1]
+    assert spoken(first.attention, lang, 2) in said["start_say"]
+    assert spoken(last.attention, lang, 2) in said["emerge_say"]
+    picked = first.attention.argmax(1)
+    flagged = [tr(lang, "roles_emerge.describe_query", i=i + 1) for i in range(len(match)) if picked[i] != match[i]]
+    lucky = [tr(lang, "roles_emerge.describe_query", i=i + 1) for i in range(len(match)) if picked[i] == match[i]]
+    assert flagged and spoken(flagged, lang) in said["referee_say"]
+    assert lucky and spoken(lucky, lang) in said["chance_say"]
+    mantissa, power = f"{last.loss:.1e}".split("e")
+    assert tr(lang, "roles_emerge.describe_power", m=mantissa, p=spoken(int(power), lang)) in said["emerge_say"]
+    assert said["outro_say"] == "" and beats_of(scene)["outro_say"].named     # it says the loss's fall
