@@ -812,7 +812,9 @@ class ThreeLenses(LessonScene):
         s = self.s
         dropped = b.dropped()
         fields = {"word": s.names[s.w], "point": plain_vector(b.work.result)}
-        with self.beat("zero_say" if dropped else "land_say", focus=b.res, **fields):
+        # what the sentence names changes: the dropped terms grey (a landing alone is named by its result)
+        focus = VGroup(*dropped) if dropped else b.res
+        with self.beat("zero_say" if dropped else "land_say", focus=focus, **fields):
             if dropped:
                 self.play(*[m.animate.set_color(DROPPED) for m in dropped], run_time=0.8)
             self.key_moment("zero", greyed=[[_greyed(term) for term in b.terms(j)] for j in range(len(b.lines))])
