@@ -311,8 +311,8 @@ class PhotoFilter(LessonScene):
         sum_ = self._pixel_sum(px, out, tint)
         whole = self._whole(img, original, tinted, out, z, sum_)
         self._zoom_in(z, sum_, heading, original, cap)
-        self._work_pixel(sum_, px)
-        self._tint_all(whole, sum_)
+        self._work_pixel(sum_, px, tint)
+        self._tint_all(whole, sum_, tinted.clipped)
         self.play(FadeOut(Group(z.region, z.zoom, z.grid, z.zoom_frame, z.rays, z.hit, z.names, sum_.block,
                                 whole.recoloured, whole.rcap, whole.arrow, whole.arrow_tag,
                                 *([whole.clip_note, whole.marks, whole.key] if whole.clips else []))),
@@ -406,20 +406,27 @@ class PhotoFilter(LessonScene):
             self.play(FadeIn(z.hit), FadeIn(z.names), run_time=0.6)
             self.play(TransformFromCopy(z.hit, sum_.sw_in), run_time=0.9)
             self.play(FadeIn(sum_.row_in), FadeIn(sum_.tags[0]), run_time=0.8)
+            r, c = self.params.pixel
+            self.describe("describe_intro", h=h, w=w, r=r, c=c, rgb=original.source[r, c], places=2)
         self.key_moment("zoom", zoom=z.zoom.source, swatch_in=drawn_colour(sum_.sw_in))
 
-    def _work_pixel(self, sum_: _PixelSum, px: np.ndarray) -> None:
+    def _work_pixel(self, sum_: _PixelSum, px: np.ndarray, tint: np.ndarray) -> None:
         with self.beat("pixel_say", focus=sum_.sw_out):
             self.play(FadeIn(sum_.times), FadeIn(sum_.W), FadeIn(sum_.tags[1]), run_time=0.8)
             self.play(FadeIn(sum_.equals), TransformFromCopy(sum_.row_in, sum_.row_out), FadeIn(sum_.tags[2]),
                       run_time=1.2)
             self.play(TransformFromCopy(sum_.row_out, sum_.sw_out), run_time=0.8)
+            out = px @ tint
+            self.describe("describe_pixel", W=tint, out=out, places=2)
+            outside = [v for v in out if not 0 <= v <= 1]
+            if outside:
+                self.describe("describe_pixel_outside", values=outside, places=2)
         self.key_moment("pixel", pixel=px, shown_in=[e.get_tex_string() for e in sum_.row_in.get_entries()],
                         shown_out=[e.get_tex_string() for e in sum_.row_out.get_entries()],
                         swatch_in=drawn_colour(sum_.sw_in),
                         swatch_out=drawn_colour(sum_.sw_out))
 
-    def _tint_all(self, whole: _Whole, sum_: _PixelSum) -> None:
+    def _tint_all(self, whole: _Whole, sum_: _PixelSum, clipped: int) -> None:
         clips = whole.clips
         focus = whole.clip_note if clips else whole.recoloured
         with self.beat("whole_clip_say" if clips else "whole_say", focus=focus):
@@ -429,6 +436,9 @@ class PhotoFilter(LessonScene):
             self.remove(whole.landed)
             if clips:   # the pixels the display clips, hatched, and their count with the same hatching
                 self.play(FadeIn(whole.marks), FadeIn(whole.key), FadeIn(whole.clip_note), run_time=0.8)
+            self.describe("describe_whole")
+            if clips:
+                self.describe("describe_whole_clip", n=clipped)
         self.key_moment("whole", tinted=whole.recoloured.source, swatch_out=drawn_colour(sum_.sw_out),
                         clip_notes=[shown_text(whole.clip_note)] if clips else [],
                         hatched=hatched_cells(whole.marks, whole.recoloured) if whole.marks in self.mobjects else None)
@@ -478,6 +488,11 @@ class PhotoFilter(LessonScene):
                 self.play(FadeIn(tile), run_time=0.8)
                 if i < len(tiles) - 1 and slot > 0.8:
                     self.wait(slot - 0.8)
+            self.describe("describe_filters")
+            for key, res, fields in filters:
+                self.describe(f"describe_tile_{key}", **fields)
+                if res.clipped:
+                    self.describe("describe_tile_clip", n=res.clipped)
         self.key_moment("filters", images={k: t[0].source for (k, _, _), t in zip(filters, tiles)},
                         clipped={k: res.clipped for k, res, _ in filters})
         return tiles
@@ -614,6 +629,9 @@ class PhotoFilter(LessonScene):
             self.remove(*movers)
             self.add(v.y_cell)
             self.play(FadeIn(v.average[1:]), TransformFromCopy(v.y_cell, v.big), run_time=0.6)
+            weight = Fraction(float(v.window[lit[0], v.j])).limit_denominator(4096)     # as the legend shows it
+            self.describe("describe_blur", weight=weight, count=len(lit), values=[float(t) for t in v.values],
+                          y=float(v.average[2].tex_string), places=2, fractions=True)
             self.key_moment("blur", window=v.window, j=v.j,
                             lit_cells=self._lit_cells(v), column_at=v.column.get_center()[0],
                             values=v.values, average=v.average[0].tex_string, digits_px=digits_px(self.mobjects),
@@ -702,6 +720,7 @@ class PhotoFilter(LessonScene):
             self.play(UpdateFromAlphaFunc(cube, turn), run_time=2.4)
             # the cube as it stands, named and outlined: what the collapse is seen against
             self.play(FadeIn(ghost), FadeIn(axis_names), run_time=0.6)
+            self.describe("describe_cube", count=len(cube.inner))
         self.key_moment("cube", dot_radius=cube.inner[0].width / 2, heading=bounds(heading),
                         corners=positions(cube.corners), corner_colours=colours(cube.corners),
                         inner=positions(cube.inner), inner_colours=colours(cube.inner))
@@ -712,6 +731,7 @@ class PhotoFilter(LessonScene):
             self.remove(photo)   # the grey photo now covers it
             self.play(FadeIn(rank_note), run_time=0.6)
             self.play(FadeIn(flat_note), run_time=0.6)
+            self.describe("describe_collapse", W=G, rank=qm.rank(G))
         self.key_moment("collapsed", corners=positions(cube.corners), corner_colours=colours(cube.corners),
                         inner=positions(cube.inner), inner_colours=colours(cube.inner),
                         W=[[e.get_tex_string() for e in row] for row in W.get_rows()], grey=grey.source)
@@ -779,6 +799,12 @@ class PhotoFilter(LessonScene):
                           TransformFromCopy(source, t[1][0]), run_time=1.0)
                 if i < len(trio) - 1 and slot > 1.0:
                     self.wait(slot - 1.0)
+            self.describe("describe_qkv", h=h, w=w)
+            for key, res in results.items():     # each picture by its average colour (what it looks like)
+                self.describe("describe_qkv_picture", name=self.tr(f"{key}_filter"),
+                              rgb=res.image.reshape(-1, 3).mean(axis=0), places=2)
+                if res.clipped:
+                    self.describe("describe_tile_clip", n=res.clipped)
         self.key_moment("qkv", images={k: t[1][0].source for k, t in zip(results, trio)},
                         clipped={k: r.clipped for k, r in results.items()}, source=source.source,
                         source_shown=source in self.mobjects and all(t[1][0] in self.mobjects for t in trio),
@@ -792,4 +818,5 @@ class PhotoFilter(LessonScene):
         x_tag = MathTex("x", font_size=40).next_to(source, LEFT, buff=0.25)
         with self.beat("outro_say", focus=rules):
             self.play(FadeOut(src_cap), FadeIn(x_tag), FadeIn(rules), *[Emphasize(m) for m in tags], run_time=1.2)
+            self.describe("describe_outro")
         self.key_moment("end", rules=[m.tex_string for m in rules[::2]], x_tag=x_tag.tex_string)

@@ -747,6 +747,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
             at(r"x P(?! B)", pic.marks, 0.97)   # "... its shadow is x P"
             self._play("x P", FadeIn(names[r"x\,P"]), Transform(rows["x W"], rows["x P"]), FadeIn(rows["formula"]),
                        FadeIn(rows["P"]), run_time=0.9)
+            self.describe("describe_intro", P=w.proj(), places=2)
         self.key_moment("parallel", **self._probes(), **self._marks(), **self._named(), **self._clearance())
 
     def _collapse(self) -> None:
@@ -760,6 +761,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
             self._play("flatten", w.flat.animate.set_value(1.0), run_time=3.4, rate_func=smooth)   # into the next cue
             at(0.93, pic.directions)   # "P has rank 2"
             self._play("rank", FadeIn(s.rows["rank"]), run_time=0.6)
+            self.describe("describe_rank", rank=qm.rank(w.proj()))
         self.key_moment("collapsed", flat=np.array([d.get_center() - s.off for d in pic.corners]), vertices=w.V,
                         ends=self._directions(), **self._arrows(), rank=self._rank_read(),
                         **self._named(), **self._clearance())
@@ -785,6 +787,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
             at(0.9, pic.rays)   # "P times P is P"
             self.remove(s.names[r"x\,P"])
             self._play("P P", FadeIn(s.rows["P P"]), FadeIn(s.names[r"x\,P\,P = x\,P"]), run_time=0.8)
+            self.describe("describe_again", PP=w.proj() @ w.proj(), places=2)
         self.key_moment("again", flat=np.array([dot.get_center() - off for dot in pic.corners]), vertices=w.V,
                         twice=s.twice.values(), readout=s.readout.values(), **self._arrows(), **self._named(),
                         **self._clearance())
@@ -806,6 +809,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
                         **self._named(), **self._clearance())
             at(0.45, pic.shadow)   # "P is recomputed every frame"
             self._play("tilt", w.tilt.animate.set_value(1.0), run_time=2.6, rate_func=linear)
+            self.describe("describe_turn", angle=self.params.wall_turn_degrees, P=w.proj(), places=2)
         self.key_moment("tilted", **self._probes(), readout=s.readout.values(), twice=s.twice.values(),
                         **self._named(), **self._clearance())
 
@@ -843,6 +847,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
                            "outline": s.pic.shadow.get_vertices() - off, "runner": runner.get_center() - off}
             at(0.9, s.pic.shadow)   # "the outline survives"
             self._play("outline", s.pic.shadow.animate.set_stroke(color=palette.FOCUS, width=5), run_time=0.6)
+            self.describe("describe_pair", step=w.ray_step, places=2)
         self.key_moment("pair", slid=slid, vertex=V[top], **self._arrows(), **self._named(), **self._clearance(),
                         **self._screen())
         return [track, runner]
@@ -914,6 +919,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
                        FadeIn(VGroup(map_row[0], map_row[2], map_row[4])), run_time=1.2)
             self.remove(*moving)
             self.add(map_row)
+            self.describe("describe_basis", B=B, x=x, xPB=c, places=2)
         self.key_moment("basis", normal=n, origin=[a.ends[0] - off for a in axes],
                         axes=[a.ends[1] - a.ends[0] for a in axes], s=w.V[w.top] @ w.proj(),
                         corner=w.V[w.top], coords=shown, x_shown=x_tex, shown_x=s.names["x"].get_center(),
@@ -944,6 +950,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
             at(0.7, pic.shadow)   # "the same cube nearer the lamp: a bigger shadow"
             self.add(pic.copy_shadow, pic.copy_edges)
             self._play("nearer", w.near.animate.set_value(1.0), run_time=2.2, rate_func=smooth)
+            self.describe("describe_lamp")
         self.key_moment("nearer", **self._lamp_probes(), **self._named(), **self._clearance())
 
     def _homogeneous(self, column: list[Mobject]) -> VGroup:
@@ -969,6 +976,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
             self._play("law", FadeOut(old), FadeOut(strike), FadeIn(law), FadeIn(s.names["x'"]), run_time=0.8)
             at(LONE_H, law, 0.92)   # "... a 4x4 matrix again, H"
             self._play("H", FadeIn(h_row), FadeIn(note), run_time=0.8)
+            self.describe("describe_homog", H=H, note=self.tr("lamp_note"), places=1)
         self.key_moment("homog", H=H, shown_H=[[e.tex_string for e in row] for row in matrix.get_rows()],
                         **self._lamp_probes(), **self._named(), **self._clearance())
         return panel
@@ -986,6 +994,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
             self._play("down", FadeIn(down), run_time=0.6)
             at(0.6, down)   # "next, two numbers become three"
             self._play("up", FadeIn(up, shift=0.3 * RIGHT), run_time=0.8)
+            self.describe("describe_next", rows=rows, cols=cols)
         self.key_moment("ahead", card=[down.tex_string, up.tex_string])
 
     # --- helpers -----------------------------------------------------------------

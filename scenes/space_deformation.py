@@ -202,6 +202,10 @@ class SpaceDeformation(LessonScene):
         return _Stage(words, points, heading, stage, readout, det_num, det_row, column, convention, panel, band,
                       free, plane, live, axis_reach)
 
+    def _names(self) -> list[str]:
+        """The words' names in the lesson's language, as their labels show them."""
+        return [w.name(self.lang) for w in self.params.words]
+
     def _captions_height(self) -> float:
         """How tall the tallest step caption is drawn (the flattening's with
         the line that says what it loses): the room kept under the title."""
@@ -272,8 +276,10 @@ class SpaceDeformation(LessonScene):
             self.play(FadeIn(s.panel), Write(s.heading), FadeIn(plane.square),
                       GrowFromCenter(plane.i_arrow), GrowFromCenter(plane.j_arrow),
                       FadeIn(plane.i_label), FadeIn(plane.j_label), run_time=1.2)
+            self.describe("describe_chapter")
         with self.beat("intro"):
             self.play(*[FadeIn(w, scale=0.6) for w in s.words], run_time=1.0)
+            self.describe("describe_words", words=self._names(), points=s.points, places=2)
             self.key_moment("words", **self._probes(np.eye(2)))
         s.live.attach(every_play=False)   # the map changes only in its moves: other plays keep it in the still
         with self.beat("convention_say", focus=s.convention) as sentence:
@@ -286,6 +292,8 @@ class SpaceDeformation(LessonScene):
                 arrow = (plane.i_arrow, plane.j_arrow)[k]
                 self.play(TransformFromCopy(s.readout.get_rows()[k], tag), Indicate(arrow, color=colour),
                           Indicate(s.convention[k + 1], color=colour, scale_factor=1.05), run_time=1.0)
+            M = s.readout.values()
+            self.describe("describe_convention", M=M, det=qm.determinant(M), i=M[0], j=M[1], places=2)
             self.key_moment("rows", tags=[(t.get_center()[:2].copy(), t.tex_strings[1::2])
                                           for t in tags],
                             i_tip=plane.p2c(plane.i_arrow.get_end()), j_tip=plane.p2c(plane.j_arrow.get_end()))
@@ -320,6 +328,7 @@ class SpaceDeformation(LessonScene):
             ("stretch", qm.stretch_path(sx, sy), qm.stretch(sx, sy)),
             ("shear", qm.shear_path(k), qm.shear(k)),
         ]
+        moves = {"rotation": {"angle": p.rotation_degrees}, "stretch": {"sx": sx, "sy": sy}, "shear": {"k": k}}
         for key, path, M in steps:
             self._caption(key)
             # each sentence names the square the map moves and ends on its area
@@ -333,6 +342,8 @@ class SpaceDeformation(LessonScene):
                     self.s.live.play(self, path, 2.5)
                 self.wait(0.6)
                 self.key_moment(key, **self._probes(M))
+                self.describe(f"describe_{key}", caption=self.tr(key), M=M, det=qm.determinant(M), **moves[key],
+                              places=2)
             # back to the identity along the same path, in two halves of one smooth move
             self.s.live.play(self, path, 0.45, 1.0, 0.5, rate=rush_into)
             self.key_moment(f"{key}_rewind_half", **self._probes(path(0.5)))
@@ -368,6 +379,11 @@ class SpaceDeformation(LessonScene):
             self._mark_collisions(groups, marks, rings)
             self.wait(1.0)
             self.key_moment("flatten", collisions=groups, **self._probes(F))
+            self.describe("describe_flatten", caption=self.tr("flatten"),
+                          u=np.array(self.params.flatten_onto, dtype=float), M=F, det=qm.determinant(F), places=2)
+            for g in groups:
+                self.describe("describe_flatten_met", words=[self._names()[i] for i in g], at=s.points[g[0]] @ F,
+                              places=2)
         return [marks, rings, lost]
 
     def _fresh_plane(self, gone: list[Mobject], origin: np.ndarray, unit: float) -> None:
@@ -513,6 +529,7 @@ class SpaceDeformation(LessonScene):
                          (first, [FadeIn(equals)]),
                          *[(t, [FadeIn(n, shift=0.2 * DOWN)]) for t, n in zip(later, names)]],
                         focus=VGroup(back, ghost))
+            self.describe("describe_svd", M=M, det=qm.determinant(M), places=2)
             self.key_moment("svd_target", target=_entries(target), ghost=[plane.p2c(v) for v in
                                                                          ghost[0].get_all_points()],
                             row=bounds(back), **self._probes(np.eye(2)))
@@ -538,6 +555,7 @@ class SpaceDeformation(LessonScene):
                     self.play(box.animate.become(SurroundingRectangle(eq.target, color=palette.FOCUS, buff=0.08)),
                               run_time=0.5)
                 self.wait(0.6)
+                self.describe(f"describe_svd_{name}", F=(A, B, C)[k], places=2)
                 self.key_moment(f"svd_{name}", factors=[_entries(f) for f in eq.factors], **self._probes(end))
         eq.box = box
 
@@ -550,6 +568,9 @@ class SpaceDeformation(LessonScene):
                                                                          buff=0.08)),
                               FadeIn(d, shift=0.15 * DOWN)]) for t, f, d in zip(times, eq.factors, eq.deeds)],
                         focus=eq.back)
+            A, B, C = qm.svd_stages(M)
+            self.describe("describe_outro", a=np.round(np.rad2deg(qm.rotation_angle(A)), 1), sx=B[0, 0],
+                          sy=B[1, 1], c=np.round(np.rad2deg(qm.rotation_angle(C)), 1), places=2)   # as _deg shows
         self.key_moment("end", deeds=[d.get_tex_string() for d in eq.deeds], **self._probes(M))
 
     def _next(self) -> None:
@@ -562,6 +583,7 @@ class SpaceDeformation(LessonScene):
         teaser.next_to(s.heading, DOWN, aligned_edge=LEFT, buff=0.35)
         with self.beat("next_say", focus=teaser):
             s.caption = swap(self, s.caption, teaser, run_time=0.8)
+            self.describe("describe_next")
         self.key_moment("next", teaser=teaser.get_tex_string())
 
     @staticmethod

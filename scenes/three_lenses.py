@@ -619,7 +619,7 @@ class ThreeLenses(LessonScene):
     def _define(self) -> None:
         s = self.s
         head, formula, note_ = s.definition
-        with self.beat("define_say") as said:
+        with self.beat("define_say", names_change=True) as said:
             formula_at, note_at = self.cue_at(said, 0.45, 0.8)
             self.play(Write(s.heading), FadeIn(head, shift=0.2 * DOWN), run_time=1.0)
             self.reveal([(formula_at, [Write(formula)]), (note_at, [FadeIn(note_, shift=0.2 * UP)])],
@@ -646,6 +646,11 @@ class ThreeLenses(LessonScene):
                                   LaggedStart(*[FadeIn(m, shift=0.4 * UP) for m in s.mats], lag_ratio=0.35),
                                   lag_ratio=0.45), run_time=1.8)
             self.focus_on(s.mats)     # (a pulse of the table, at the frame's left edge, would cross it)
+            p = self.params
+            self.describe("describe_intro", n=len(p.traits), words=s.names,
+                          traits=[t.name(self.lang) for t in p.traits], X=s.traits)
+            for k, lens in enumerate(p.lenses):
+                self.describe("describe_matrix", k=k + 1, M=lens.matrix)
         self.key_moment("lenses", mats=[[[e.get_tex_string() for e in row] for row in m.get_rows()] for m in s.mats],
                         box=bounds(s.mats), table=bounds(table), digit=glyph_px(table.rows[0][0]))
 
@@ -796,6 +801,12 @@ class ThreeLenses(LessonScene):
                     self.play(TransformFromCopy(column, shown), FadeOut(box), run_time=0.7)
                     res_entries[j].set_opacity(1)
                     self.remove(shown)
+            if len(b.lines):
+                self.describe("describe_work", word=s.names[s.w], x=s.traits[s.w], k=k + 1,
+                              P=[[t.product for t in col.terms] for col in b.work.columns], y=b.work.result)
+            else:
+                self.describe("describe_work_result", word=s.names[s.w], x=s.traits[s.w], k=k + 1,
+                              M=self.params.lenses[k].matrix)
         if len(b.lines):
             self._drop_zeros(b)
         self.key_moment(f"work{k + 1}", word=s.names[s.w], lines=[ln.get_tex_string() for ln in b.lines],
@@ -814,7 +825,7 @@ class ThreeLenses(LessonScene):
         fields = {"word": s.names[s.w], "point": plain_vector(b.work.result)}
         # what the sentence names changes: the dropped terms grey (a landing alone is named by its result)
         focus = VGroup(*dropped) if dropped else b.res
-        with self.beat("zero_say" if dropped else "land_say", focus=focus, **fields):
+        with self.beat("zero_say" if dropped else "land_say", focus=focus, names_change=True, **fields):
             if dropped:
                 self.play(*[m.animate.set_color(DROPPED) for m in dropped], run_time=0.8)
             self.key_moment("zero", greyed=[[_greyed(term) for term in b.terms(j)] for j in range(len(b.lines))])
@@ -859,6 +870,15 @@ class ThreeLenses(LessonScene):
             shown = {i for g in groups for i in g if _shown(big.words[i])}
             if shown:     # (the one label of a shared point)
                 self.play(*[Indicate(big.words[i].label, color=palette.ALERT) for i in sorted(shown)], run_time=0.8)
+            axes_named = {"x_axis": lens.axes[0].name(lang), "y_axis": lens.axes[1].name(lang)}
+            landed = {"word": s.names[w], "point": b.work.result, "points": qm.apply(s.X, big.M)}
+            if before is None:
+                self.describe("describe_lens", **axes_named, **landed)
+            else:
+                self.describe("describe_lens_flat", gone=self.params.traits[before.trait].name(lang), **axes_named,
+                              **landed)
+            for g in groups:
+                self.describe("describe_pile", words=[s.names[i] for i in g], at=qm.apply(s.X, big.M)[g[0]])
         self.key_moment(f"lens{k + 1}", words=np.array([big.axes.p2c(pt.dot.get_center()) for pt in big.words]),
                         drawn=[_drawn(pt) for pt in big.words], axes=axis_lines(big.axes), panel=bounds(big.axes),
                         others=[bounds(m) for m in (big.x_name, big.y_name, *coords) if m.get_fill_opacity() > 0],
@@ -971,6 +991,7 @@ class ThreeLenses(LessonScene):
             self.play(LaggedStart(*[FadeIn(VGroup(*parts(p)), shift=0.3 * RIGHT) for p in ends[:-1]],
                                   lag_ratio=0.5), run_time=1.4)
             self.focus_on(*[p.axes for p in ends])
+            self.describe("describe_outro")
         self.key_moment("end", drawn=[[_drawn(pt) for pt in p.words] for p in ends],
                         axes=[axis_lines(p.axes) for p in ends], panels=[bounds(p.axes) for p in ends],
                         others=[[bounds(p.x_name), bounds(p.y_name)] for p in ends],

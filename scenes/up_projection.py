@@ -360,6 +360,8 @@ class UpProjection(LessonScene, ThreeDScene):
             self.play(*[GrowFromPoint(a, axes.c2p(0, 0, 0)) for a in s.arrows], FadeIn(names), run_time=1.0)
             self.play(FadeIn(s.dot), FadeIn(x_name), FadeIn(s.x_text), run_time=0.6)
             self.play(*[Create(d) for d in drops], FadeIn(read, shift=0.1 * DOWN), run_time=1.0)
+            self.describe("describe_intro", u=self.params.point[0], v=self.params.point[1], x=self.params.point,
+                          fractions=_fraction(self.params.point))
         self.moment("flat", dot=axes.p2c(s.dot.get_center()),
                     arrows=np.array([axes.p2c(a.tip.get_center()) for a in s.arrows]),
                     names=[(n.tex_string, axes.p2c(n.get_center())) for n in names],
@@ -427,6 +429,8 @@ class UpProjection(LessonScene, ThreeDScene):
             rise.append(self.camera_angles())
             self.travel(s.lifted_view, lambda t: s.in_view, box, 1.8)
             self.play(FadeIn(s.result), FadeIn(s.point_label), run_time=0.8)
+            self.describe("describe_lift", W=self.params.W, y=s.work.result,
+                          fractions=_fraction([self.params.W, *s.work.result]))
         s.sheet = Polygon(*[axes.c2p(*c) for c in s.sheet_corners()],
                           stroke_width=0, fill_color=palette.EMBED, fill_opacity=0.16)
         self.moment("lifted", dot=axes.p2c(s.dot.get_center()),
@@ -556,6 +560,8 @@ class UpProjection(LessonScene, ThreeDScene):
                 self.play(FadeIn(label), Indicate(s.w_mat.get_rows()[i], color=ROW_COLORS[i], scale_factor=1.15),
                           run_time=0.9)
             self.play(FadeIn(s.sheet), FadeIn(s.span_note), run_time=1.0)
+            self.describe("describe_rows", r1=self.params.W[0], r2=self.params.W[1], span=self.tr("span"),
+                          fractions=_fraction(self.params.W))
         with self.viewed_from(**s.lifted_view) as project:
             o = project(origin)[:2]
             lengths = [float(np.linalg.norm(project(axes.c2p(*row))[:2] - o)) for row in W]
@@ -585,7 +591,7 @@ class UpProjection(LessonScene, ThreeDScene):
     def _coords(self) -> None:
         """The dashed lines drop from x W to the floor and the axes: its coordinates are read."""
         s, axes = self.s, self.s.axes
-        with self.beat("coords_say", focus=s.coords, xw=plain_vector(s.work.result)):
+        with self.beat("coords_say", focus=s.coords, names_change=True, xw=plain_vector(s.work.result)):
             if len(s.drops):
                 self.play(LaggedStart(*[Create(d) for d in s.drops], lag_ratio=0.5), run_time=2.0)
             self.play(FadeIn(s.coords), Emphasize(s.result, scale_factor=1.06), run_time=1.0)
@@ -601,7 +607,7 @@ class UpProjection(LessonScene, ThreeDScene):
         s, axes = self.s, self.s.axes
         edge, face = s.turn_views
         box = self.free_box()
-        with self.beat("turn_say"):
+        with self.beat("turn_say", names_change=True):
             self.play(FadeOut(s.row_labels), FadeOut(s.coords), run_time=0.6)
             self.move_camera(**edge, added_anims=[s.grid.animate.set_stroke(opacity=0.7),
                                                   s.point_label.animate.move_to(s.point_spots[1])], run_time=4.0)
@@ -686,6 +692,8 @@ class UpProjection(LessonScene, ThreeDScene):
             self.play(FadeIn(contrast), run_time=0.6)
             for line in formula:
                 self.play(FadeIn(line), run_time=0.7)
+            self.describe("describe_contrast", contrast=self.tr("contrast"), S=S, deg=p.contrast_rotation_degrees,
+                          R=R, M=C, places=2)
         self.moment("formula", S=shown_entries(s_mat), R=shown_entries(r_mat), M=shown_entries(c_mat),
                     dot=s.axes.p2c(s.dot.get_center()), camera=self.camera_angles(), descent=descent,
                     screen=self.plane_on_screen(), dot_radius=s.dot.width / 2)
@@ -699,6 +707,7 @@ class UpProjection(LessonScene, ThreeDScene):
         with self.beat("stretch_say", focus=VGroup(c.formula[0], box), sx=plain_number(c.sx), sy=plain_number(c.sy)):
             self.play(FadeIn(box), run_time=0.5)
             s.live.play(self, c.stretched, seconds=2.0)
+            self.describe("describe_stretch", at=s.x @ c.S, places=2)
         self.moment("stretched", dot=s.axes.p2c(s.dot.get_center()), **self.grid_probes())
         return box
 
@@ -716,6 +725,8 @@ class UpProjection(LessonScene, ThreeDScene):
             s.live.play(self, c.turned, seconds=2.5)
             self.wait_until(glass_at - 0.6, c.formula[1])
             c.glass = self._glass(c)
+            p = self.params
+            self.describe("describe_rotate", u=p.point[0], v=p.point[1], x=p.point, fractions=_fraction(p.point))
         g = c.glass
         self.moment("contrast", dot=s.axes.p2c(s.dot.get_center()), matrix=c.M, shown=shown_entries(c.c_mat),
                     arrows=np.array([s.axes.p2c(a.tip.get_center()) for a in s.arrows]),
@@ -836,6 +847,7 @@ class UpProjection(LessonScene, ThreeDScene):
             shown = self.renderer.time
             self.play(FadeIn(ahead, shift=0.2 * UP), run_time=0.8)
             self.focus_on(ahead)
+            self.describe("describe_outro", y=s.work.result, fractions=_fraction(list(s.work.result)))
         s.live.driver.clear_updaters()
         self.moment("end", kinds=kinds.text, ahead=ahead.tex_string, ahead_at=shown)
 

@@ -185,6 +185,7 @@ class WorkedExample(LessonScene):
             for j in range(1, len(w_cols)):
                 self.play(boxes[0].animate.move_to(w_cols[j]), boxes[1].animate.move_to(y_entries[j]), run_time=0.6)
             self.play(FadeOut(boxes), run_time=0.4)
+            self.describe("describe_intro", x=self.params.x, W=self.params.W, y=s.work.result, fractions=s.frac)
         self.key_moment("start", x=[e.tex_string for e in s.x_mat.get_entries()],
                         W=[[e.tex_string for e in row] for row in s.w_mat.get_rows()],
                         y=[e.tex_string for e in y_entries], y_opacity=[e.get_fill_opacity() for e in y_entries],
@@ -226,6 +227,8 @@ class WorkedExample(LessonScene):
                 else:
                     write_column(self, line, y_entries[j], 1.6, 0.8)
                 self.play(FadeOut(box_w), FadeOut(box_x), run_time=0.4)
+                self.describe("describe_column", j=j + 1, column=[t.w for t in col.terms], total=col.total,
+                              fractions=s.frac)
             self.key_moment(f"column_{j + 1}", line=line.tex_string,
                             entry=y_entries[j].tex_string, shown=y_entries[j].get_fill_opacity(),
                             parts=[part.tex_string for part in line],
@@ -299,6 +302,16 @@ class WorkedExample(LessonScene):
                               *[FadeIn(a) for a in g.amounts if not a.poured], run_time=0.8)
                 if not len(g.remove):
                     self.play(FadeIn(g.level), FadeIn(g.value), run_time=0.4)
+            self.describe("describe_cocktail", heading=self.tr("cocktail"))
+            for j, (g, col) in enumerate(zip(glasses, s.work.columns)):    # what each glass holds so far
+                recipe, poured_in = [t.w for t in col.terms], [t.product for t in col.terms if t.product > 0]
+                if not poured_in:
+                    self.describe("describe_glass_none", j=j + 1, recipe=recipe, fractions=s.frac)
+                elif len(g.remove):
+                    self.describe("describe_glass_open", j=j + 1, recipe=recipe, amounts=poured_in, fractions=s.frac)
+                else:
+                    self.describe("describe_glass", j=j + 1, recipe=recipe, amounts=poured_in, total=col.total,
+                                  fractions=s.frac)
         if poured:      # "a negative amount pours some out: 4 times -1 takes 4 away", in a sentence of its own
             term = next(t for t in s.work.columns[glasses.index(poured[0])].terms if t.product < 0)
             with self.beat("pour_say", focus=poured[0].remove, x=self._num(term.x), w=self._num(term.w),
@@ -307,6 +320,11 @@ class WorkedExample(LessonScene):
                 self.play(*[FadeIn(g.remove) for g in poured],
                           *[FadeIn(a) for g in poured for a in g.amounts if a.poured], run_time=0.8)
                 self.play(*[FadeIn(m) for g in poured for m in (g.level, g.value)], run_time=0.5)
+                for g in poured:
+                    j = glasses.index(g)
+                    self.describe("describe_pour", j=j + 1, total=s.work.columns[j].total,
+                                  amounts=[-t.product for t in s.work.columns[j].terms if t.product < 0],
+                                  fractions=s.frac)
         anchors = {f"layer {j + 1}.{k + 1}": layer.get_center()[:2]
                    for j, g in enumerate(glasses) for k, layer in enumerate([*g.add, *g.remove])}
         anchors.update({f"top {j + 1}": g.glass.get_top()[:2] for j, g in enumerate(glasses)})
@@ -351,6 +369,7 @@ class WorkedExample(LessonScene):
             self.wait_until(names, boxes)
             self.play(FadeOut(outro), FadeIn(ahead, shift=0.2 * UP), run_time=0.8)
             self.focus_on(ahead, *[g.recipe for g in glasses])
+            self.describe("describe_outro", outro=self.tr("outro"), ahead=self.tr("next"))
         self.key_moment("end", boxes=[_box(b) for b in boxes], columns=[_box(c) for c in w_cols],
                         recipes=[g.recipe.tex_string for g in glasses])
 

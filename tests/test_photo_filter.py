@@ -7,6 +7,7 @@ from PIL import Image
 
 import qkv_math as qm
 from qkv_lens.lesson import LessonError, load_lesson
+from qkv_lens.spoken import spoken
 from qkv_lens.texts import tr
 from tests.helpers import LESSON, change_problems, dry_run, qkv_colour_problems
 
@@ -143,6 +144,25 @@ def test_clipped_count_said_once_where_it_happens(scene):
     assert [b.key for b in scene.beats].count("whole_clip_say") == 1
 
 
+def test_the_descriptions_say_the_numbers_drawn(scene):
+    """A learner who cannot see hears the worked pixel's colour before and
+    after the tint (by hand, to the two decimals shown), the tint, the
+    clipped count, the grey matrix, the blur's average and what each of the
+    three filters makes of the photo (its average colour)."""
+    p = lesson_params()
+    img = qm.generated_picture(*p.size)
+    px, s, lang = img[p.pixel], float(p.tint_strength), scene.lang
+    said = {b.id: b.describe for b in scene.beats}
+    assert spoken(px, lang, 2) in said["intro"]
+    assert all(spoken(v, lang, 2) in said["pixel"] for v in (px @ tint_by_hand(s), tint_by_hand(s)))
+    assert spoken(outside(img @ tint_by_hand(s)), lang) in said["whole_clip"]
+    assert spoken(GREY, lang) in said["collapse"]
+    assert spoken(float(scene.moments["blur"].probes["y_shown"]), lang, 2) in said["blur"]
+    for M in (p.query_filter, p.key_filter, p.value_filter):
+        average = np.clip(img @ np.array(M, dtype=float), 0, 1).reshape(-1, 3).mean(axis=0)
+        assert spoken(average, lang, 2) in said["qkv"]
+
+
 def test_clipped_pixels_are_marked_on_the_picture(scene):
     """The pixels the tint pushes outside [0, 1] are hatched on the tinted
     picture, exactly those (read from where the stripes are drawn)."""
@@ -262,6 +282,8 @@ def test_no_clipping_no_count(tmp_path):
     keys = [b.key for b in s.beats]
     assert "whole_say" in keys and "whole_clip_say" not in keys
     assert np.allclose(s.moments["pixel"].probes["swatch_out"], p.picture[3, 3] @ tint_by_hand(float(p.tint_strength)))
+    whole = next(b for b in s.beats if b.key == "whole_say")
+    assert whole.describe == tr("zh", "photo_filter.describe_whole")      # ... nor does its description
 
 
 @pytest.mark.parametrize("content, part", [

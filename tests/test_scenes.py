@@ -20,7 +20,9 @@ IDS = [f"{info.name}-{lang}" for info, lang in CASES]
 # The scenes whose every beat that changes the picture has a description (``self.describe``) or says its
 # sentence names the change (``self.beat(..., names_change=True)``), in every language (issue 42). A scene
 # joins this list once its beats say all they show; in the end, every scene.
-DESCRIBED: tuple[str, ...] = ("AttentionMatching", "DotProductSoftmax", "QKVProjection", "RolesEmerge", "RoleSwap")
+DESCRIBED: tuple[str, ...] = ("SpaceDeformation", "ThreeLenses", "PhotoFilter", "ShadowProjection", "UpProjection",
+                              "WorkedExample", "QKVProjection", "DotProductSoftmax", "AttentionMatching",
+                              "RolesEmerge", "RoleSwap")
 DESCRIBED_CASES = [(info, lang) for info, lang in CASES if info.name in DESCRIBED]
 
 

@@ -9,6 +9,7 @@ import pytest
 from scipy.spatial import ConvexHull
 
 from qkv_lens.lesson import load_lesson
+from qkv_lens.spoken import spoken
 from qkv_lens.texts import tr
 from tests.helpers import LESSON
 
@@ -254,6 +255,25 @@ def test_the_homogeneous_matrix_is_shown_and_holds(scene):
     labels = " ".join(lab.content for lab in m.labels)
     assert r"[x,\ 1]\,H \propto [x',\ 1]" in labels
     assert {"x", "x'"} <= set(pr["named"])
+
+
+def test_the_descriptions_say_the_numbers_drawn(scene, lesson):
+    """A learner who cannot see hears P as the drawn light and wall make it
+    (its readout's two decimals), P P under it, the wall's turn and H as
+    shown; every beat that changes the picture says something of it."""
+    said = {b.id: b.describe for b in scene.beats}
+    for beat, moment in (("intro", "parallel"), ("turn", "tilted")):
+        pr = scene.moments[moment].probes
+        d, n = pr["d_dir"], pr["n_dir"]
+        P = np.eye(3) - np.outer(n, d) / (n @ d)
+        assert spoken(P, scene.lang, 2) in said[beat], beat
+    assert spoken(scene.moments["again"].probes["twice"], scene.lang, 2) in said["again"]
+    assert spoken(lesson.wall_turn_degrees, scene.lang) in said["turn"]
+    shown = [[float(e.replace("{", "").replace("}", "")) for e in row]
+             for row in scene.moments["homog"].probes["shown_H"]]
+    assert spoken(shown, scene.lang, 1) in said["homog"]
+    coords = [float(c.replace("{", "").replace("}", "")) for c in scene.moments["basis"].probes["coords"]]
+    assert spoken(coords, scene.lang, 2) in said["basis"]
 
 
 def test_the_lamp_drops_P_and_its_facts(scene):

@@ -4,6 +4,7 @@ import pytest
 
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
+from qkv_lens.spoken import spoken
 from tests.helpers import LESSON, assert_clean_layout, change_problems, dry_run, label_owner_problems
 
 SCENE = "SpaceDeformation"
@@ -146,6 +147,23 @@ def test_flattening_makes_words_collide(scene):
     # apple [2, 1] and banana [1, 2] land on one point of the line [1, 1]
     assert np.allclose(words[0], words[1]) and np.allclose(words[0], [1.5, 1.5])
     assert (0, 1) in probes["collisions"]
+
+
+def test_the_descriptions_say_the_numbers_drawn(scene):
+    """A learner who cannot see hears each move's matrix (built here, to the
+    readout's two decimals), the SVD factors as the row shows them, and the
+    words that met, by the names their labels show."""
+    p, expected = expected_matrices()
+    said = {b.id: b.describe for b in scene.beats}
+    for name in ("rotation", "stretch", "shear", "flatten"):
+        assert spoken(expected[name], scene.lang, 2) in said[name], name
+    assert spoken(np.array(p.svd_matrix, dtype=float), scene.lang, 2) in said["svd"]
+    factors = scene.moments["svd_c"].probes["factors"]          # read back from the typeset entries
+    for k, F in zip("abc", factors):
+        assert spoken(F, scene.lang, 2) in said[f"svd_{k}"], k
+    labels = {lab.content for lab in scene.moments["start"].labels}
+    met = [p.words[i].name(scene.lang) for i in scene.moments["flatten"].probes["collisions"][0]]
+    assert set(met) <= labels and spoken(met, scene.lang) in said["flatten"]
 
 
 def test_chinese_labels_in_zh(scene):

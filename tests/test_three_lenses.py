@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from qkv_lens.lesson import load_lesson
+from qkv_lens.spoken import spoken
 from qkv_lens.texts import tr
 from tests.helpers import LESSON, change_problems, frame_use, qkv_colour_problems
 
@@ -80,6 +81,22 @@ def test_words_land_at_traits_times_matrix(scene):
         # the worked word's coordinates are written where its guides meet the axes
         w = int(np.argmax((X != 0).sum(axis=1)))
         assert [number(c) for c in scene.moments[f"lens{k + 1}"].probes["coords"]] == pytest.approx(expected[w])
+
+
+def test_the_descriptions_say_the_numbers_drawn(scene):
+    """A learner who cannot see hears the table, each lens's matrix, where
+    every word lands on each plane (by hand, as drawn) and which words pile
+    up; the beats whose sentences say all they show are marked so."""
+    said = {b.id: b.describe for b in scene.beats}
+    lang = scene.lang
+    assert spoken(X, lang) in said["intro"] and all(spoken(lens.matrix, lang) in said["intro"]
+                                                    for lens in LESSON.lenses)
+    for k in range(len(LESSON.lenses)):
+        drawn = scene.moments[f"lens{k + 1}"].probes["words"]
+        assert spoken(drawn, lang) in said[f"lens{k + 1}"]
+    names = [w.name(lang) for w in LESSON.words]
+    assert spoken([names[3], names[4]], lang) in said["lens3"]      # phone and computer, on one point
+    assert {b.id for b in scene.beats if b.named} == {"define", "zero"}
 
 
 def test_flattening_lens_merges_words(scene):

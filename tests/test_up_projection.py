@@ -6,6 +6,7 @@ import pytest
 
 from qkv_lens.languages import offered
 from qkv_lens.lesson import load_lesson
+from qkv_lens.spoken import spoken
 from tests.helpers import LESSON, assert_clean_layout, dry_run
 
 SCENE = "UpProjection"
@@ -126,6 +127,23 @@ def test_contrast_matrix_is_built_from_a_stretch_and_a_rotation(scene):
     assert scene.moments["contrast"].probes["shown"] == formula["M"]
 
 
+
+
+def test_the_descriptions_say_the_numbers_drawn(scene):
+    """A learner who cannot see hears x, W's rows and x W (by hand), S, R
+    and M as the formulas show them, and where the stretch takes x; the
+    beats whose sentences say all they show are marked so."""
+    p, x, W, landed = lesson()
+    said = {b.id: b.describe for b in scene.beats}
+    lang = scene.lang
+    assert spoken(x, lang) in said["intro"] and spoken(landed, lang) in said["lift"]
+    assert spoken(W, lang) in said["lift"] and all(spoken(row, lang) in said["rows"] for row in W)
+    formula = scene.moments["formula"].probes
+    assert all(spoken(shown(formula[k]), lang, 2) in said["contrast"] for k in ("S", "R", "M"))
+    sx, sy = (float(v) for v in p.contrast_stretch)
+    assert spoken([x[0] * sx, x[1] * sy], lang, 2) in said["stretch"]
+    assert spoken(landed, lang) in said["outro"]
+    assert {b.id for b in scene.beats if b.named} == {"coords", "turn"}
 
 
 def test_flat_plane_reads_the_point_and_draws_i_and_j(scene):

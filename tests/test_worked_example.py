@@ -8,6 +8,7 @@ import pytest
 import qkv_math as qm
 from qkv_lens.lesson import load_lesson
 from qkv_lens.numbers import column_tex, tex_number
+from qkv_lens.spoken import spoken as said_aloud
 from scenes.kit import palette
 from tests.helpers import LESSON, ROOT, assert_clean_layout, dry_run
 
@@ -91,6 +92,25 @@ def test_two_pure_pours_and_one_real_mix(scene):
                                                       r"2\,x_{1}+(-1)\,x_{2}"]
 
 
+def test_the_descriptions_say_the_example_drawn(scene):
+    """A learner who cannot see hears x, W and y of the article's example,
+    each output's column of W and its total, what each glass takes in and
+    what is poured out of the third."""
+    said = {b.id: b.describe for b in scene.beats}
+    lang = scene.lang
+    assert all(said_aloud(v, lang) in said["intro"] for v in (ARTICLE_X, ARTICLE_W, ARTICLE_Y))
+    columns = [b.id for b in scene.beats if b.key == "column_say"]
+    for j, beat in enumerate(columns):
+        column = [row[j] for row in ARTICLE_W]
+        assert said_aloud(column, lang) in said[beat] and said_aloud(ARTICLE_Y[j], lang) in said[beat]
+    glasses = said["cocktail"]
+    for j in range(len(ARTICLE_Y)):
+        poured_in = [x * row[j] for x, row in zip(ARTICLE_X, ARTICLE_W) if x * row[j] > 0]
+        assert said_aloud(poured_in, lang) in glasses and said_aloud([row[j] for row in ARTICLE_W], lang) in glasses
+    poured_out = [-x * row[2] for x, row in zip(ARTICLE_X, ARTICLE_W) if x * row[2] < 0]
+    assert said_aloud(poured_out, lang) in said["pour"] and said_aloud(ARTICLE_Y[2], lang) in said["pour"]
+
+
 def test_fractions_lesson(tmp_path):
     lesson = tmp_path / "l.toml"
     lesson.write_text('[worked_example]\nx = ["1/3", 0.5, 2]\nW = [["3/2", -1], [0.25, "2/3"], [1, -1]]\n',
@@ -104,6 +124,8 @@ def test_fractions_lesson(tmp_path):
     assert lines[1] == squash(column_tex(expected.columns[1], fractions=True))
     assert r"\tfrac{1}{3}" in lines[0] and r"\tfrac{1}{4}" in lines[0]
     assert s.moments["cocktail"].probes["levels"] == pytest.approx([float(v) for v in expected.result])
+    said = {b.id: b.describe for b in s.beats}        # ... and said as fractions: "one third", "21 over 8"
+    assert "x is one third, one half, 2;" in said["intro"] and "its total, 21 over 8," in said["column"]
     assert_clean_layout(s)
 
 
