@@ -130,7 +130,7 @@ def about(v: float, digits: int = 2, thousands: str = ",") -> str:
     return f"{rounded:,.0f}".replace(",", thousands)
 
 
-def _sci_parts(v: float, digits: int) -> tuple[str, int | None]:
+def sci_parts(v: float, digits: int) -> tuple[str, int | None]:
     """(mantissa, power of ten) of a quantity that spans decades: from 0.01
     up to 1000 written as is with ``digits`` decimals (one more below 0.1),
     power None; others as a mantissa with ``digits`` significant digits."""
@@ -144,7 +144,7 @@ def _sci_parts(v: float, digits: int) -> tuple[str, int | None]:
 def sci(v: float, digits: int = 2) -> str:
     """TeX of a positive quantity that spans decades (a loss): ``0.42``, or
     ``4.4 \\times 10^{-5}``."""
-    mantissa, power = _sci_parts(v, digits)
+    mantissa, power = sci_parts(v, digits)
     return mantissa if power is None else rf"{mantissa} \times 10^{{{power}}}"
 
 
@@ -153,7 +153,7 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 def sci_text(v: float, digits: int = 2) -> str:
     """``sci`` as plain text (for Pango labels and narration): ``0.42``, or ``4.4×10⁻⁵``."""
-    mantissa, power = _sci_parts(v, digits)
+    mantissa, power = sci_parts(v, digits)
     return mantissa if power is None else f"{mantissa}×10{str(power).translate(_SUPERSCRIPT)}"
 
 

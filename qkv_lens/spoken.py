@@ -24,7 +24,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 
-from qkv_lens.numbers import _parts
+from qkv_lens.numbers import _parts, sci_parts
 from qkv_lens.texts import tr
 
 MAX_ROWS = 12        # a matrix read aloud row by row (the ordinals the tables give)
@@ -58,6 +58,13 @@ def number(v: numbers.Real, lang: str, digits: int = 3, fractions: bool = False)
     else:
         said = body
     return tr(lang, "describe.minus", x=said) if negative else said
+
+
+def sci_said(v: float, lang: str, digits: int = 2) -> str:
+    """``qkv_lens.numbers.sci`` (a loss) said: ``0.42``, or ``4.4 times ten
+    to the minus 5`` (``describe.power``)."""
+    mantissa, power = sci_parts(v, digits)
+    return mantissa if power is None else tr(lang, "describe.power", m=mantissa, p=spoken(power, lang))
 
 
 def _fraction(num: int, den: int, lang: str) -> str:

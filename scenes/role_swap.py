@@ -43,9 +43,9 @@ from manim import (
 
 import qkv_math as qm
 from qkv_lens.cues import cue_seconds, split_cues
-from qkv_lens.numbers import _sci_parts, percent, plain_number, sci_text, tex_number
+from qkv_lens.numbers import percent, plain_number, sci_text, tex_number
 from qkv_lens.runs import training_runs
-from qkv_lens.spoken import spoken
+from qkv_lens.spoken import sci_said
 from qkv_math.training import Run
 from scenes.kit import palette
 from scenes.kit.glyphs import number_tex
@@ -196,18 +196,13 @@ class RoleSwap(LessonScene):
             shown[f]["dots"] = [(d.get_center()[0] - panel.left) / TRACK for d in panel.dots]
         self.key_moment(f"snapshot_{k}", step=s.steps[k], time=self.renderer.time, **shown)
 
-    def _loss_said(self, v: float) -> str:
-        """A loss as the board writes it (``sci_text``), in words: ``0.42``, or "4.4 times ten to the minus 5"."""
-        mantissa, power = _sci_parts(v, 2)
-        return mantissa if power is None else self.tr("describe_power", m=mantissa, p=spoken(power, self.lang))
-
     def _describe_snapshot(self, k: int) -> None:
         """Describe snapshot k as both panels show it: each slider's probe, the loss and the accuracy."""
         fields: dict = {"step": self.s.steps[k], "steps": self.params.steps}
         for side, f in (("l", "standard"), ("r", "swapped")):
             snap = self.s.runs[f].snapshots[k]
             fields |= {f"{side}{name[-1].lower()}": snap.probes[name] for name in NAMES}
-            fields |= {f"{side}_loss": self._loss_said(snap.loss), f"{side}_acc": percent(snap.accuracy)}
+            fields |= {f"{side}_loss": sci_said(snap.loss, self.lang), f"{side}_acc": percent(snap.accuracy)}
         self.describe("describe_snapshot", **fields, places=2)
 
     def _describe_sliders(self, key: str, f: str) -> None:

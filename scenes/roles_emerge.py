@@ -52,9 +52,9 @@ from manim import (
 import qkv_math as qm
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.languages import language
-from qkv_lens.numbers import _sci_parts, about, percent, sci, sci_text, tex_number
+from qkv_lens.numbers import about, percent, sci, sci_text, tex_number
 from qkv_lens.runs import training_runs
-from qkv_lens.spoken import spoken
+from qkv_lens.spoken import sci_said
 from qkv_lens.texts import tr
 from qkv_math.training import Run
 from scenes.kit import palette
@@ -658,18 +658,13 @@ class RolesEmerge(LessonScene):
         """The label on screen at slot ``key``."""
         return self.s.slots.current[key][1]
 
-    def _loss_said(self, v: float) -> str:
-        """A loss as the board shows it (``sci``), in words: ``0.42``, or "4.4 times ten to the minus 5"."""
-        mantissa, power = _sci_parts(v, 2)
-        return mantissa if power is None else self.tr("describe_power", m=mantissa, p=spoken(power, self.lang))
-
     def _describe_snapshot(self, key: str, k: int) -> None:
         """Describe snapshot k as the board and the table show it (``key``: the text)."""
         s, snap = self.s, self.s.run.snapshots[k]
         wrong = int(np.sum(snap.attention.argmax(1) != s.match))
         heads = {f"{r}_head": self.tr(f"{r}_head") for r, _ in READOUTS}
         self.describe(key, step=snap.step, steps=self.params.steps, A=snap.attention, **heads, **s.shown,
-                      wrong=wrong, n=s.n, loss=self._loss_said(snap.loss), acc=percent(snap.accuracy), places=2)
+                      wrong=wrong, n=s.n, loss=sci_said(snap.loss, self.lang), acc=percent(snap.accuracy), places=2)
 
     # --- the beats ----------------------------------------------------------
     def _at(self, sentence: str, phrase: str, t0: float) -> float:
@@ -931,7 +926,7 @@ class RolesEmerge(LessonScene):
                             time=self.renderer.time)
             self.describe("describe_loss", output=self.tr("loss_output"), target=self.tr("loss_target"),
                           start=s.run.snapshots[0].step, steps=self.params.steps,
-                          loss=self._loss_said(s.run.snapshots[0].loss))
+                          loss=sci_said(s.run.snapshots[0].loss, self.lang))
             flagged = [self.tr("describe_query", i=i + 1) for i in range(s.n) if first[i] != s.match[i]]
             if flagged:
                 self.describe("describe_referee", wrong=wrong, n=s.n, flagged=flagged)

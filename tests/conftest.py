@@ -17,7 +17,7 @@ from _pytest.nodeid import NodeId
 from qkv_lens.app import render as render_mod
 from qkv_lens.app import segments
 from qkv_lens.registry import SCENES
-from tests.helpers import ROOT, FakeRenderer, dry_run
+from tests.helpers import BROWSER_ARGS, CHROMIUM, ROOT, FakeRenderer, dry_run
 
 LANGS = ("zh", "en")
 
@@ -97,3 +97,13 @@ def fake(monkeypatch):
     monkeypatch.setattr(render_mod, "render_job", f)
     monkeypatch.setattr(segments, "render_split", lambda job, opts, pieces: f(job, opts))   # one scene, --jobs 2
     return f
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless, through Playwright: one per test module."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        yield b
+        b.close()

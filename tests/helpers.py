@@ -484,3 +484,9 @@ def qkv_colour_problems(scene, hue: float | None = None) -> list[str]:
                     if near:
                         problems.append(f"{m.name}: {lab.kind} {lab.content!r} is drawn in {c}, {role}'s colour")
     return sorted(set(problems))
+
+
+# Debian's Chromium, as the tests drive it (no sandbox, no GPU, no network of its own)
+CHROMIUM = "/usr/bin/chromium"
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--autoplay-policy=no-user-gesture-required"]

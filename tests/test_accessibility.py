@@ -19,7 +19,7 @@ from qkv_lens.beats import Beat, Cue
 from qkv_lens.texts import tr
 from tests.checkpoint_site import make_site
 from tests.helpers import ROOT
-from tests.test_page import ARGS, CHAPTERS, lesson_data
+from tests.test_page import CHAPTERS, lesson_data
 
 LONG = "W is two by two: first row 1, 0; second row 0, 1. " * 3   # longer than a one-second beat when spoken
 DESCRIBED = {
@@ -43,15 +43,6 @@ def site(tmp_path_factory) -> Path:
     out = make_site(tmp_path_factory.mktemp("renders"), described=DESCRIBED)
     page.build(out, CHAPTERS, language="en")
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

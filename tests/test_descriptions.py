@@ -20,7 +20,7 @@ from qkv_lens import texts
 from qkv_lens.app import cli
 from qkv_lens.beats import MAX_TEXT, Beat, BeatsError, Cue, parse
 from qkv_lens.lesson import LessonError
-from qkv_lens.spoken import MAX_ROWS, MAX_VALUES, SpokenError, spoken
+from qkv_lens.spoken import MAX_ROWS, MAX_VALUES, SpokenError, sci_said, spoken
 from tests.helpers import dry_run_file, one_error_line, undescribed
 
 NAME, SNAKE = "SayDemo", "say_demo"
@@ -50,6 +50,15 @@ def test_maths_is_said_in_the_words_of_each_language(lang, matrix, half, thirds,
     assert spoken(2.675, lang, digits=2) == "2.68"                  # rounded as plain_number rounds
     assert spoken("W_Q", lang) == "W_Q"
     assert spoken(["I", "want"], lang) == ("I，want" if lang == "zh" else "I, want")
+
+
+def test_a_loss_is_said_as_the_board_writes_it():
+    """``sci_said`` says ``sci``'s mantissa and power of ten in words; a loss
+    the board writes plainly is said plainly."""
+    assert sci_said(4.4e-5, "en") == "4.4 times ten to the minus 5"
+    assert sci_said(4.4e-5, "zh") == "4.4 乘以 10 的 负5 次方"
+    assert sci_said(2.5e4, "es") == "2.5 por diez a la 4"
+    assert sci_said(0.42, "en") == "0.42"
 
 
 def test_a_matrix_of_one_row_is_a_matrix_and_a_row_vector_its_entries():

@@ -15,7 +15,7 @@ import pytest
 from qkv_lens.app import page
 from qkv_lens.texts import tr
 from tests.checkpoint_site import make_site, the_checkpoints
-from tests.test_page import ARGS, CHAPTERS, lesson_data
+from tests.test_page import CHAPTERS, lesson_data
 
 ASKED = the_checkpoints()
 WHICH = ASKED["SpaceDeformation"][1]      # a choice, before beat 2 (index 1)
@@ -29,15 +29,6 @@ def site(tmp_path_factory) -> Path:
     out = make_site(tmp_path_factory.mktemp("renders"))
     page.build(out, CHAPTERS, language="en")
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

