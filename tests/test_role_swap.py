@@ -237,5 +237,5 @@ def test_the_descriptions_say_every_slider_and_loss_the_runs_reach(scene, runs):
         last = runs[formula].snapshots[-1]
         assert all(f"{n} {spoken(last.probes[n], lang, 2)}" in said["result_say"] for n in names)
         mantissa, power = f"{last.loss:.1e}".split("e")
-        assert tr(lang, "role_swap.describe_power", m=mantissa, p=spoken(int(power), lang)) in said["result_say"]
+        assert tr(lang, "describe.power", m=mantissa, p=spoken(int(power), lang)) in said["result_say"]
     assert "W_Q" in said["outro_say"] and "W_V" in said["outro_say"]

@@ -555,5 +555,5 @@ def test_the_descriptions_say_what_the_run_shows(scene, run):
     assert flagged and spoken(flagged, lang) in said["referee_say"]
     assert lucky and spoken(lucky, lang) in said["chance_say"]
     mantissa, power = f"{last.loss:.1e}".split("e")
-    assert tr(lang, "roles_emerge.describe_power", m=mantissa, p=spoken(int(power), lang)) in said["emerge_say"]
+    assert tr(lang, "describe.power", m=mantissa, p=spoken(int(power), lang)) in said["emerge_say"]
     assert said["outro_say"] == "" and beats_of(scene)["outro_say"].named     # it says the loss's fall
