@@ -12,7 +12,7 @@ from qkv_lens.numbers import about, percent, plain_number, plain_vector, sci, sc
 from qkv_lens.registry import SCENES
 from qkv_lens.texts import TEXTS, tr
 from scenes.kit import palette
-from scenes.kit.layout import fix_in_frame
+from scenes.kit.layout import WordPoint, fix_in_frame
 from scenes.kit.matrices import matrix_mob
 from scenes.kit.text import NOTE_SIZE, TITLE_BUFF, TITLE_SIZE, note, title
 from tests.helpers import SHARED_MEDIA, shown_number
@@ -619,3 +619,8 @@ def test_a_refitted_plane_draws_the_same_plane_framed_anew():
     corners = [plane.p2c(v) for v in plane.square.get_vertices()]
     assert np.allclose(corners, np.array([[0, 0], [1, 0], [1, 1], [0, 1]]) @ M, atol=1e-6)
     assert np.allclose(plane.p2c(plane.grid.x_axis.get_end()) / 16, M[0], atol=1e-6)
+
+
+def test_a_word_point_is_named_by_its_word():
+    """Mobject.__init__ sets ``name`` to the class's name: a WordPoint must keep its word."""
+    assert WordPoint("apple", (1, 2), "en").name == "apple"

@@ -57,10 +57,9 @@ class WordPoint(VGroup):
                  color: ParsableManimColor = palette.EMBED, size: float = 24):
         self.dot = Dot(radius=0.07, color=color)
         self.label = text(name, lang, size=size, color=color)
-        self.name = name
         self.coords = np.asarray(coords, dtype=float)
         self.side: Vector3D = UR
-        super().__init__(self.dot, self.label)
+        super().__init__(self.dot, self.label, name=name)   # Mobject's name (set in __init__) is the word's
 
 
 _SIDES = (UR, UL, DR, DL, RIGHT, LEFT, UP, DOWN)
