@@ -825,15 +825,15 @@ class ThreeLenses(LessonScene):
         the word's traits drop out of both sums?  Each choice as many of the
         lesson's traits as the answer, every such set; the answer the traits
         whose every product is 0 (``qkv_math.worked_product``).  None dropped,
-        all dropped, traits of one name, or more sets than a question offers
-        choices: no question."""
+        all dropped, two sets that read alike (traits of one name), or more
+        sets than a question offers choices: no question."""
         names = [t.name(self.lang) for t in self.params.traits]
         gone = tuple(i for i in range(len(names)) if all(col.terms[i].product == 0 for col in b.work.columns))
         sets = list(combinations(range(len(names)), len(gone)))
-        if not gone or len(set(names)) < len(names) or not MIN_CHOICES <= len(sets) <= MAX_CHOICES:
+        labels = [self._listed([names[i] for i in c]) for c in sets]
+        if not gone or len(set(labels)) < len(labels) or not MIN_CHOICES <= len(sets) <= MAX_CHOICES:
             return
-        self.checkpoint("dropped_ask", choices=[self._listed([names[i] for i in c]) for c in sets],
-                        answer=sets.index(gone), word=self.s.names[self.s.w])
+        self.checkpoint("dropped_ask", choices=labels, answer=sets.index(gone), word=self.s.names[self.s.w])
 
     def _listed(self, names: list[str]) -> str:
         """Names as a sentence lists them: "red", "red and round", "food, red and round"."""
