@@ -35,6 +35,7 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.beats import MAX_CHOICES, MIN_CHOICES
 from qkv_lens.cues import cue_seconds, split_cues
 from qkv_lens.numbers import tex_number
 from scenes.kit import palette
@@ -102,6 +103,8 @@ class QKVProjection(LessonScene):
         self._intro()
         for name, wname, color in ROLES:
             self._matrix(name, wname, color)
+            if name == "q":
+                self._ask_largest()
             self._product(name, wname, color)
             if name == "q":
                 self._sought()
@@ -231,6 +234,19 @@ class QKVProjection(LessonScene):
             self.describe("describe_intro", word=s.word, traits=s.traits, x=s.x_bars.values, places=2)
         self.key_moment("embedding", x=s.x_bars.shown_values())
         s.names = names     # W_Q's heat-map takes their place
+
+    def _ask_largest(self) -> None:
+        """With x and W_Q on screen, before q's shares flow: which of q's
+        dimensions will be the largest?  The choices q's dimension names, the
+        answer the largest entry of x W_Q (``qkv_math``, exact when the lesson
+        is).  Names that are not MIN_CHOICES to MAX_CHOICES distinct choices,
+        or a largest entry that is tied, ask nothing."""
+        s, p = self.s, self.params
+        names = s.dims["q"]
+        q = list(qm.worked_product(p.embeddings[p.focus], p.W_Q).result)
+        if not MIN_CHOICES <= len(set(names)) == len(names) <= MAX_CHOICES or q.count(max(q)) > 1:
+            return
+        self.checkpoint("largest_ask", choices=list(names), answer=q.index(max(q)), word=s.word)
 
     def _sought(self) -> None:
         """What the word looks for: the tallest bar of q, boxed as it is named."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import combinations
 from types import SimpleNamespace
 
 import numpy as np
@@ -45,6 +46,7 @@ from manim import (
 )
 
 import qkv_math as qm
+from qkv_lens.beats import MAX_CHOICES, MIN_CHOICES
 from qkv_lens.lesson.keys import (
     MAX_LENS_TRAITS,
     MAX_LENS_WORDS,
@@ -808,6 +810,7 @@ class ThreeLenses(LessonScene):
                 self.describe("describe_work_result", word=s.names[s.w], x=s.traits[s.w], k=k + 1,
                               M=self.params.lenses[k].matrix)
         if len(b.lines):
+            self._ask_dropped(b)
             self._drop_zeros(b)
         self.key_moment(f"work{k + 1}", word=s.names[s.w], lines=[ln.get_tex_string() for ln in b.lines],
                         result=[e.get_tex_string() for e in res_entries],
@@ -816,6 +819,25 @@ class ThreeLenses(LessonScene):
                         table=bounds(s.table), product=bounds(VGroup(b.vec, b.M, b.res)), lines_box=bounds(b.lines),
                         table_digit=glyph_px(s.table.rows[0][0]),
                         digits=(glyph_px(b.vec.get_entries()[0]), glyph_px(b.lines)))
+
+    def _ask_dropped(self, b: _Work) -> None:
+        """With the product written out, before its zero terms grey: which of
+        the word's traits drop out of both sums?  Each choice as many of the
+        lesson's traits as the answer, every such set; the answer the traits
+        whose every product is 0 (``qkv_math.worked_product``).  None dropped,
+        all dropped, two sets that read alike (traits of one name), or more
+        sets than a question offers choices: no question."""
+        names = [t.name(self.lang) for t in self.params.traits]
+        gone = tuple(i for i in range(len(names)) if all(col.terms[i].product == 0 for col in b.work.columns))
+        sets = list(combinations(range(len(names)), len(gone)))
+        labels = [self._listed([names[i] for i in c]) for c in sets]
+        if not gone or len(set(labels)) < len(labels) or not MIN_CHOICES <= len(sets) <= MAX_CHOICES:
+            return
+        self.checkpoint("dropped_ask", choices=labels, answer=sets.index(gone), word=self.s.names[self.s.w])
+
+    def _listed(self, names: list[str]) -> str:
+        """Names as a sentence lists them: "red", "red and round", "food, red and round"."""
+        return names[0] if len(names) == 1 else self.tr("sep").join(names[:-1]) + self.tr("and") + names[-1]
 
     def _drop_zeros(self, b: _Work) -> None:
         """The terms multiplied by 0 grey out as their own sentence says they

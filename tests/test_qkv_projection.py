@@ -68,6 +68,7 @@ def test_six_traits_and_other_focus(tmp_path):
     s = dry_run("QKVProjection", tmp_path, lesson=lesson, lang="en")
     end = s.moments["end"].probes
     assert np.allclose(end["q_bars"], [-1]) and np.allclose(end["v_bars"], [0, -1])
+    assert not [b for b in s.beats if b.ask is not None]     # one q dimension: no choice to ask
     assert_clean_layout(s)
 
 
@@ -251,3 +252,52 @@ def test_the_descriptions_say_x_each_w_and_what_flows_into_each_bar(scene):
                 assert f"{spoken(shares, lang, 2)}" in flowed and spoken(out[k][j], lang, 2) in flowed, (k, j)
         assert spoken(out[k], lang, 2) in said["outro"]
     assert said["q_best"] == "" and next(b for b in scene.beats if b.id == "q_best").named   # it names the bar
+
+
+def query_of(lesson_path):
+    """The focus word's query, x W_Q, worked out here with numpy."""
+    a = load_lesson(lesson_path).params["attention"]
+    return np.array(a.embeddings, dtype=float)[a.focus] @ np.array(a.W_Q, dtype=float)
+
+
+def w_q_lesson(tmp_path, food_row: list[str]):
+    """The shipped lesson with W_Q's first row (the trait "food") as ``food_row`` and its other rows zero."""
+    a = load_lesson(LESSON).params["attention"]
+    rows = [food_row] + [["0"] * len(a.qk_dims) for _ in a.traits[1:]]
+    path = tmp_path / "lesson.toml"
+    path.write_text("[attention]\nW_Q = [" + ", ".join("[" + ", ".join(f'"{v}"' for v in r) + "]" for r in rows)
+                    + "]\n", encoding="utf-8")
+    return path
+
+
+def test_the_checkpoint_asks_which_entry_of_q_is_largest(scene, tmp_path):
+    """Once x and W_Q are on screen and before q's shares flow, the learner
+    predicts which of q's dimensions comes out largest: the lesson's q/k
+    dimensions, the answer the argmax of x W_Q (numpy here).  No q bar has
+    grown before that beat; an edited W_Q moves the answer, a tie asks nothing."""
+    a = load_lesson(LESSON).params["attention"]
+    lang = scene.lang
+    asked = [(i, b) for i, b in enumerate(scene.beats) if b.ask is not None]
+    assert [b.key for _, b in asked] == ["q_flow_say"]
+    i, beat = asked[0]
+    ask = beat.ask
+    assert scene.beats[i - 1].key == "q_say"
+    q = query_of(LESSON)
+    assert ask.choices == tuple(d.name(lang) for d in a.qk_dims)
+    assert ask.answer == int(np.argmax(q)) and ask.shown == a.qk_dims[int(np.argmax(q))].name(lang)
+    assert a.tokens[a.focus].name(lang) in ask.question
+    # the bars answer it inside the asked beat, none of them grown before
+    flows = [m for k, m in scene.moments.items() if k.startswith("q_flow_")]
+    assert flows and all(beat.start <= m.time <= beat.end for m in flows)
+    assert not [j for j in min(flows, key=lambda m: m.time).probes["shown"] if q[j] != 0]
+    if lang != "en":
+        return
+    edited = w_q_lesson(tmp_path, ["2", "0", "0.5"])
+    q2 = query_of(edited)
+    assert int(np.argmax(q2)) != ask.answer
+    again = dry_run(SCENE, tmp_path / "edited", lesson=edited, lang="en")
+    [edited_ask] = [b.ask for b in again.beats if b.ask is not None]
+    assert edited_ask.answer == int(np.argmax(q2)) and edited_ask.shown == a.qk_dims[int(np.argmax(q2))].name("en")
+    tied = w_q_lesson(tmp_path, ["1", "0", "1"])
+    assert np.count_nonzero(query_of(tied) == query_of(tied).max()) == 2
+    assert not [b for b in dry_run(SCENE, tmp_path / "tied", lesson=tied, lang="en").beats if b.ask is not None]

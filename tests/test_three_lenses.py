@@ -10,7 +10,7 @@ import pytest
 from qkv_lens.lesson import load_lesson
 from qkv_lens.spoken import spoken
 from qkv_lens.texts import tr
-from tests.helpers import LESSON, change_problems, frame_use, qkv_colour_problems
+from tests.helpers import LESSON, change_problems, dry_run, frame_use, qkv_colour_problems
 
 SCENE = "ThreeLenses"
 
@@ -367,3 +367,49 @@ def test_the_table_stays_large_during_the_work(scene):
         probes = scene.moments[f"work{k}"].probes
         assert probes["table_digit"] >= 30, f"work {k}: the table's digits are {probes['table_digit']:.1f} px"
         assert probes["digits"][0] >= 25, f"work {k}: the product's digits are {probes['digits'][0]:.1f} px"
+
+
+def traits_dropped(X, w: int, M) -> list[int]:
+    """The traits of word w whose every product with M is 0 (numpy here)."""
+    return [i for i in range(X.shape[1]) if not np.any(X[w, i] * M[i])]
+
+
+def test_the_checkpoint_asks_which_traits_drop_out(scene, tmp_path):
+    """With the first product written out and before its zero terms grey,
+    the learner predicts which of the worked word's traits drop out of both
+    sums: every choice as many traits of the lesson as the answer has, the
+    answer the traits whose every product is 0 (numpy here).  Nothing said
+    before names what the lens drops; another first matrix moves the answer."""
+    lang = scene.lang
+    asked = [(i, b) for i, b in enumerate(scene.beats) if b.ask is not None]
+    assert [b.key for _, b in asked] == ["zero_say"]
+    i, beat = asked[0]
+    assert scene.beats[i - 1].key == "work1_say"
+    assert scene.beats[i - 1].end <= beat.start <= scene.moments["zero"].time <= beat.end    # it greys them
+    w = int(np.argmax((X != 0).sum(axis=1)))
+    M = np.array(LESSON.lenses[0].matrix, dtype=float)
+    gone = traits_dropped(X, w, M)
+    assert gone == [i for i in range(len(M)) if not M[i].any()]     # the shipped word: the lens's zero rows
+    names = [t.name(lang) for t in LESSON.traits]
+    ask = beat.ask
+    assert len(ask.choices) == len(set(ask.choices)) >= 2
+    assert all(sum(n in c for n in names) == len(gone) for c in ask.choices)
+    assert all(names[t] in ask.shown for t in gone) and ask.shown == ask.choices[ask.answer]
+    assert LESSON.words[w].name(lang) in ask.question
+    before = "".join(text for key, text in scene.said[:i])
+    assert LESSON.lenses[0].drop.name(lang) not in before and not any(names[t] in before for t in gone)
+    if lang != "en":
+        return
+    edited = tmp_path / "lesson.toml"
+    matrices = [[[0, 0], [1, 0], [0, 0], [0, 1]]] + [lens.matrix for lens in LESSON.lenses[1:]]
+    edited.write_text("[three_lenses]\n" + "".join(
+        f"[[three_lenses.lenses]]\nkeep = {{ en = \"{lens.keep.name('en')}\" }}\n"
+        f"drop = {{ en = \"{lens.drop.name('en')}\" }}\n"
+        f"axes = [{{ en = \"{lens.axes[0].name('en')}\" }}, {{ en = \"{lens.axes[1].name('en')}\" }}]\n"
+        f"matrix = {[[str(v) for v in row] for row in m]}\n".replace("'", '"')
+        for lens, m in zip(LESSON.lenses, matrices)), encoding="utf-8")
+    moved = traits_dropped(X, w, np.array(matrices[0], dtype=float))
+    assert moved != gone
+    again = dry_run(SCENE, tmp_path / "media", lesson=edited, lang="en")
+    [edited_ask] = [b.ask for b in again.beats if b.ask is not None]
+    assert {t for t, n in enumerate(names) if n in edited_ask.shown} == set(moved)
