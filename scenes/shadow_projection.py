@@ -620,9 +620,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
                 "x P": MathTex(r"x \mapsto x\,", "P", font_size=MATH_SIZE + 8),
                 "formula": MathTex(r"P = I - \frac{n\,d^{\top}}{n^{\top} d}", font_size=MATH_SIZE + 4),
                 "P": VGroup(MathTex("P =", font_size=MATH_SIZE), s.readout).arrange(RIGHT, buff=0.15),
-                "rank": VGroup(text(word, self.lang, size=MATH_SIZE * 0.8),       # 秩 / rank / rango, upright
-                               MathTex(rf"P = {qm.rank(s.world.proj())}", font_size=MATH_SIZE)
-                               ).arrange(RIGHT, buff=0.15, aligned_edge=DOWN),
+                "rank": self._rank_row(word, qm.rank(s.world.proj())),
                 "P P": VGroup(MathTex(r"P\,P =", font_size=MATH_SIZE), s.twice).arrange(RIGHT, buff=0.15)}
         self._column(rows["x W"], rows["formula"], rows["P"], rows["rank"], rows["P P"])
         rows["x P"].move_to(rows["x W"], aligned_edge=LEFT)
@@ -631,8 +629,19 @@ class ShadowProjection(LessonScene, ThreeDScene):
 
     def _rank_read(self) -> tuple[str, str]:
         """The rank row as drawn: its word and its formula."""
-        word, formula = self.s.rows["rank"]
-        return word.text, formula.tex_string
+        row = self.s.rows["rank"]
+        if isinstance(row, MathTex):
+            word, formula = row.tex_string.split(r"}\,")
+            return word.removeprefix(r"\mathrm{"), formula
+        return row[0].text, row[1].tex_string
+
+    def _rank_row(self, word: str, rank: int) -> Mobject:
+        """rank P = 2: the word typeset upright as an operator (rank, rango); a
+        word LaTeX cannot set here (秩: no CJK) in the lesson's font beside it."""
+        if word.isascii():
+            return MathTex(rf"\mathrm{{{word}}}\,P = {rank}", font_size=MATH_SIZE)
+        return VGroup(text(word, self.lang, size=MATH_SIZE * 0.8), MathTex(rf"P = {rank}", font_size=MATH_SIZE)
+                      ).arrange(RIGHT, buff=0.15, aligned_edge=DOWN)
 
     def _letter(self, tex: str, color, anchor: Callable[[], np.ndarray], put: Callable[[Mobject], Mobject],
                 size: float = LABEL_SIZE) -> MathTex:
