@@ -472,7 +472,8 @@ def test_the_sliding_points_ray_keeps_off_the_cube(scene):
     u = (b - a) / np.linalg.norm(b - a)
 
     def on_track(p):
-        return abs(np.cross(u, p - a)) < 1e-6
+        d = p - a
+        return abs(u[0] * d[1] - u[1] * d[0]) < 1e-6      # the 2-D cross product, written out
 
     crossing = [e for e in edges if not (on_track(e[0]) or on_track(e[1])) and _cross(a, b, *e)]
     assert not crossing

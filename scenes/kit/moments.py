@@ -23,6 +23,7 @@ from manim import (
     SingleStringMathTex,
     Tex,
     Text,
+    VMobject,
 )
 
 # Text of every kind; with matrices and pictures, the things that must stay
@@ -57,12 +58,18 @@ def _visible(mob: Mobject) -> bool:
         return float(mob.pixel_array[..., 3].max()) > 12  # alpha of its most opaque pixel
     fam = mob.get_family()
     for m in fam:
-        if m.has_points():
-            try:
-                if m.get_fill_opacity() > 0.05 or m.get_stroke_opacity() > 0.05:
-                    return True
-            except (AttributeError, IndexError):
+        if not m.has_points():
+            continue
+        if not isinstance(m, VMobject):     # a point cloud or the like: its opacities as attributes, if any
+            opacities = [getattr(m, name, None) for name in ("fill_opacity", "stroke_opacity")]
+            if all(o is None for o in opacities) or any(o is not None and o > 0.05 for o in opacities):
                 return True
+            continue
+        try:
+            if m.get_fill_opacity() > 0.05 or m.get_stroke_opacity() > 0.05:
+                return True
+        except IndexError:                  # no colour set yet
+            return True
     return False
 
 

@@ -93,7 +93,7 @@ def aim_solid_arrow(arrow: VGroup, start: np.ndarray, end: np.ndarray) -> VGroup
     cone to its direction, and moved, in place of building an arrow anew."""
     start, end = np.asarray(start, float), np.asarray(end, float)
     length = float(np.linalg.norm(end - start))
-    direction = (end - start) / length
+    direction = (end - start) / length if length > 0 else np.array([0.0, 0.0, 1.0])   # a zero arrow: a point
     head = min(0.14 * arrow.bold, 0.4 * length)
     turn = _turn_to(direction)
     shaft_length = length - head
