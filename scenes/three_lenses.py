@@ -829,9 +829,11 @@ class ThreeLenses(LessonScene):
         sets than a question offers choices: no question."""
         names = [t.name(self.lang) for t in self.params.traits]
         gone = tuple(i for i in range(len(names)) if all(col.terms[i].product == 0 for col in b.work.columns))
+        if not gone:
+            return
         sets = list(combinations(range(len(names)), len(gone)))
         labels = [self._listed([names[i] for i in c]) for c in sets]
-        if not gone or len(set(labels)) < len(labels) or not MIN_CHOICES <= len(sets) <= MAX_CHOICES:
+        if len(set(labels)) < len(labels) or not MIN_CHOICES <= len(sets) <= MAX_CHOICES:
             return
         self.checkpoint("dropped_ask", choices=labels, answer=sets.index(gone), word=self.s.names[self.s.w])
 
