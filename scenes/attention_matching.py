@@ -232,12 +232,14 @@ class AttentionMatching(LessonScene):
         """Before the query's best cell is worked out: which word will the
         query attend to most?  The tokens, the answer the largest weight of
         its row (qkv_math).  A party of one, of more guests than a question
-        offers choices, or with two guests of one name, asks nothing."""
+        offers choices, with two guests of one name, or with two keys tied
+        for the largest weight (two right answers), asks nothing."""
         s = self.s
-        if not MIN_CHOICES <= len(set(s.names)) == len(s.names) <= MAX_CHOICES:
+        weights = s.steps.weights[s.qi]
+        if not MIN_CHOICES <= len(set(s.names)) == len(s.names) <= MAX_CHOICES \
+                or np.isclose(weights, weights.max()).sum() > 1:
             return
-        self.checkpoint("which_key", choices=list(s.names), answer=int(np.argmax(s.steps.weights[s.qi])),
-                        word=s.names[s.qi])
+        self.checkpoint("which_key", choices=list(s.names), answer=int(np.argmax(weights)), word=s.names[s.qi])
 
     # --- the stage: the lesson's numbers, the table and the grid ------------
     def _stage(self) -> _Stage:

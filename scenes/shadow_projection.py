@@ -638,7 +638,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
     def _rank_row(self, word: str, rank: int) -> Mobject:
         """rank P = 2: the word typeset upright as an operator (rank, rango); a
         word LaTeX cannot set here (秩: no CJK) in the lesson's font beside it."""
-        if word.isascii():
+        if word.isascii() and word.isalpha():
             return MathTex(rf"\mathrm{{{word}}}\,P = {rank}", font_size=MATH_SIZE)
         return VGroup(text(word, self.lang, size=MATH_SIZE * 0.8), MathTex(rf"P = {rank}", font_size=MATH_SIZE)
                       ).arrange(RIGHT, buff=0.15, aligned_edge=DOWN)

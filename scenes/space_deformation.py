@@ -569,8 +569,8 @@ class SpaceDeformation(LessonScene):
                               FadeIn(d, shift=0.15 * DOWN)]) for t, f, d in zip(times, eq.factors, eq.deeds)],
                         focus=eq.back)
             A, B, C = qm.svd_stages(M)
-            self.describe("describe_outro", a=np.round(np.rad2deg(qm.rotation_angle(A)), 1), sx=B[0, 0],
-                          sy=B[1, 1], c=np.round(np.rad2deg(qm.rotation_angle(C)), 1), places=2)   # as _deg shows
+            self.describe("describe_outro", a=float(_deg(qm.rotation_angle(A))), sx=B[0, 0],
+                          sy=B[1, 1], c=float(_deg(qm.rotation_angle(C))), places=2)   # the angles as _deg shows them
         self.key_moment("end", deeds=[d.get_tex_string() for d in eq.deeds], **self._probes(M))
 
     def _next(self) -> None:

@@ -1002,9 +1002,13 @@ def export(out_root: Path, langs: list[str], quality: str, chapters: Sequence[Ch
             if any(said):
                 staging.text(folder / DESCRIPTIONS, described.vtt(said, starts))
             if extended:      # a description runs past its beat: the described version holds the picture for it
-                described.write_held([c.video for c in clips], probes, titles, said,
-                                     staging.path(folder / DESCRIBED), tracks[0][1], starts, lang,
-                                     tr(lang, "export.described_track"))
+                import av
+                try:
+                    described.write_held([c.video for c in clips], probes, titles, said,
+                                         staging.path(folder / DESCRIBED), tracks[0][1], starts, lang,
+                                         tr(lang, "export.described_track"))
+                except av.FFmpegError as err:
+                    raise ExportError(f"cannot write {DESCRIBED} ({err})") from None
             staging.text(folder / f"{STEM}.srt", subs)
             staging.text(folder / f"{STEM}.vtt", srt_to_vtt(subs))
             staging.text(folder / f"{STEM}.chapters.vtt", chapters_vtt(titles, starts))

@@ -173,22 +173,23 @@ def _smudged(m: Mobject) -> bool:
     return False
 
 
-def _colours(m: Mobject) -> tuple[str, ...]:
-    """The fill colours the glyphs of ``m`` are drawn in (a matrix's brackets left out), each once, as hex."""
+def _glyph_colours(m: Mobject) -> tuple[tuple[str, ...], tuple[tuple[str, float], ...]]:
+    """(colours, inks) of the text glyphs of ``m`` (a matrix's brackets left
+    out), in one walk: every fill colour, each once, as hex, in drawing
+    order; and each distinct (hex colour, fill opacity) of the visible ones."""
     if isinstance(m, ImageMobject):
-        return ()
-    found = dict.fromkeys(g.get_fill_color().to_hex().upper() for t in m.get_family()
-                          if isinstance(t, TEXT_TYPES) and not is_bracket(t) for g in t.family_members_with_points())
-    return tuple(found)
-def _inks(m: Mobject) -> tuple[tuple[str, float], ...]:
-    """The distinct (hex colour, fill opacity) of the visible glyphs of the text in ``m``."""
-    found = set()
-    for t in [s for s in m.get_family() if isinstance(s, TEXT_TYPES) and not is_bracket(s)]:
-        for g in t.family_members_with_points():
-            opacity = float(g.get_fill_opacity())
-            if opacity > 0.05:
-                found.add((g.get_fill_color().to_hex().upper(), round(opacity, 3)))
-    return tuple(sorted(found))
+        return (), ()
+    colours: dict[str, None] = {}
+    inks: set[tuple[str, float]] = set()
+    glyphs = {id(g): g for t in m.get_family() if isinstance(t, TEXT_TYPES) and not is_bracket(t)
+              for g in t.family_members_with_points()}       # a MathTex's parts are in the family too: once each
+    for g in glyphs.values():
+        colour = g.get_fill_color().to_hex().upper()
+        colours[colour] = None
+        opacity = float(g.get_fill_opacity())
+        if opacity > 0.05:
+            inks.add((colour, round(opacity, 3)))
+    return tuple(colours), tuple(sorted(inks))
 
 
 def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) -> list[Label]:
@@ -215,5 +216,5 @@ def collect_labels(mobjects: Iterable[Mobject], camera: Camera | None = None) ->
             continue
         left, bottom, right, top = (float(v) for v in _screen_box(m, camera))
         out.append(Label(type(m).__name__, _content(m), (left, bottom, right, top), _glyph_height(m, camera),
-                         _outlined(m), smudge, _colours(m), _inks(m)))
+                         _outlined(m), smudge, *_glyph_colours(m)))
     return out
