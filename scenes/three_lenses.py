@@ -252,22 +252,23 @@ def place_word_labels(points: list[WordPoint], avoid, inside, lines=()) -> None:
                                                          for box, line in chosen.values())] if i in placed else []
                                  for i, opts in enumerate(options)])
 
+        budget = [400]     # full placements tried, over the whole search (per level, two leaders tried 400 x 400)
+
         def lead(k: int, chosen: dict) -> dict | None:
             """Leaders for the words left[k:], given ``chosen``, that leave every other label a place."""
             if k == len(left):
+                budget[0] -= 1
                 again = around(chosen)
                 return {**chosen, "placed": again} if len(again) == len(placed) else None
             i = left[k]
-            tries = 0
             for box, line in spots(i, [b for b, _ in chosen.values()]):
+                if budget[0] <= 0:
+                    break
                 if any(crosses(ln, [box]) or crosses(line, [b]) for b, ln in chosen.values()):
                     continue
                 found = lead(k + 1, {**chosen, i: (box, line)})
                 if found is not None:
                     return found
-                tries += 1
-                if tries >= 400:
-                    break
             return None
 
         found = lead(0, {}) if len(left) <= 2 else None
