@@ -534,6 +534,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
                       for name in ("light", "landing")}
     s: _Stage
     _pulsing = False     # a beat's pulse is playing: the letters hold still (a pulsed line would push them)
+    _passing: dict | None = None   # what an updater pass has read once (None: not in a pass)
 
     def construct(self):
         self.changes: dict[str, tuple[float, float]] = {}   # a named change: when its play starts and ends
@@ -665,8 +666,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         shown = [t for t in self.s.letters if t.mob in self.mobjects and t is not me and t.mob is not label]
         others = [bounds(t.mob) for t in shown] + [bounds(o) for o in also]
         points = [np.asarray(t.anchor(), dtype=float)[:2] for t in shown]
-        top = self.s.heading.get_bottom()[1] - 0.05
-        lines, dots = _samples(self._drawn_lines()), self._drawn_dots()
+        lines, dots, top = self._obstacles()
         mine = np.asarray(anchor, dtype=float)[:2]
 
         def ok(box: tuple) -> bool:
@@ -684,6 +684,30 @@ class ShadowProjection(LessonScene, ThreeDScene):
                 if ok((c[0] - w / 2, c[1] - h / 2, c[0] + w / 2, c[1] + h / 2)):
                     return label.move_to(c)
         return label
+
+    def update_mobjects(self, dt: float) -> None:
+        """manim's pass over the updaters; inside it, what the letters keep
+        clear of is read once (``_obstacles``)."""
+        self._passing = {}
+        try:
+            super().update_mobjects(dt)
+        finally:
+            self._passing = None
+
+    def _obstacles(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """Points along the drawn lines (``_samples``), the drawn dots'
+        centres and the top of the free picture (under the heading); in an
+        updater pass read once, by its first letter (six letters settling a
+        frame read the same picture: reading it for each was a third of the
+        render)."""
+        passing = self._passing
+        if passing and "obstacles" in passing:
+            return passing["obstacles"]
+        shown = set(self.get_mobject_family_members())
+        found = (_samples(self._drawn_lines(shown)), self._drawn_dots(shown), self.s.heading.get_bottom()[1] - 0.05)
+        if passing is not None:
+            passing["obstacles"] = found
+        return found
 
     def play(self, *animations, **kwargs):
         """LessonScene.play; while a play of pulses only (``Emphasize``: a
@@ -1008,11 +1032,13 @@ class ShadowProjection(LessonScene, ThreeDScene):
 
     # --- helpers -----------------------------------------------------------------
 
-    def _drawn_lines(self) -> np.ndarray:
+    def _drawn_lines(self, shown: set | None = None) -> np.ndarray:
         """The straight lines on screen now that letters must not sit on: the
         cube's edges, its three directions, the rays, the arrows n and d and
-        ``segments`` (m, 2, 2), screen x, y."""
-        s, shown = self.s, set(self.get_mobject_family_members())
+        ``segments`` (m, 2, 2), screen x, y (``shown``: the scene's family
+        members, when already read)."""
+        s = self.s
+        shown = set(self.get_mobject_family_members()) if shown is None else shown
         pic = s.pic
         lines = [ln for ln in (*pic.edges, *pic.rays, *pic.copy_edges, *pic.ghost,
                                pic.n_arrow.shaft, pic.d_arrow.shaft, *[a.shaft for a in pic.directions],
@@ -1022,9 +1048,10 @@ class ShadowProjection(LessonScene, ThreeDScene):
         ends = np.array([[ln.get_start(), ln.get_end()] for ln in lines])
         return s.cam.project_points(ends.reshape(-1, 3))[:, :2].reshape(-1, 2, 2)
 
-    def _drawn_dots(self) -> np.ndarray:
+    def _drawn_dots(self, shown: set | None = None) -> np.ndarray:
         """The centres (k, 2) of the dots on screen now (shadow marks only once their ray has landed)."""
-        s, shown = self.s, set(self.get_mobject_family_members())
+        s = self.s
+        shown = set(self.get_mobject_family_members()) if shown is None else shown
         dots = [d for d in (*s.pic.corners, *s.pic.marks, *s.pic.sliders, s.lamp)
                 if d in shown and d.fill_opacity > 0.05]
         return np.array([s.cam.project_point(d.get_center())[:2] for d in dots]).reshape(-1, 2)

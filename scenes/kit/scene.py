@@ -23,6 +23,7 @@ from qkv_lens.store import write_atomic
 from qkv_lens.texts import tr, use_lesson_texts
 from qkv_lens.voice import VoiceError, stray_recordings, voice_clip, voice_mode, warn
 
+from .drawing import lean_drawing
 from .glyphs import share_number_glyphs
 from .live import forget_svg_sources
 from .moments import Moment, collect_labels, drawn_box
@@ -155,6 +156,7 @@ class LessonScene(Scene):
                     draw(scene, *args, **kwargs)
             self.renderer.update_frame = update_frame
         share_number_glyphs()   # every number's glyphs from one LaTeX run, manim's axis numbers too
+        lean_drawing(self.renderer.camera)   # fewer, larger Cairo draws (kit/drawing.py)
 
     @classmethod
     def params_class(cls) -> type[Params]:

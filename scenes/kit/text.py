@@ -5,6 +5,7 @@ single character such as "上。"), and the dark outline behind labels."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from manim import DOWN, LEFT, UL, Mobject, ParsableManimColor, Text, VGroup
@@ -88,10 +89,22 @@ class _Ruler:
         return text(self.content[s:e].strip(), self.lang, size=self.size).width  # pragma: no cover
 
 
+@lru_cache(maxsize=512)
+def _ruler(content: str, lang: str, size: float) -> _Ruler:
+    """The ``_Ruler`` of ``content`` (typeset once: a wrap tries many widths)."""
+    return _Ruler(content, lang, size)
+
+
+@lru_cache(maxsize=4096)
+def _typeset_width(line: str, lang: str, size: float) -> float:
+    """How wide ``line`` is typeset (once for each line a wrap tries)."""
+    return float(text(line, lang, size=size).width)
+
+
 def _best_lines(content: str, lang: str, size: float, width: float) -> list[str]:
     """The cheapest split of ``content`` into lines of width at most ``width``
     as one Pango run measures them (``cues.fit_lines``)."""
-    return fit_lines(content, lang, width, _Ruler(content, lang, size).width)
+    return fit_lines(content, lang, width, _ruler(content, lang, size).width)
 
 
 def wrap_lines(content: str, lang: str, size: float, width: float) -> list[str]:
@@ -101,7 +114,7 @@ def wrap_lines(content: str, lang: str, size: float, width: float) -> list[str]:
     limit = width
     for _ in range(6):
         lines = _best_lines(content, lang, size, limit)
-        if all(text(l, lang, size=size).width <= width + 1e-6 for l in lines if l):
+        if all(_typeset_width(l, lang, size) <= width + 1e-6 for l in lines if l):
             return lines
         limit *= 0.96
     return lines

@@ -1,0 +1,159 @@
+"""Cairo drawing with less Python per mobject: ``lean_drawing(camera)``.
+
+manim's Cairo camera draws each vectorised mobject on its own: it builds the
+path, then strokes the outline behind it, fills it and strokes it, every
+pass also when it paints nothing (a line's empty fill, a stroke of width or
+opacity 0).  A label is a dozen glyphs and a grid dozens of lines, so a
+frame is a few hundred such draws, and their Python costs more than Cairo's
+painting.  ``lean_drawing`` replaces, on one camera:
+
+- a pass that paints nothing is skipped (the picture is the same);
+- consecutive mobjects of one opaque style (the glyphs of a label, the lines
+  of a grid: same colours, widths, joints and caps, each colour one
+  opacity 0 or 1, no gradient, no 3-D shading) are drawn as one path of
+  many pieces, each pass once: the outlines behind all of them, then their
+  fills, then their strokes.  Where two overlap, an outline no longer
+  covers the neighbour drawn before it (a glyph's dark rim over the last
+  glyph's ink); nothing else changes.
+
+The order of drawing, z indices and the still-background cache are manim's.
+"""
+from __future__ import annotations
+
+import types
+from collections.abc import Iterable
+
+import cairo
+import numpy as np
+from manim import VMobject
+from manim.camera.camera import Camera
+
+
+def lean_drawing(camera: Camera) -> Camera:
+    """Make ``camera`` (manim's Cairo camera, or one of its subclasses) draw
+    its vectorised mobjects as described above; return it."""
+    camera.display_multiple_non_background_colored_vmobjects = types.MethodType(  # type: ignore[method-assign]
+        _display_all, camera)
+    return camera
+
+
+def _rgbas(rgbas: np.ndarray) -> tuple | None:
+    """One colour of opacity 0 or 1 as a key (None: a gradient, or see-through)."""
+    if len(rgbas) != 1 or rgbas[0, 3] not in (0.0, 1.0):
+        return None
+    return tuple(rgbas[0]) if rgbas[0, 3] else (0.0,)
+
+
+def _style(camera: Camera, vm: VMobject) -> tuple | None:
+    """What decides how ``vm`` is painted, or None when it must be drawn
+    alone (shaded in 3-D, a gradient, a colour neither opaque nor clear)."""
+    if getattr(vm, "shade_in_3d", False):
+        return None
+    back, fill, stroke = (_rgbas(camera.get_stroke_rgbas(vm, background=True)), _rgbas(camera.get_fill_rgbas(vm)),
+                          _rgbas(camera.get_stroke_rgbas(vm)))
+    if back is None or fill is None or stroke is None:
+        return None
+    return (back, vm.get_stroke_width(True), fill, stroke, vm.get_stroke_width(), vm.joint_type, vm.cap_style)
+
+
+def _display_all(self: Camera, vmobjects: Iterable[VMobject], pixel_array: np.ndarray) -> None:
+    """Camera.display_multiple_non_background_colored_vmobjects, in runs of one style."""
+    ctx = self.get_cairo_context(pixel_array)
+    run: list[VMobject] = []
+    key: tuple | None = None
+    for vm in vmobjects:
+        style = _style(self, vm)
+        if style is not None and style == key:
+            run.append(vm)
+            continue
+        _paint(self, ctx, run, key)
+        run, key = [vm], style
+    _paint(self, ctx, run, key)
+
+
+def _paint(camera: Camera, ctx, run: list[VMobject], style: tuple | None) -> None:
+    """Draw ``run``: mobjects of one ``style`` as one path (None: the one
+    mobject, manim's way less its empty passes)."""
+    if not run:
+        return
+    first = run[0]
+    if style is None:
+        back_on = first.get_stroke_width(True) > 0 and camera.get_stroke_rgbas(first, background=True)[:, 3].any()
+        fill_on = camera.get_fill_rgbas(first)[:, 3].any()
+        stroke_on = first.get_stroke_width() > 0 and camera.get_stroke_rgbas(first)[:, 3].any()
+    else:
+        back_on = style[1] > 0 and style[0] != (0.0,)
+        fill_on = style[2] != (0.0,)
+        stroke_on = style[4] > 0 and style[3] != (0.0,)
+    if not (back_on or fill_on or stroke_on):
+        return
+    ctx.new_path()
+    for vm in run:
+        _add_path(camera, ctx, vm)
+    if back_on:
+        camera.apply_stroke(ctx, first, background=True)
+    if fill_on:
+        camera.apply_fill(ctx, first)
+    if stroke_on:
+        camera.apply_stroke(ctx, first)
+
+
+# The Cairo path each mobject was last drawn with, by ``id``: the screen points
+# it was built from (x, y as bytes) and, once it has been drawn at the same
+# points twice in a row, the path itself, appended whole from then on (not
+# rebuilt curve by curve); a mobject that moves every frame is built straight
+# into the frame.  Emptied when it grows past PATHS_KEPT.
+PATHS_KEPT = 20_000
+_paths: dict[int, tuple[bytes, cairo.Path | None]] = {}
+_scratch: dict[str, cairo.Context] = {}
+
+
+def _add_path(camera: Camera, ctx: cairo.Context, vm: VMobject) -> None:
+    """Add ``vm``'s pieces to ``ctx``'s current path, as manim's
+    ``Camera.set_cairo_context_path`` draws them (without starting a new
+    path); from ``_paths`` when drawn at these points before."""
+    points = camera.transform_points_pre_display(vm, vm.points)
+    xy = np.ascontiguousarray(points[:, :2])
+    key = xy.tobytes()
+    last = _paths.get(id(vm))
+    if last is None or last[0] != key:          # new, or moved: built in place
+        _build(ctx, vm, points, xy.tolist())
+        path = None
+    elif last[1] is None:                       # still since the last frame: built once more, and kept
+        scratch = _scratch_like(ctx)
+        scratch.new_path()
+        _build(scratch, vm, points, xy.tolist())
+        path = scratch.copy_path()
+        ctx.append_path(path)
+    else:
+        ctx.append_path(last[1])
+        return
+    if len(_paths) >= PATHS_KEPT:
+        _paths.clear()
+    _paths[id(vm)] = (key, path)
+
+
+def _scratch_like(ctx: cairo.Context) -> cairo.Context:
+    """A context off screen with ``ctx``'s matrix (a path copied from it is
+    in the same units); the cache is emptied when the matrix changes."""
+    matrix = tuple(ctx.get_matrix())
+    scratch = _scratch.get("ctx")
+    if scratch is None or tuple(scratch.get_matrix()) != matrix:
+        scratch = _scratch["ctx"] = cairo.Context(cairo.ImageSurface(cairo.FORMAT_ARGB32, 1, 1))
+        scratch.set_matrix(cairo.Matrix(*matrix))
+        _paths.clear()
+    return scratch
+
+
+def _build(ctx: cairo.Context, vm: VMobject, points: np.ndarray, xy: list) -> None:
+    """manim's path of ``vm`` at ``points`` (screen, (n, 3); ``xy`` their x, y)."""
+    n = vm.n_points_per_cubic_curve
+    for start, end in vm.get_subpath_split_indices_from_points(points, n_dims=2).tolist():
+        if end - start < n:
+            continue
+        ctx.new_sub_path()
+        ctx.move_to(*xy[start])
+        for i in range(start + 1, end - n + 2, n):
+            ctx.curve_to(*xy[i], *xy[i + 1], *xy[i + 2])
+        if vm.consider_points_equals_2d(points[start], points[end - 1]):
+            ctx.close_path()

@@ -1,0 +1,97 @@
+"""kit/drawing.py: the lean Cairo drawing paints what manim's own does, in fewer draws."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim import (
+    BLUE,
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Circle,
+    Dot,
+    Line,
+    MathTex,
+    Square,
+    VGroup,
+    tempconfig,
+)
+from manim.camera.camera import Camera
+
+from scenes.kit import drawing
+from scenes.kit.drawing import lean_drawing
+
+
+def picture(mobjects, lean: bool) -> np.ndarray:
+    """The pixels a fresh 480p camera draws of ``mobjects`` (lean or manim's own)."""
+    with tempconfig({"quality": "low_quality"}):
+        cam = Camera()
+        if lean:
+            lean_drawing(cam)
+        cam.capture_mobjects(mobjects)
+        return cam.pixel_array.copy()
+
+
+def apart() -> list:
+    """Mobjects that do not touch: a label with an outline (glyphs of one
+    style), grid lines, a see-through square, a gradient circle, dots."""
+    label = MathTex(r"x\,W = y", font_size=48).shift(UP * 2)
+    label.set_stroke("#000000", width=6, background=True)
+    grid = VGroup(*[Line(LEFT * 6 + DOWN * k, LEFT * 2 + DOWN * k, stroke_width=3) for k in (0.5, 1.5, 2.5)])
+    see_through = Square(1).set_fill(BLUE, 0.4).set_stroke(width=2).shift(RIGHT * 4 + DOWN)
+    gradient = Circle(0.6).set_stroke(["#ff0000", "#00ff00"], width=4).shift(RIGHT * 1.5 + DOWN * 2)
+    dots = VGroup(*[Dot(RIGHT * k + UP * 0.3) for k in (-1, 0, 1)])
+    return [label, grid, see_through, gradient, dots]
+
+
+def test_lean_drawing_paints_what_manim_paints():
+    """Pixel for pixel, but where the glyphs of a label meet: their outlines
+    are painted together, so a rim no longer covers the glyph drawn before
+    it: a pixel both touch is a few levels (of 255) lighter or darker."""
+    label, *rest = apart()
+    own, lean = picture(rest, lean=False), picture(rest, lean=True)
+    assert np.count_nonzero(own[..., :3].max(axis=2)) > 2_000           # something was drawn
+    assert np.array_equal(own, lean)
+    own, lean = picture([label], lean=False), picture([label], lean=True)
+    differ = np.abs(own.astype(int) - lean.astype(int)).max(axis=2)
+    assert np.count_nonzero(own[..., :3].max(axis=2)) > 300
+    assert differ.max() <= 4, f"{np.count_nonzero(differ)} pixels differ, by up to {differ.max()}"
+
+
+def test_a_label_and_a_grid_each_draw_as_one_path(monkeypatch):
+    painted: list[int] = []
+    paint = drawing._paint
+
+    def counting(camera, ctx, run, style):
+        if run:
+            painted.append(len(run))
+        return paint(camera, ctx, run, style)
+
+    monkeypatch.setattr(drawing, "_paint", counting)
+    label, grid = apart()[:2]
+    picture([label, grid], lean=True)
+    glyphs = len(label.family_members_with_points())
+    assert glyphs >= 4
+    assert painted == [glyphs, len(grid)]
+
+
+def test_a_kept_path_is_drawn_where_its_mobject_is_now():
+    """A mobject drawn at the same points in two frames has its path kept;
+    drawn again it is the same picture, and once moved it is drawn at its
+    new place, as manim draws it."""
+    line = Line(LEFT * 3, RIGHT * 3, stroke_width=6)
+    own = picture([line], lean=False)
+    for _ in range(3):                                  # built, built and kept, appended from the cache
+        assert np.array_equal(picture([line], lean=True), own)
+    assert drawing._paths[id(line)][1] is not None
+    line.shift(UP * 2)
+    assert np.array_equal(picture([line], lean=True), picture([line], lean=False))
+
+
+@pytest.mark.parametrize("opacity", [0.0, 1.0])
+def test_a_clear_pass_is_skipped_and_an_opaque_one_kept(opacity):
+    square = Square(2).set_fill(BLUE, opacity).set_stroke(width=0)
+    lean = picture([square], lean=True)
+    assert np.array_equal(lean, picture([square], lean=False))
+    assert (np.count_nonzero(lean[..., :3]) > 0) == (opacity > 0)
