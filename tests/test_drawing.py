@@ -18,6 +18,7 @@ from manim import (
     tempconfig,
 )
 from manim.camera.camera import Camera
+from manim.camera.three_d_camera import ThreeDCamera
 
 from scenes.kit import drawing
 from scenes.kit.drawing import lean_drawing
@@ -95,3 +96,12 @@ def test_a_clear_pass_is_skipped_and_an_opaque_one_kept(opacity):
     lean = picture([square], lean=True)
     assert np.array_equal(lean, picture([square], lean=False))
     assert (np.count_nonzero(lean[..., :3]) > 0) == (opacity > 0)
+
+
+def test_a_3d_camera_stays_one():
+    """The lean class goes under a camera's own: a ThreeDCamera keeps its
+    projection, shading and depth sort."""
+    with tempconfig({"quality": "low_quality"}):
+        cam = lean_drawing(ThreeDCamera())
+    assert isinstance(cam, ThreeDCamera) and isinstance(cam, drawing.LeanCamera)
+    assert lean_drawing(cam).__class__ is cam.__class__           # once

@@ -5,7 +5,7 @@ path, then strokes the outline behind it, fills it and strokes it, every
 pass also when it paints nothing (a line's empty fill, a stroke of width or
 opacity 0).  A label is a dozen glyphs and a grid dozens of lines, so a
 frame is a few hundred such draws, and their Python costs more than Cairo's
-painting.  ``lean_drawing`` replaces, on one camera:
+painting.  ``lean_drawing`` changes one camera's class to one where:
 
 - a pass that paints nothing is skipped (the picture is the same);
 - consecutive mobjects of one opaque style (the glyphs of a label, the lines
@@ -20,8 +20,8 @@ The order of drawing, z indices and the still-background cache are manim's.
 """
 from __future__ import annotations
 
-import types
 from collections.abc import Iterable
+from functools import cache
 
 import cairo
 import numpy as np
@@ -29,11 +29,27 @@ from manim import VMobject
 from manim.camera.camera import Camera
 
 
+class LeanCamera(Camera):
+    """manim's Cairo camera drawing as described above; ``lean_drawing``
+    puts it under a camera's own class (a ThreeDCamera's depth sort,
+    shading and projection stay its own)."""
+
+    def display_multiple_non_background_colored_vmobjects(self, vmobjects: Iterable[VMobject],
+                                                          pixel_array: np.ndarray) -> None:
+        _display_all(self, vmobjects, pixel_array)
+
+
+@cache
+def _lean(cls: type[Camera]) -> type[Camera]:
+    """``cls`` with ``LeanCamera`` between it and manim's ``Camera``."""
+    return LeanCamera if cls is Camera else type(f"Lean{cls.__name__}", (cls, LeanCamera), {})
+
+
 def lean_drawing(camera: Camera) -> Camera:
     """Make ``camera`` (manim's Cairo camera, or one of its subclasses) draw
-    its vectorised mobjects as described above; return it."""
-    camera.display_multiple_non_background_colored_vmobjects = types.MethodType(  # type: ignore[method-assign]
-        _display_all, camera)
+    as described above; return it."""
+    if not isinstance(camera, LeanCamera):
+        camera.__class__ = _lean(type(camera))
     return camera
 
 
