@@ -105,3 +105,24 @@ def test_a_3d_camera_stays_one():
         cam = lean_drawing(ThreeDCamera())
     assert isinstance(cam, ThreeDCamera) and isinstance(cam, drawing.LeanCamera)
     assert lean_drawing(cam).__class__ is cam.__class__           # once
+
+
+def test_an_outlined_label_is_painted_once_then_copied(monkeypatch):
+    """A label with its dark outline is painted into a picture once and
+    copied in later frames: the same pixels; moved, it is a new picture,
+    drawn where a fresh camera draws it."""
+    painted = []
+    picture_of = drawing._picture
+    monkeypatch.setattr(drawing, "_stamps", {})        # none kept from another test
+    monkeypatch.setattr(drawing, "_picture", lambda *a: painted.append(1) or picture_of(*a))
+    label = apart()[0]
+    first, second = picture([label], lean=True), picture([label], lean=True)
+    assert len(painted) == 1 and np.array_equal(first, second)
+    assert np.count_nonzero(first[..., :3].max(axis=2)) > 300
+    label.shift(DOWN * 3 + LEFT * 2)
+    moved = picture([label], lean=True)
+    assert len(painted) == 2
+    monkeypatch.setattr(drawing, "_stamps", {})
+    monkeypatch.setattr(drawing, "_paths", {})
+    assert np.array_equal(moved, picture([label], lean=True))
+    assert not np.array_equal(moved, first)

@@ -8,6 +8,7 @@ frame is a few hundred such draws, and their Python costs more than Cairo's
 painting.  ``lean_drawing`` changes one camera's class to one where:
 
 - a pass that paints nothing is skipped (the picture is the same);
+- an outlined run (below) is painted once as a picture, then copied;
 - consecutive mobjects of one opaque style (the glyphs of a label, the lines
   of a grid: same colours, widths, joints and caps, each colour one
   opacity 0 or 1, no gradient, no 3-D shading) are drawn as one path of
@@ -103,6 +104,9 @@ def _paint(camera: Camera, ctx, run: list[VMobject], style: tuple | None) -> Non
         stroke_on = style[4] > 0 and style[3] != (0.0,)
     if not (back_on or fill_on or stroke_on):
         return
+    if back_on and style is not None:   # an outlined label: from its picture
+        _stamp(camera, ctx, run, style, fill_on, stroke_on)
+        return
     ctx.new_path()
     for vm in run:
         _add_path(camera, ctx, vm)
@@ -112,6 +116,67 @@ def _paint(camera: Camera, ctx, run: list[VMobject], style: tuple | None) -> Non
         camera.apply_fill(ctx, first)
     if stroke_on:
         camera.apply_stroke(ctx, first)
+
+
+# Outlined labels as pictures: the stroke of a label's dark outline (a wide
+# stroke round every curve of every glyph) costs four times its fill, and a
+# label is mostly drawn where it was drawn the frame before.  A run of one
+# outlined style is painted once into a picture of its own, whole pixels
+# apart from the frame's, and then copied: by its style and points on
+# screen, so a moved or recoloured label is a new picture.  Copied the first
+# time too, so a frame does not depend on what was drawn before it (a split
+# render's first frame equals the whole render's).  Emptied past STAMPS_BYTES.
+STAMPS_BYTES = 96 << 20
+_stamps: dict[tuple, tuple[cairo.ImageSurface, int, int]] = {}
+_stamped_bytes = [0]
+
+
+def _stamp(camera: Camera, ctx: cairo.Context, run: list[VMobject], style: tuple, fill_on: bool,
+           stroke_on: bool) -> None:
+    """Paint ``run`` (outlined, one ``style``) from its picture in ``_stamps``."""
+    points = [camera.transform_points_pre_display(vm, vm.points) for vm in run]
+    matrix = ctx.get_matrix()
+    key = (style, tuple(matrix), b"|".join(np.ascontiguousarray(p[:, :2]).tobytes() for p in points))
+    found = _stamps.get(key)
+    if found is None:
+        found = _stamps[key] = _picture(camera, ctx, matrix, run, points, fill_on, stroke_on)
+        _stamped_bytes[0] += found[0].get_stride() * found[0].get_height()
+        if _stamped_bytes[0] > STAMPS_BYTES:
+            _stamps.clear()
+            _stamped_bytes[0] = 0
+    surface, x, y = found
+    ctx.save()
+    ctx.identity_matrix()
+    ctx.set_source_surface(surface, x, y)
+    ctx.paint()
+    ctx.restore()
+
+
+def _picture(camera: Camera, ctx: cairo.Context, matrix: cairo.Matrix, run: list[VMobject],
+             points: list[np.ndarray], fill_on: bool, stroke_on: bool) -> tuple[cairo.ImageSurface, int, int]:
+    """``run`` painted (outline, fill, stroke) on a clear picture covering
+    it within the frame: the picture and where its corner goes (pixels)."""
+    first = run[0]
+    xy = np.concatenate([p[:, :2] for p in points])
+    device = xy @ np.array([[matrix.xx, matrix.yx], [matrix.xy, matrix.yy]]) + (matrix.x0, matrix.y0)
+    widest = max(first.get_stroke_width(True), first.get_stroke_width()) * camera.cairo_line_width_multiple
+    pad = ctx.get_miter_limit() * widest * abs(matrix.xx) / 2 + 2       # a mitred corner reaches this far
+    size = ctx.get_target()
+    x0, y0 = (max(0, int(np.floor(v - pad))) for v in device.min(axis=0))
+    x1 = min(size.get_width(), int(np.ceil(device[:, 0].max() + pad)))
+    y1 = min(size.get_height(), int(np.ceil(device[:, 1].max() + pad)))
+    surface = cairo.ImageSurface(cairo.FORMAT_ARGB32, max(1, x1 - x0), max(1, y1 - y0))
+    pic = cairo.Context(surface)
+    pic.set_matrix(matrix.multiply(cairo.Matrix(x0=-x0, y0=-y0)))
+    for vm, p in zip(run, points):
+        _build(pic, vm, p, p[:, :2].tolist())
+    camera.apply_stroke(pic, first, background=True)
+    if fill_on:
+        camera.apply_fill(pic, first)
+    if stroke_on:
+        camera.apply_stroke(pic, first)
+    surface.flush()
+    return surface, x0, y0
 
 
 # The Cairo path each mobject was last drawn with, by ``id``: the screen points
