@@ -126,3 +126,16 @@ def test_an_outlined_label_is_painted_once_then_copied(monkeypatch):
     monkeypatch.setattr(drawing, "_paths", {})
     assert np.array_equal(moved, picture([label], lean=True))
     assert not np.array_equal(moved, first)
+
+
+def test_a_kept_path_is_not_reused_at_another_resolution():
+    """A path kept at 480p is not appended in a 1080p frame (its points were
+    rounded to the 480p pixel grid): there the mobject is drawn as manim draws it."""
+    line = Line(LEFT * 3 + DOWN * 0.37, RIGHT * 2.9 + UP * 1.13, stroke_width=6)
+    for _ in range(3):
+        picture([line], lean=True)                       # kept at 480p
+    with tempconfig({"quality": "high_quality"}):
+        own, lean = Camera(), lean_drawing(Camera())
+        own.capture_mobjects([line])
+        lean.capture_mobjects([line])
+        assert np.array_equal(own.pixel_array, lean.pixel_array)

@@ -179,13 +179,13 @@ def _picture(camera: Camera, ctx: cairo.Context, matrix: cairo.Matrix, run: list
     return surface, x0, y0
 
 
-# The Cairo path each mobject was last drawn with, by ``id``: the screen points
-# it was built from (x, y as bytes) and, once it has been drawn at the same
+# The Cairo path each mobject was last drawn with, by ``id``: the frame's
+# matrix and the screen points it was built from (x, y as bytes) and, once it has been drawn at the same
 # points twice in a row, the path itself, appended whole from then on (not
 # rebuilt curve by curve); a mobject that moves every frame is built straight
 # into the frame.  Emptied when it grows past PATHS_KEPT.
 PATHS_KEPT = 20_000
-_paths: dict[int, tuple[bytes, cairo.Path | None]] = {}
+_paths: dict[int, tuple[tuple, cairo.Path | None]] = {}
 _scratch: dict[str, cairo.Context] = {}
 
 
@@ -195,7 +195,7 @@ def _add_path(camera: Camera, ctx: cairo.Context, vm: VMobject) -> None:
     path); from ``_paths`` when drawn at these points before."""
     points = camera.transform_points_pre_display(vm, vm.points)
     xy = np.ascontiguousarray(points[:, :2])
-    key = xy.tobytes()
+    key = (tuple(ctx.get_matrix()), xy.tobytes())     # a path kept is in the units of one frame's matrix
     last = _paths.get(id(vm))
     if last is None or last[0] != key:          # new, or moved: built in place
         _build(ctx, vm, points, xy.tolist())
