@@ -443,6 +443,7 @@ class _Stage:
 
 LINE_CLEARANCE = 0.09   # a letter's box keeps this far from every drawn line (its outline and the line's width)
 DOT_CLEARANCE = 0.14    # ... and this far from every dot's centre
+GAPS = (0.1, 0.25, 0.45, 0.7, 1.0)   # how far from its point a letter is tried, nearest first
 READABLE = 0.4          # the wall numbers of x's shadow, when they can be, are at least this far from 0
 
 
@@ -459,6 +460,13 @@ def _free(box: tuple, others: list[tuple], top: float, lines: np.ndarray | None 
             return False
     return (left <= box[0] and box[2] <= COLUMN_X - 0.1 and bottom <= box[1] and box[3] <= top
             and not any(overlaps(box, o, pad=0.04) for o in others))
+
+
+def _within(points: np.ndarray, region: tuple) -> np.ndarray:
+    """The rows of ``points`` (n, 2) inside ``region`` (left, bottom, right, top)."""
+    keep = ((points[:, 0] > region[0]) & (points[:, 0] < region[2])
+            & (points[:, 1] > region[1]) & (points[:, 1] < region[3]))
+    return points[keep]
 
 
 def _reach(point: np.ndarray, box: tuple) -> float:
@@ -668,15 +676,19 @@ class ShadowProjection(LessonScene, ThreeDScene):
         points = [np.asarray(t.anchor(), dtype=float)[:2] for t in shown]
         lines, dots, top = self._obstacles()
         mine = np.asarray(anchor, dtype=float)[:2]
+        now, w, h = bounds(label), label.width, label.height
+        reach = GAPS[-1] + w + h + max(LINE_CLEARANCE, DOT_CLEARANCE) + 0.01   # no spot tried reaches further
+        region = (min(now[0], mine[0] - reach), min(now[1], mine[1] - reach),
+                  max(now[2], mine[0] + reach), max(now[3], mine[1] + reach))
+        lines, dots = _within(lines, region), _within(dots, region)     # the rest can touch no box tried
 
         def ok(box: tuple) -> bool:
             near = all(_reach(mine, box) < _reach(p, box) for p in points if np.linalg.norm(p - mine) > 1e-6)
             return near and _free(box, others, top, lines, dots)
 
-        if ok(bounds(label)):
+        if ok(now):
             return label
-        w, h = label.width, label.height
-        for gap in (0.1, 0.25, 0.45, 0.7, 1.0):
+        for gap in GAPS:
             for k in range(16):
                 a = np.pi / 2 + k * np.pi / 8
                 u = np.array([np.cos(a), np.sin(a), 0.0])
