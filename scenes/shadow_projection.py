@@ -1066,7 +1066,9 @@ class ShadowProjection(LessonScene, ThreeDScene):
         shown = set(self.get_mobject_family_members()) if shown is None else shown
         dots = [d for d in (*s.pic.corners, *s.pic.marks, *s.pic.sliders, s.lamp)
                 if d in shown and d.fill_opacity > 0.05]
-        return np.array([s.cam.project_point(d.get_center())[:2] for d in dots]).reshape(-1, 2)
+        if not dots:
+            return np.zeros((0, 2))
+        return s.cam.project_points(np.array([d.get_center() for d in dots]))[:, :2]    # one projection for all
 
     def _named(self) -> dict:
         """Each letter on screen: its box and centre (screen) and the point it names, drawn where."""
