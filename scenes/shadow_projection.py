@@ -713,7 +713,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         frame read the same picture: reading it for each was a third of the
         render)."""
         passing = self._passing
-        if passing and "obstacles" in passing:
+        if passing is not None and "obstacles" in passing:
             return passing["obstacles"]
         shown = set(self.get_mobject_family_members())
         found = (_samples(self._drawn_lines(shown)), self._drawn_dots(shown), self.s.heading.get_bottom()[1] - 0.05)

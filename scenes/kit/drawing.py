@@ -110,6 +110,13 @@ def _paint(camera: Camera, ctx, run: list[VMobject], style: tuple | None) -> Non
     ctx.new_path()
     for vm in run:
         _add_path(camera, ctx, vm)
+    _passes(camera, ctx, first, back_on, fill_on, stroke_on)
+
+
+def _passes(camera: Camera, ctx: cairo.Context, first: VMobject, back_on: bool, fill_on: bool,
+            stroke_on: bool) -> None:
+    """Paint the current path in ``first``'s style, manim's passes in manim's
+    order (the outline behind, the fill, the stroke), those asked for."""
     if back_on:
         camera.apply_stroke(ctx, first, background=True)
     if fill_on:
@@ -170,11 +177,7 @@ def _picture(camera: Camera, ctx: cairo.Context, matrix: cairo.Matrix, run: list
     pic.set_matrix(matrix.multiply(cairo.Matrix(x0=-x0, y0=-y0)))
     for vm, p in zip(run, points):
         _build(pic, vm, p, p[:, :2].tolist())
-    camera.apply_stroke(pic, first, background=True)
-    if fill_on:
-        camera.apply_fill(pic, first)
-    if stroke_on:
-        camera.apply_stroke(pic, first)
+    _passes(camera, pic, first, True, fill_on, stroke_on)
     surface.flush()
     return surface, x0, y0
 
