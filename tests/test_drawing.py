@@ -139,3 +139,83 @@ def test_a_kept_path_is_not_reused_at_another_resolution():
         own.capture_mobjects([line])
         lean.capture_mobjects([line])
         assert np.array_equal(own.pixel_array, lean.pixel_array)
+
+
+def drawn_fresh(mobjects, camera_class=Camera, project=None) -> np.ndarray:
+    """What a new lean camera draws of ``mobjects`` on its background (``project``: a projection
+    the camera is given, as ShadowProjection pans its own)."""
+    with tempconfig({"quality": "low_quality"}):
+        cam = lean_drawing(camera_class())
+    if project is not None:
+        cam.project_points = project
+    cam.capture_mobjects(mobjects)
+    return cam.pixel_array.copy()
+
+
+def test_a_frame_starts_from_the_picture_of_its_still_start(monkeypatch):
+    """Frame after frame on one camera, the mobjects drawn first and as before are not drawn
+    again (the frame starts from their picture); what changed after them is, and every frame
+    is what a new camera draws."""
+    still = apart()
+    square = Square(0.8).set_fill(BLUE, 1).set_stroke(width=0).shift(DOWN * 3 + LEFT * 5)
+    scene = [*still, square]
+    with tempconfig({"quality": "low_quality"}):
+        cam = lean_drawing(Camera())
+    drawn: list[int] = []
+    paint = drawing._paint
+    monkeypatch.setattr(drawing, "_paint",
+                        lambda c, ctx, run, style: (run and drawn.append(len(run))) or paint(c, ctx, run, style))
+
+    def frame() -> list[int]:
+        drawn.clear()
+        cam.reset()
+        cam.capture_mobjects(scene)
+        runs = list(drawn)
+        assert np.array_equal(cam.pixel_array, drawn_fresh(scene))
+        return runs
+
+    for _ in range(3):
+        frame()
+        square.shift(RIGHT * 0.5)
+    assert frame() == [1], "only the moved square is drawn"
+    still[-1].set_color("#ff0000")            # the dots, drawn before the square, change colour
+    assert len(frame()) > 2, "the picture before the dots is used, the dots and the square drawn"
+
+
+def test_a_frame_on_another_background_or_view_is_drawn_whole():
+    """The still start's picture is only used on the same background, and when the camera
+    projects as before (ShadowProjection pans the 3-D picture through its own projection)."""
+    scene = apart()
+    with tempconfig({"quality": "low_quality"}):
+        cam = lean_drawing(Camera())
+        for _ in range(3):
+            cam.reset()
+            cam.capture_mobjects(scene)
+        other = np.zeros_like(cam.pixel_array)
+        other[..., 2] = 90                    # a blue background
+        other[..., 3] = 255
+        cam.set_frame_to_background(other)
+        cam.capture_mobjects(scene)
+        on_blue = cam.pixel_array.copy()
+        fresh = lean_drawing(Camera())
+        fresh.set_frame_to_background(other)
+        fresh.capture_mobjects(scene)
+        assert np.array_equal(on_blue, fresh.pixel_array)
+
+    pan = [0.0]
+    with tempconfig({"quality": "low_quality"}):
+        cam = lean_drawing(ThreeDCamera())
+    plain = cam.project_points
+
+    def panned(points):
+        out = plain(points)
+        out[:, 0] += pan[0]
+        return out
+    cam.project_points = panned
+    square = Square(2).set_stroke(width=4)
+    for shift in (0.0, 0.0, 0.0, 1.5):        # still, still, still, then the picture pans
+        pan[0] = shift
+        cam.reset()
+        cam.capture_mobjects([square])
+    assert np.array_equal(cam.pixel_array, drawn_fresh([square], ThreeDCamera, panned))
+    assert not np.array_equal(cam.pixel_array, drawn_fresh([square], ThreeDCamera))

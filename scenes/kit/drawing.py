@@ -17,10 +17,19 @@ painting.  ``lean_drawing`` changes one camera's class to one where:
   covers the neighbour drawn before it (a glyph's dark rim over the last
   glyph's ink); nothing else changes.
 
+A frame also starts where the last one stopped changing: the mobjects
+drawn first that are drawn as before (same points, colours, widths, same
+camera, same background under them) are not drawn again; the frame starts
+from a copy of the pixels they left (``_resume``).  manim's own still
+background covers only what no animation or updater touches and what is
+added before it; this covers also what an updater or a running animation
+leaves as it was.
+
 The order of drawing, z indices and the still-background cache are manim's.
 """
 from __future__ import annotations
 
+import itertools as it
 from collections.abc import Iterable
 from functools import cache
 
@@ -39,6 +48,29 @@ class LeanCamera(Camera):
                                                           pixel_array: np.ndarray) -> None:
         _display_all(self, vmobjects, pixel_array)
 
+    def reset(self):
+        self._ground = None         # the frame starts from the camera's background
+        return super().reset()
+
+    def set_frame_to_background(self, background: np.ndarray) -> None:
+        self._ground = background   # manim's still background of the play
+        super().set_frame_to_background(background)
+
+    def capture_mobjects(self, mobjects: Iterable, **kwargs) -> None:
+        """Camera.capture_mobjects, from the picture of the still start of the last frame's
+        list when this frame's list starts the same way (``_resume``)."""
+        shown = self.get_mobjects_to_display(mobjects, **kwargs)
+        start, still = _resume(self, shown)
+        self._draw(shown[start:still])
+        if still > start:
+            _keep(self, shown[:still])
+        self._draw(shown[still:])
+
+    def _draw(self, mobjects: list) -> None:
+        """manim's drawing of ``mobjects`` (in runs of one type, as ``capture_mobjects``)."""
+        for group_type, group in it.groupby(mobjects, self.type_or_raise):
+            self.display_funcs[group_type](list(group), self.pixel_array)
+
 
 @cache
 def _lean(cls: type[Camera]) -> type[Camera]:
@@ -52,6 +84,77 @@ def lean_drawing(camera: Camera) -> Camera:
     if not isinstance(camera, LeanCamera):
         camera.__class__ = _lean(type(camera))
     return camera
+
+
+# The still start of a frame: the signatures of the last frame's mobjects
+# (what their drawing reads), and one picture of the frame after its first
+# ``n`` mobjects, with their signatures.  A frame whose list starts with
+# those signatures, on the same background, seen by the same camera, starts
+# from the picture.  A picture is only taken at a run's edge (a run of one
+# style is one path: cut in two it would paint differently where it overlaps).
+def _signature(vm) -> tuple | None:
+    """What drawing ``vm`` reads of it (None: not a vectorised mobject; it ends a still start)."""
+    if not isinstance(vm, VMobject):
+        return None
+    return (id(vm), vm.points.tobytes(), vm.fill_rgbas.tobytes(), vm.stroke_rgbas.tobytes(),
+            vm.background_stroke_rgbas.tobytes(), vm.stroke_width, vm.background_stroke_width,
+            vm.sheen_factor, np.asarray(vm.sheen_direction).tobytes(), vm.joint_type, vm.cap_style,
+            getattr(vm, "shade_in_3d", False))
+
+
+def _view(camera: Camera) -> tuple:
+    """What the camera's drawing depends on besides the mobjects: the frame, and a 3-D camera's
+    projection (probed, not read: a scene may add to it, as ShadowProjection's pan), its light and
+    the mobjects it keeps upright or fixed on the screen."""
+    view: tuple = (camera.pixel_array.shape, np.asarray(camera.frame_center).tobytes(), camera.frame_width,
+                   camera.frame_height)
+    project = getattr(camera, "project_points", None)
+    if project is not None:
+        view += (project(_PROBE.copy()).tobytes(), camera.light_source.points.tobytes(),
+                 tuple(sorted(map(id, camera.fixed_in_frame_mobjects))),
+                 tuple(sorted(map(id, camera.fixed_orientation_mobjects))))
+    return view
+
+
+_PROBE = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _resume(camera: Camera, shown: list) -> tuple[int, int]:
+    """Where drawing ``shown`` starts (the pixels up to there restored from the kept picture)
+    and how far its start is still since the last frame (where a picture is kept)."""
+    sigs = [_signature(m) for m in shown]
+    ground, view = camera.__dict__.get("_ground"), _view(camera)
+    last = camera.__dict__.get("_last")
+    camera._last = (ground, view, sigs)
+    if last is None or last[0] is not ground or last[1] != view:
+        return 0, 0
+    still = 0
+    for new, old in zip(sigs, last[2]):
+        if new is None or new != old:
+            break
+        still += 1
+    while 0 < still < len(shown) and _run_joins(camera, shown[still - 1], shown[still]):
+        still -= 1
+    kept = camera.__dict__.get("_kept")
+    if kept is None or kept[0] is not ground or kept[1] != view or len(kept[2]) > still \
+            or kept[2] != sigs[:len(kept[2])]:
+        return 0, still
+    np.copyto(camera.pixel_array, kept[3])
+    return len(kept[2]), still
+
+
+def _run_joins(camera: Camera, a, b) -> bool:
+    """Whether ``a`` and ``b`` (drawn one after the other) are painted in one run."""
+    if not (isinstance(a, VMobject) and isinstance(b, VMobject)):
+        return False
+    style = _style(camera, a)
+    return style is not None and style == _style(camera, b)
+
+
+def _keep(camera: Camera, still: list) -> None:
+    """Keep the frame as it is after drawing ``still`` (the still start of the frame's list)."""
+    ground, view, sigs = camera._last
+    camera._kept = (ground, view, sigs[:len(still)], camera.pixel_array.copy())
 
 
 def _rgbas(rgbas: np.ndarray) -> tuple | None:
