@@ -348,9 +348,11 @@ class _Picture:
 
 @dataclass
 class _Letter:
-    """A letter on the picture and the point it names (``anchor``: where that point is drawn now)."""
+    """A letter on the picture and the point it names (``anchor``: where that point is drawn now);
+    ``settled``: what its last settling read and where it put the letter (None: left where put)."""
     mob: MathTex
     anchor: Callable[[], np.ndarray]
+    settled: tuple | None = None
 
 
 @dataclass
@@ -680,6 +682,22 @@ class ShadowProjection(LessonScene, ThreeDScene):
         reach = GAPS[-1] + w + h + max(LINE_CLEARANCE, DOT_CLEARANCE) + 0.01   # no spot tried reaches further
         region = (min(now[0], mine[0] - reach), min(now[1], mine[1] - reach),
                   max(now[2], mine[0] + reach), max(now[3], mine[1] + reach))
+        # a letter put where it was, among what it was (most frames): settled where it was
+        read = (tuple(now), tuple(np.asarray(anchor, dtype=float)), tuple(map(tuple, others)),
+                tuple(map(tuple, points)), lines.tobytes(), dots.tobytes(), top)
+        if me is not None and me.settled is not None and me.settled[0] == read:
+            return label if me.settled[1] is None else label.move_to(me.settled[1])
+        spot = self._spot(label, anchor, now, region, others, points, lines, dots, top)
+        if me is not None:
+            me.settled = (read, spot)
+        return label if spot is None else label.move_to(spot)
+
+    @staticmethod
+    def _spot(label: Mobject, anchor: np.ndarray, now: tuple, region: tuple, others: list, points: list,
+              lines: np.ndarray, dots: np.ndarray, top: float) -> np.ndarray | None:
+        """Where ``_settle`` moves ``label`` (None: it stays where it is)."""
+        mine = np.asarray(anchor, dtype=float)[:2]
+        w, h = label.width, label.height
         lines, dots = _within(lines, region), _within(dots, region)     # the rest can touch no box tried
 
         def ok(box: tuple) -> bool:
@@ -687,15 +705,15 @@ class ShadowProjection(LessonScene, ThreeDScene):
             return near and _free(box, others, top, lines, dots)
 
         if ok(now):
-            return label
+            return None
         for gap in GAPS:
             for k in range(16):
                 a = np.pi / 2 + k * np.pi / 8
                 u = np.array([np.cos(a), np.sin(a), 0.0])
                 c = np.asarray(anchor, dtype=float) + (gap + 0.5 * (abs(u[0]) * w + abs(u[1]) * h)) * u
                 if ok((c[0] - w / 2, c[1] - h / 2, c[0] + w / 2, c[1] + h / 2)):
-                    return label.move_to(c)
-        return label
+                    return c
+        return None
 
     def update_mobjects(self, dt: float) -> None:
         """manim's pass over the updaters; inside it, what the letters keep
