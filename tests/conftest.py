@@ -107,3 +107,23 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def context(browser):
+    """Makes browser contexts (1000 x 700; ``init_script`` runs first in each of its pages),
+    closed after the test; the test fails on any error a page raised."""
+    contexts, errors = [], []
+
+    def make(init_script: str | None = None, **kwargs):
+        c = browser.new_context(viewport={"width": 1000, "height": 700}, **kwargs)
+        c.on("weberror", lambda e: errors.append(str(e.error)))
+        if init_script:
+            c.add_init_script(init_script)
+        contexts.append(c)
+        return c
+
+    yield make
+    for c in contexts:
+        c.close()
+    assert not errors, errors

@@ -46,21 +46,9 @@ def site(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def context(browser):
-    contexts, errors = [], []
-
-    def make(stub: bool = True, **kwargs):
-        c = browser.new_context(viewport={"width": 1000, "height": 700}, **kwargs)
-        c.on("weberror", lambda e: errors.append(str(e.error)))
-        if stub:
-            c.add_init_script(STUB)
-        contexts.append(c)
-        return c
-
-    yield make
-    for c in contexts:
-        c.close()
-    assert not errors, errors
+def context(context):
+    """conftest's ``context``, each page with STUB first unless ``stub=False``."""
+    return lambda stub=True, **kwargs: context(init_script=STUB if stub else None, **kwargs)
 
 
 def open_site(context, site: Path, query: str = "?lang=en", **kwargs):

@@ -31,23 +31,6 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
-@pytest.fixture
-def context(browser):
-    contexts = []
-    errors: list[str] = []
-
-    def make(**kwargs):
-        c = browser.new_context(viewport={"width": 1000, "height": 700}, **kwargs)
-        c.on("weberror", lambda e: errors.append(str(e.error)))
-        contexts.append(c)
-        return c
-
-    yield make
-    for c in contexts:
-        c.close()
-    assert not errors, errors
-
-
 def open_site(context, site: Path, query: str = "", **kwargs):
     pg = context(**kwargs).new_page()
     pg.goto((site / "index.html").as_uri() + query)
