@@ -10,10 +10,12 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from manim import config, tempconfig
 
 from qkv_lens.app import cli
@@ -332,6 +334,20 @@ def one_error_line(err: str) -> str:
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("qkv-lens: error: "), err
     return lines[0]
+
+
+def assert_misuse_stops(scene_file: Path, run: Callable[[], object], name: str, old: str, new: str, fault: str,
+                        capsys) -> None:
+    """The scene in ``scene_file`` with ``old`` written as ``new`` (a misuse of the kit) stops when
+    ``run`` renders it: exit code 2 and one error line that names the scene ``name`` and says ``fault``."""
+    source = scene_file.read_text(encoding="utf-8")
+    assert old in source
+    scene_file.write_text(source.replace(old, new), encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        run()
+    assert stop.value.code == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert line.startswith(f"qkv-lens: error: {name}: ") and fault in line, line
 
 
 def mp4_boxes(path: Path) -> list[str]:

@@ -16,7 +16,7 @@ from qkv_lens.app.cache import cache_key
 from qkv_lens.beats import MAX_CHOICES, Ask, BeatsError, CheckpointError, ask, parse
 from qkv_lens.lesson import LessonError, load_lesson
 from qkv_lens.registry import by_class
-from tests.helpers import LESSON, dry_run_file, one_error_line
+from tests.helpers import LESSON, assert_misuse_stops, dry_run_file
 
 NAME, SNAKE = "AskDemo", "ask_demo"
 
@@ -175,15 +175,7 @@ MISUSES = {
 
 @pytest.mark.parametrize("fault", list(MISUSES))
 def test_a_misused_checkpoint_stops_the_scene_in_one_line(lesson_folder, scene_file, tmp_path, fault, capsys):
-    old, new = MISUSES[fault]
-    source = scene_file.read_text(encoding="utf-8")
-    assert old in source
-    scene_file.write_text(source.replace(old, new), encoding="utf-8")
-    with pytest.raises(SystemExit) as stop:
-        run_scene(lesson_folder, tmp_path)
-    assert stop.value.code == 2
-    line = one_error_line(capsys.readouterr().err)
-    assert line.startswith(f"qkv-lens: error: {NAME}: ") and fault in line, line
+    assert_misuse_stops(scene_file, lambda: run_scene(lesson_folder, tmp_path), NAME, *MISUSES[fault], fault, capsys)
 
 
 def test_a_teacher_checkpoint_needs_its_texts_and_may_use_answer(lesson_folder, scene_file):

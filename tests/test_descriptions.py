@@ -21,7 +21,7 @@ from qkv_lens.app import cli
 from qkv_lens.beats import MAX_TEXT, Beat, BeatsError, Cue, parse
 from qkv_lens.lesson import LessonError
 from qkv_lens.spoken import MAX_ROWS, MAX_VALUES, SpokenError, sci_said, spoken
-from tests.helpers import dry_run_file, one_error_line, undescribed
+from tests.helpers import assert_misuse_stops, dry_run_file, undescribed
 
 NAME, SNAKE = "SayDemo", "say_demo"
 
@@ -205,15 +205,7 @@ MISUSES = {
 
 @pytest.mark.parametrize("fault", list(MISUSES))
 def test_a_misused_description_stops_the_scene_in_one_line(lesson_folder, scene_file, tmp_path, fault, capsys):
-    old, new = MISUSES[fault]
-    source = scene_file.read_text(encoding="utf-8")
-    assert old in source
-    scene_file.write_text(source.replace(old, new), encoding="utf-8")
-    with pytest.raises(SystemExit) as stop:
-        run_scene(lesson_folder, tmp_path)
-    assert stop.value.code == 2
-    line = one_error_line(capsys.readouterr().err)
-    assert line.startswith(f"qkv-lens: error: {NAME}: ") and fault in line, line
+    assert_misuse_stops(scene_file, lambda: run_scene(lesson_folder, tmp_path), NAME, *MISUSES[fault], fault, capsys)
 
 
 def test_a_teacher_description_needs_its_text_in_every_language(lesson_folder):
