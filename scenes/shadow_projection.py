@@ -677,27 +677,26 @@ class ShadowProjection(LessonScene, ThreeDScene):
         others = [bounds(t.mob) for t in shown] + [bounds(o) for o in also]
         points = [np.asarray(t.anchor(), dtype=float)[:2] for t in shown]
         lines, dots, top = self._obstacles()
-        mine = np.asarray(anchor, dtype=float)[:2]
-        now, w, h = bounds(label), label.width, label.height
-        reach = GAPS[-1] + w + h + max(LINE_CLEARANCE, DOT_CLEARANCE) + 0.01   # no spot tried reaches further
-        region = (min(now[0], mine[0] - reach), min(now[1], mine[1] - reach),
-                  max(now[2], mine[0] + reach), max(now[3], mine[1] + reach))
+        now = bounds(label)
         # a letter put where it was, among what it was (most frames): settled where it was
         read = (tuple(now), tuple(np.asarray(anchor, dtype=float)), tuple(map(tuple, others)),
                 tuple(map(tuple, points)), lines.tobytes(), dots.tobytes(), top)
         if me is not None and me.settled is not None and me.settled[0] == read:
             return label if me.settled[1] is None else label.move_to(me.settled[1])
-        spot = self._spot(label, anchor, now, region, others, points, lines, dots, top)
+        spot = self._spot(label, anchor, now, others, points, lines, dots, top)
         if me is not None:
             me.settled = (read, spot)
         return label if spot is None else label.move_to(spot)
 
     @staticmethod
-    def _spot(label: Mobject, anchor: np.ndarray, now: tuple, region: tuple, others: list, points: list,
+    def _spot(label: Mobject, anchor: np.ndarray, now: tuple, others: list, points: list,
               lines: np.ndarray, dots: np.ndarray, top: float) -> np.ndarray | None:
-        """Where ``_settle`` moves ``label`` (None: it stays where it is)."""
+        """Where ``_settle`` moves ``label`` (None: it stays where it is, its box ``now``)."""
         mine = np.asarray(anchor, dtype=float)[:2]
         w, h = label.width, label.height
+        reach = GAPS[-1] + w + h + max(LINE_CLEARANCE, DOT_CLEARANCE) + 0.01   # no spot tried reaches further
+        region = (min(now[0], mine[0] - reach), min(now[1], mine[1] - reach),
+                  max(now[2], mine[0] + reach), max(now[3], mine[1] + reach))
         lines, dots = _within(lines, region), _within(dots, region)     # the rest can touch no box tried
 
         def ok(box: tuple) -> bool:
