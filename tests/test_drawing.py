@@ -219,3 +219,32 @@ def test_a_frame_on_another_background_or_view_is_drawn_whole():
         cam.capture_mobjects([square])
     assert np.array_equal(cam.pixel_array, drawn_fresh([square], ThreeDCamera, panned))
     assert not np.array_equal(cam.pixel_array, drawn_fresh([square], ThreeDCamera))
+
+
+def test_a_fading_label_is_painted_from_pictures_made_once(monkeypatch):
+    """A see-through outlined label (a fade) over a bright square: each pass
+    from an opaque picture laid on at its opacity, which paints what manim
+    paints (a few levels apart where glyphs meet).  The pictures are made at
+    the first opacity and serve every other, and a label at points a rounding
+    error apart (a fade by transform): what a fresh camera draws there."""
+    made = []
+    picture_of = drawing._picture
+    monkeypatch.setattr(drawing, "_stamps", {})
+    monkeypatch.setattr(drawing, "_picture", lambda *a: made.append(1) or picture_of(*a))
+    label = apart()[0]
+    under = Square(3).set_fill("#ffffff", 1).set_stroke(width=0).move_to(label)
+    seen = []
+    for opacity in (0.3, 0.6, 0.9):
+        label.set_fill(opacity=opacity).set_stroke("#000000", width=6, opacity=opacity, background=True)
+        own, lean = picture([under, label], lean=False), picture([under, label], lean=True)
+        differ = np.abs(own.astype(int) - lean.astype(int)).max(axis=2)
+        assert differ.max() <= 4, f"{np.count_nonzero(differ)} pixels differ, by up to {differ.max()}"
+        seen.append(lean)
+    assert len(made) == 2                          # the outline's picture and the ink's, once
+    assert not np.array_equal(seen[0], seen[2])    # the opacity is not the picture's
+    for glyph in label.family_members_with_points():
+        glyph.points = glyph.points * (1 + 1e-15)
+    nudged = picture([under, label], lean=True)
+    assert len(made) == 2
+    monkeypatch.setattr(drawing, "_stamps", {})
+    assert np.array_equal(nudged, picture([under, label], lean=True))

@@ -8,12 +8,13 @@ frame is a few hundred such draws, and their Python costs more than Cairo's
 painting.  ``lean_drawing`` changes one camera's class to one where:
 
 - a pass that paints nothing is skipped (the picture is the same);
-- an outlined run (below) is painted once as a picture, then copied;
-- consecutive mobjects of one opaque style (the glyphs of a label, the lines
-  of a grid: same colours, widths, joints and caps, each colour one
-  opacity 0 or 1, no gradient, no 3-D shading) are drawn as one path of
-  many pieces, each pass once: the outlines behind all of them, then their
-  fills, then their strokes.  Where two overlap, an outline no longer
+- an outlined run (below) is painted once as a picture, then copied; a
+  fading one from a picture of each pass, laid on at the pass's opacity;
+- consecutive mobjects of one style (the glyphs of a label, the lines of a
+  grid: same colours, widths, joints and caps, each colour one opacity 0
+  or 1 unless outlined, no gradient, no 3-D shading) are drawn as one path
+  of many pieces, each pass once: the outlines behind all of them, then
+  their fills, then their strokes.  Where two overlap, an outline no longer
   covers the neighbour drawn before it (a glyph's dark rim over the last
   glyph's ink); nothing else changes.
 
@@ -36,7 +37,7 @@ from functools import cache
 import cairo
 import numpy as np
 from manim import VMobject
-from manim.camera.camera import Camera
+from manim.camera.camera import CAP_STYLE_MAP, LINE_JOIN_MAP, Camera
 
 
 class LeanCamera(Camera):
@@ -158,21 +159,24 @@ def _keep(camera: Camera, still: list) -> None:
 
 
 def _rgbas(rgbas: np.ndarray) -> tuple | None:
-    """One colour of opacity 0 or 1 as a key (None: a gradient, or see-through)."""
-    if len(rgbas) != 1 or rgbas[0, 3] not in (0.0, 1.0):
+    """One colour as a key: (r, g, b, a), or (0.0,) when clear (None: a gradient)."""
+    if len(rgbas) != 1:
         return None
     return tuple(rgbas[0]) if rgbas[0, 3] else (0.0,)
 
 
 def _style(camera: Camera, vm: VMobject) -> tuple | None:
     """What decides how ``vm`` is painted, or None when it must be drawn
-    alone (shaded in 3-D, a gradient, a colour neither opaque nor clear)."""
+    alone (shaded in 3-D, a gradient, see-through and not outlined)."""
     if getattr(vm, "shade_in_3d", False):
         return None
     back, fill, stroke = (_rgbas(camera.get_stroke_rgbas(vm, background=True)), _rgbas(camera.get_fill_rgbas(vm)),
                           _rgbas(camera.get_stroke_rgbas(vm)))
     if back is None or fill is None or stroke is None:
         return None
+    outlined = back != (0.0,) and vm.get_stroke_width(True) > 0
+    if not outlined and not {back[-1], fill[-1], stroke[-1]} <= {0.0, 1.0}:
+        return None         # where two see-through ones overlap, manim paints twice
     return (back, vm.get_stroke_width(True), fill, stroke, vm.get_stroke_width(), vm.joint_type, vm.cap_style)
 
 
@@ -235,7 +239,11 @@ def _passes(camera: Camera, ctx: cairo.Context, first: VMobject, back_on: bool, 
 # apart from the frame's, and then copied: by its style and points on
 # screen, so a moved or recoloured label is a new picture.  Copied the first
 # time too, so a frame does not depend on what was drawn before it (a split
-# render's first frame equals the whole render's).  Emptied past STAMPS_BYTES.
+# render's first frame equals the whole render's).  A fading label (its
+# colours see-through) is painted from one opaque picture for each pass,
+# each laid on with its pass's opacity: what painting the pass at that
+# opacity gives (to a level of 255), and a fade reuses the pictures of its
+# first frame.  Emptied past STAMPS_BYTES.
 STAMPS_BYTES = 96 << 20
 _stamps: dict[tuple, tuple[cairo.ImageSurface, int, int]] = {}
 _stamped_bytes = [0]
@@ -243,33 +251,53 @@ _stamped_bytes = [0]
 
 def _stamp(camera: Camera, ctx: cairo.Context, run: list[VMobject], style: tuple, fill_on: bool,
            stroke_on: bool) -> None:
-    """Paint ``run`` (outlined, one ``style``) from its picture in ``_stamps``."""
+    """Paint ``run`` (outlined, one ``style``) from its pictures in ``_stamps``."""
     points = [camera.transform_points_pre_display(vm, vm.points) for vm in run]
     matrix = ctx.get_matrix()
-    key = (style, tuple(matrix), b"|".join(np.ascontiguousarray(p[:, :2]).tobytes() for p in points))
-    found = _stamps.get(key)
-    if found is None:
-        found = _stamps[key] = _picture(camera, ctx, matrix, run, points, fill_on, stroke_on)
-        _stamped_bytes[0] += found[0].get_stride() * found[0].get_height()
-        if _stamped_bytes[0] > STAMPS_BYTES:
-            _stamps.clear()
-            _stamped_bytes[0] = 0
-    surface, x, y = found
-    ctx.save()
-    ctx.identity_matrix()
-    ctx.set_source_surface(surface, x, y)
-    ctx.paint()
-    ctx.restore()
+    device = _device(matrix, points)
+    # where it lands, to Cairo's 1/256 of a pixel: a label faded in place by a
+    # transform is at points a rounding error apart in every frame
+    where = (tuple(matrix), tuple(map(len, points)), np.rint(device * 256).astype(np.int64).tobytes())
+    back, back_width, fill, stroke, width, joint, cap = style
+    if {back[-1], fill[-1], stroke[-1]} <= {0.0, 1.0}:
+        layers = [(style, (True, fill_on, stroke_on), 1.0)]
+    else:       # see-through: each pass alone, opaque, laid on at its opacity
+        clear = (0.0,)
+        layers = [(((*back[:3], 1.0), back_width, clear, clear, 0, joint, cap), (True, False, False), back[-1])]
+        if fill_on:
+            layers.append(((clear, 0, (*fill[:3], 1.0), clear, 0, joint, cap), (False, True, False), fill[-1]))
+        if stroke_on:
+            layers.append(((clear, 0, clear, (*stroke[:3], 1.0), width, joint, cap), (False, False, True), stroke[-1]))
+    for painted, passes, alpha in layers:
+        key = (painted, *where)
+        found = _stamps.get(key)
+        if found is None:
+            found = _stamps[key] = _picture(camera, ctx, matrix, run, points, device, painted, passes)
+            _stamped_bytes[0] += found[0].get_stride() * found[0].get_height()
+            if _stamped_bytes[0] > STAMPS_BYTES:
+                _stamps.clear()
+                _stamped_bytes[0] = 0
+        surface, x, y = found
+        ctx.save()
+        ctx.identity_matrix()
+        ctx.set_source_surface(surface, x, y)
+        ctx.paint_with_alpha(alpha)
+        ctx.restore()
+
+
+def _device(matrix: cairo.Matrix, points: list[np.ndarray]) -> np.ndarray:
+    """``points`` (screen units, each (n, 3)) on the frame's pixels: (sum of n, 2)."""
+    xy = np.concatenate([p[:, :2] for p in points])
+    return xy @ np.array([[matrix.xx, matrix.yx], [matrix.xy, matrix.yy]]) + (matrix.x0, matrix.y0)
 
 
 def _picture(camera: Camera, ctx: cairo.Context, matrix: cairo.Matrix, run: list[VMobject],
-             points: list[np.ndarray], fill_on: bool, stroke_on: bool) -> tuple[cairo.ImageSurface, int, int]:
-    """``run`` painted (outline, fill, stroke) on a clear picture covering
-    it within the frame: the picture and where its corner goes (pixels)."""
-    first = run[0]
-    xy = np.concatenate([p[:, :2] for p in points])
-    device = xy @ np.array([[matrix.xx, matrix.yx], [matrix.xy, matrix.yy]]) + (matrix.x0, matrix.y0)
-    widest = max(first.get_stroke_width(True), first.get_stroke_width()) * camera.cairo_line_width_multiple
+             points: list[np.ndarray], device: np.ndarray, style: tuple, passes: tuple[bool, bool, bool]
+             ) -> tuple[cairo.ImageSurface, int, int]:
+    """``run`` painted in ``style`` (its ``passes`` of outline, fill and stroke) on a
+    clear picture covering it within the frame (``device``: its points on the
+    frame's pixels): the picture and where its corner goes (pixels)."""
+    widest = max(style[1], style[4]) * camera.cairo_line_width_multiple
     pad = ctx.get_miter_limit() * widest * abs(matrix.xx) / 2 + 2       # a mitred corner reaches this far
     size = ctx.get_target()
     x0, y0 = (max(0, int(np.floor(v - pad))) for v in device.min(axis=0))
@@ -280,7 +308,18 @@ def _picture(camera: Camera, ctx: cairo.Context, matrix: cairo.Matrix, run: list
     pic.set_matrix(matrix.multiply(cairo.Matrix(x0=-x0, y0=-y0)))
     for vm, p in zip(run, points):
         _build(pic, vm, p, p[:, :2].tolist())
-    _passes(camera, pic, first, True, fill_on, stroke_on)
+    (back, back_width, fill, stroke, width, joint, cap) = style
+    for on, rgba, line in zip(passes, (back, fill, stroke), (back_width, None, width)):
+        if not on:
+            continue
+        pic.set_source_rgba(*rgba[2::-1], rgba[3])     # manim's order: Cairo's pixels are BGRA
+        if line is None:
+            pic.fill_preserve()
+        else:
+            pic.set_line_width(line * camera.cairo_line_width_multiple)
+            pic.set_line_join(LINE_JOIN_MAP[joint])
+            pic.set_line_cap(CAP_STYLE_MAP[cap])
+            pic.stroke_preserve()
     surface.flush()
     return surface, x0, y0
 
