@@ -12,7 +12,8 @@ score grid; ``boards`` the loss axes; ``worked`` the worked product's column
 reveal; ``colour`` the colour cube and swatches; ``three_d`` arrows and
 shading Cairo draws in 3-D; ``plane`` the deformable plane;
 ``scene`` ``LessonScene``; ``sections`` the lesson sections two scenes share;
-``moments`` key moments read back for tests.  Numbers are written by
+``moments`` key moments read back for tests; ``drawing`` draws a frame with
+less Python, ``held`` converts a still wait's frame once.  Numbers are written by
 ``qkv_lens.numbers`` (``tex_number``, ``plain_number``), which the loader
 shares to measure what a scene will write.  Importing the kit bounds every
 LaTeX run of manim's ``MathTex`` and ``Tex`` in time (``qkv_lens.latex``).

@@ -25,6 +25,7 @@ from qkv_lens.voice import VoiceError, stray_recordings, voice_clip, voice_mode,
 
 from .drawing import lean_drawing
 from .glyphs import share_number_glyphs
+from .held import held_frames
 from .live import forget_svg_sources
 from .moments import Moment, collect_labels, drawn_box
 from .motion import Emphasize
@@ -157,6 +158,7 @@ class LessonScene(Scene):
             self.renderer.update_frame = update_frame
         share_number_glyphs()   # every number's glyphs from one LaTeX run, manim's axis numbers too
         lean_drawing(self.renderer.camera)   # fewer, larger Cairo draws (kit/drawing.py)
+        held_frames(self.renderer.file_writer)   # a still wait's frame converted once (kit/held.py)
 
     @classmethod
     def params_class(cls) -> type[Params]:
