@@ -57,5 +57,6 @@ def test_manim_reads_the_shipped_settings():
         assert key in known, key
     assert ours.disable_caching
     assert not ours.notify_outdated_version   # no call to PyPI after each render
-    assert ours.max_inflight_encoders == 1   # several encoders at once: not reproducible (docs/design.md)
+    assert ours.max_inflight_encoders == 2   # the next animation drawn while the last is encoded (docs/design.md)
+    assert parser["video_encoder.options"]["x264-params"] == "bframes=0"   # no B-frames: a quarter of x264's time
     assert parser["video_encoder.options"]["preset"] == "veryfast"
