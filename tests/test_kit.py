@@ -394,9 +394,9 @@ def test_put_segment_moves_a_line_as_manim_does():
 def test_forgetting_svg_sources_keeps_every_glyph_as_drawn():
     from manim import MathTex
 
+    from qkv_lens.languages import font_for
     from scenes.kit.live import forget_svg_sources
-    from scenes.kit.text import text
-    for mob in (MathTex(r"q_1 \cdot k_2 = \sqrt{d_k}"), text("点积 softmax", "zh", size=30)):
+    for mob in (MathTex(r"q_1 \cdot k_2 = \sqrt{d_k}"), Text("点积 softmax", font=font_for("zh"), font_size=30)):
         before = [(m.points.copy(), m.fill_rgbas.copy()) for m in mob.family_members_with_points()]
         assert any("path_obj" in m.__dict__ for m in mob.get_family())
         forget_svg_sources(mob)
@@ -624,3 +624,40 @@ def test_a_refitted_plane_draws_the_same_plane_framed_anew():
 def test_a_word_point_is_named_by_its_word():
     """Mobject.__init__ sets ``name`` to the class's name: a WordPoint must keep its word."""
     assert WordPoint("apple", (1, 2), "en").name == "apple"
+
+
+def test_a_text_is_typeset_once_and_copied(monkeypatch):
+    """kit.text: the same words, font, size and colour are typeset once; each
+    call gets its own copy, equal to a Text typeset anew; another colour is
+    another text."""
+    from manim import RED, RIGHT
+
+    from qkv_lens.languages import font_for
+    from scenes.kit import text as kit_text
+
+    monkeypatch.setattr(kit_text, "_typeset", {})
+    first = kit_text.text("teacher 学", "zh", 24)
+    first.shift(RIGHT).set_color(RED)                      # what a scene does with its copy
+    second = kit_text.text("teacher 学", "zh", 24)
+    fresh = Text("teacher 学", font=font_for("zh"), font_size=24, color=kit_text.palette.INK)
+    assert second is not first and len(kit_text._typeset) == 1
+    glyphs = list(zip(second.family_members_with_points(), fresh.family_members_with_points(), strict=True))
+    assert len(glyphs) >= 8
+    for ours, theirs in glyphs:
+        assert np.array_equal(ours.points, theirs.points)
+        assert np.array_equal(ours.fill_rgbas, theirs.fill_rgbas)
+    red = kit_text.text("teacher 学", "zh", 24, color=RED)
+    assert len(kit_text._typeset) == 2 and not np.array_equal(red[0].fill_rgbas, second[0].fill_rgbas)
+
+
+def test_centre_is_manims_centre_to_the_bit():
+    """layout.centre: get_center's value from one pass, for a dot off in 3-D,
+    a label, a group of both and a mobject with no points."""
+    from manim import Dot3D, MathTex, Mobject
+
+    from scenes.kit.layout import centre
+
+    dot = Dot(point=[1.37, -2.11, 0.0]).shift([0.1, 0.2, 0.7]).rotate(0.3, axis=[1, 1, 0])
+    label = MathTex(r"x\,P", font_size=40).shift([-3.3, 1.01, 0.0])
+    for mob in (dot, label, VGroup(dot, label), Dot3D([0.5, 0.25, -1.0]), Mobject()):
+        assert centre(mob).tolist() == mob.get_center().tolist(), mob

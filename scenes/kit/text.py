@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from manim import DOWN, LEFT, UL, Mobject, ParsableManimColor, Text, VGroup
+from manim import DOWN, LEFT, UL, ManimColor, Mobject, ParsableManimColor, Text, VGroup
 
 from qkv_lens.cues import fit_lines
 from qkv_lens.languages import font_for
 
 from . import palette
+from .live import forget_svg_sources
 from .moments import TEXT_TYPES, is_bracket
 
 TITLE_SIZE = 32      # every scene's title: one size ...
@@ -40,10 +41,28 @@ def _text_parts(mobjects: Sequence[Mobject]) -> list[Mobject]:
             if isinstance(sub, TEXT_TYPES) and not is_bracket(sub)]
 
 
+TEXTS_KEPT = 1024    # typeset texts kept to copy (a Text is ~10x dearer to typeset than to copy)
+_typeset: dict[tuple, Text] = {}
+
+
 def text(content: str, lang: str, size: float = 28, color: ParsableManimColor = palette.INK,
          **kw: Any) -> Text:
-    """A Pango Text in the lesson font for ``lang`` (CJK-capable)."""
-    return Text(content, font=font_for(lang), font_size=size, color=color, **kw)
+    """A Pango Text in the lesson font for ``lang`` (CJK-capable): a copy of the
+    one typeset first with the same content, font, size, colour and options
+    (a scene shows the same names and read-outs again and again)."""
+    font = font_for(lang)
+    try:
+        key = (content, font, float(size), ManimColor(color).to_hex(with_alpha=True), tuple(sorted(kw.items())))
+        hash(key)
+    except (TypeError, ValueError):     # an option that cannot be a key (t2c's dict): typeset each time
+        return Text(content, font=font, font_size=size, color=color, **kw)
+    found = _typeset.get(key)
+    if found is None:
+        if len(_typeset) >= TEXTS_KEPT:
+            _typeset.clear()
+        found = _typeset[key] = Text(content, font=font, font_size=size, color=color, **kw)
+        forget_svg_sources(found)       # no copy needs the parsed SVG again
+    return found.copy()
 
 
 def title(content: str, lang: str, width: float | None = None) -> Mobject:
