@@ -733,7 +733,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         if passing is not None and "obstacles" in passing:
             return passing["obstacles"]
         shown = set(self.get_mobject_family_members())
-        found = (_samples(self._drawn_lines(shown)), self._drawn_dots(shown), self.s.heading.get_bottom()[1] - 0.05)
+        found = (_samples(self._drawn_lines(shown)), self._drawn_dots(shown), bounds(self.s.heading)[1] - 0.05)
         if passing is not None:
             passing["obstacles"] = found
         return found
