@@ -64,7 +64,7 @@ from qkv_lens.cues import split_cues
 from qkv_lens.lesson.keys import Number, Params, Vector
 from qkv_lens.numbers import tex_number
 from scenes.kit import palette
-from scenes.kit.layout import bounds, fix_in_frame, overlaps
+from scenes.kit.layout import bounds, centre, fix_in_frame, overlaps
 from scenes.kit.legible import shrink_to_fit
 from scenes.kit.live import LiveMap, Unchanged, put_segment
 from scenes.kit.matrices import LiveMatrix, matrix_mob
@@ -611,7 +611,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         top = w.top
 
         def shadow_of_x() -> np.ndarray:      # where x's shadow is drawn: parallel light, or the lamp's
-            return s.screen(s.pic.marks[top].get_center() - s.off)
+            return s.screen(centre(s.pic.marks[top]) - s.off)
 
         self._letter("n", NORMAL, lambda: s.screen(w.n_ends(w.normal())[1]),
                      lambda m: s.past(m, *w.n_ends(w.normal())), size=LABEL_SIZE + 6)
@@ -1085,7 +1085,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
                 if d in shown and d.fill_opacity > 0.05]
         if not dots:
             return np.zeros((0, 2))
-        return s.cam.project_points(np.array([d.get_center() for d in dots]))[:, :2]    # one projection for all
+        return s.cam.project_points(np.array([centre(d) for d in dots]))[:, :2]    # one projection for all
 
     def _named(self) -> dict:
         """Each letter on screen: its box and centre (screen) and the point it names, drawn where."""

@@ -65,16 +65,28 @@ class WordPoint(VGroup):
 _SIDES = (UR, UL, DR, DL, RIGHT, LEFT, UP, DOWN)
 
 
-def bounds(mob: Mobject) -> Box:
-    """(left, bottom, right, top) of ``mob``: the box of its curves' anchors,
-    as manim's get_left/get_bottom/... measure it, in one pass (each of those
-    walks the whole family again; per frame that dominated live labels)."""
+def _extent(mob: Mobject) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest and highest x, y, z of ``mob``'s curves' anchors (what manim's
+    get_left, get_center, ... measure), in one pass over its family."""
     anchors = [m.points[i::m.n_points_per_curve] if isinstance(m, VMobject) else m.points
                for m in mob.family_members_with_points()
                for i in ((0, m.n_points_per_curve - 1) if isinstance(m, VMobject) else (0,))]
     pts = np.concatenate(anchors) if anchors else mob.get_center()[None]
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    return pts.min(axis=0), pts.max(axis=0)
+
+
+def bounds(mob: Mobject) -> Box:
+    """(left, bottom, right, top) of ``mob``: the box of its curves' anchors,
+    as manim's get_left/get_bottom/... measure it, in one pass (each of those
+    walks the whole family again; per frame that dominated live labels)."""
+    lo, hi = _extent(mob)
     return (lo[0], lo[1], hi[0], hi[1])
+
+
+def centre(mob: Mobject) -> np.ndarray:
+    """``mob.get_center()`` (x, y, z), to the bit, from one pass (``_extent``)."""
+    lo, hi = _extent(mob)
+    return (lo + hi) / 2
 
 
 def beside(anchor: tuple[float, ...], box: tuple[float, ...], side: np.ndarray,
