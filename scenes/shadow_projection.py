@@ -349,10 +349,11 @@ class _Picture:
 @dataclass
 class _Letter:
     """A letter on the picture and the point it names (``anchor``: where that point is drawn now);
-    ``settled``: what its last settling read and where it put the letter (None: left where put)."""
+    ``settled``: what its latest settlings read, each with where it put the letter (None: left
+    where put); the letter and an animation's copies of it read the same in a frame."""
     mob: MathTex
     anchor: Callable[[], np.ndarray]
-    settled: tuple | None = None
+    settled: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -446,6 +447,9 @@ class _Stage:
 LINE_CLEARANCE = 0.09   # a letter's box keeps this far from every drawn line (its outline and the line's width)
 DOT_CLEARANCE = 0.14    # ... and this far from every dot's centre
 GAPS = (0.1, 0.25, 0.45, 0.7, 1.0)   # how far from its point a letter is tried, nearest first
+_TRIED = (np.repeat(GAPS, 16)[:, None],     # the spots a letter is tried at: (gap, unit direction), nearest first
+          np.array([[np.cos(a), np.sin(a), 0.0] for a in (np.pi / 2 + k * np.pi / 8 for k in range(16))] * len(GAPS)))
+SETTLED_KEPT = 16       # settlings a letter remembers (its own and its copies', in the latest frames)
 READABLE = 0.4          # the wall numbers of x's shadow, when they can be, are at least this far from 0
 
 
@@ -462,6 +466,30 @@ def _free(box: tuple, others: list[tuple], top: float, lines: np.ndarray | None 
             return False
     return (left <= box[0] and box[2] <= COLUMN_X - 0.1 and bottom <= box[1] and box[3] <= top
             and not any(overlaps(box, o, pad=0.04) for o in others))
+
+
+def _free_boxes(boxes: np.ndarray, others: list[tuple], top: float, lines: np.ndarray,
+                dots: np.ndarray) -> np.ndarray:
+    """``_free`` of each row of ``boxes`` (n, 4), at once: (n,) bools."""
+    left, bottom = -config.frame_width / 2 + 0.1, -config.frame_height / 2 + 0.12 * config.frame_height + 0.06
+    good = ((left <= boxes[:, 0]) & (boxes[:, 2] <= COLUMN_X - 0.1) & (bottom <= boxes[:, 1])
+            & (boxes[:, 3] <= top))
+    for points, pad in ((lines, LINE_CLEARANCE), (dots, DOT_CLEARANCE)):
+        if len(points):
+            x, y = points[None, :, 0], points[None, :, 1]
+            good &= ~np.any((x > boxes[:, :1] - pad) & (x < boxes[:, 2:3] + pad)
+                            & (y > boxes[:, 1:2] - pad) & (y < boxes[:, 3:4] + pad), axis=1)
+    for o in others:
+        good &= ~((boxes[:, 0] < o[2] + 0.04) & (o[0] < boxes[:, 2] + 0.04)
+                  & (boxes[:, 1] < o[3] + 0.04) & (o[1] < boxes[:, 3] + 0.04))
+    return good
+
+
+def _reaches(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """``_reach`` of each of ``points`` (k, 2) from each of ``boxes`` (n, 4): (n, k)."""
+    lo, hi = boxes[:, None, :2], boxes[:, None, 2:]
+    d = np.maximum(0.0, np.maximum(lo - points[None], points[None] - hi))
+    return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1])
 
 
 def _within(points: np.ndarray, region: tuple) -> np.ndarray:
@@ -660,7 +688,7 @@ class ShadowProjection(LessonScene, ThreeDScene):
         each frame, then settled clear of the other letters, lines and dots."""
         mob = MathTex(tex, font_size=size, color=color)
         letter = _Letter(mob, anchor)
-        mob.add_updater(lambda m: m if self._pulsing else self._settle(put(m), letter.anchor(), letter))
+        mob.add_updater(lambda m: m if self._pulsing else self._settle(put(m), self._anchor(letter), letter))
         self.s.letters.append(letter)
         self.s.names[tex] = mob
         fix_in_frame(self, mob)
@@ -675,18 +703,32 @@ class ShadowProjection(LessonScene, ThreeDScene):
         spot that is."""
         shown = [t for t in self.s.letters if t.mob in self.mobjects and t is not me and t.mob is not label]
         others = [bounds(t.mob) for t in shown] + [bounds(o) for o in also]
-        points = [np.asarray(t.anchor(), dtype=float)[:2] for t in shown]
+        points = [self._anchor(t)[:2] for t in shown]
         lines, dots, top = self._obstacles()
         now = bounds(label)
         # a letter put where it was, among what it was (most frames): settled where it was
         read = (tuple(now), tuple(np.asarray(anchor, dtype=float)), tuple(map(tuple, others)),
                 tuple(map(tuple, points)), lines.tobytes(), dots.tobytes(), top)
-        if me is not None and me.settled is not None and me.settled[0] == read:
-            return label if me.settled[1] is None else label.move_to(me.settled[1])
+        if me is not None and read in me.settled:
+            spot = me.settled[read]
+            return label if spot is None else label.move_to(spot)
         spot = self._spot(label, anchor, now, others, points, lines, dots, top)
         if me is not None:
-            me.settled = (read, spot)
+            if len(me.settled) >= SETTLED_KEPT:
+                me.settled.clear()
+            me.settled[read] = spot
         return label if spot is None else label.move_to(spot)
+
+    def _anchor(self, letter: _Letter) -> np.ndarray:
+        """``letter.anchor()``; in an updater pass read once (the letters, settling in turn, each read
+        the others' points: nothing in a pass moves them)."""
+        passing = self._passing
+        if passing is None:
+            return np.asarray(letter.anchor(), dtype=float)
+        key = ("anchor", id(letter))
+        if key not in passing:
+            passing[key] = np.asarray(letter.anchor(), dtype=float)
+        return passing[key]
 
     @staticmethod
     def _spot(label: Mobject, anchor: np.ndarray, now: tuple, others: list, points: list,
@@ -705,23 +747,44 @@ class ShadowProjection(LessonScene, ThreeDScene):
 
         if ok(now):
             return None
-        for gap in GAPS:
-            for k in range(16):
-                a = np.pi / 2 + k * np.pi / 8
-                u = np.array([np.cos(a), np.sin(a), 0.0])
-                c = np.asarray(anchor, dtype=float) + (gap + 0.5 * (abs(u[0]) * w + abs(u[1]) * h)) * u
-                if ok((c[0] - w / 2, c[1] - h / 2, c[0] + w / 2, c[1] + h / 2)):
-                    return c
-        return None
+        # every spot tried at once, nearest first: the first that is ok
+        gaps, units = _TRIED
+        centres = np.asarray(anchor, dtype=float) + (gaps + 0.5 * (np.abs(units[:, :1]) * w
+                                                                  + np.abs(units[:, 1:2]) * h)) * units
+        boxes = np.stack([centres[:, 0] - w / 2, centres[:, 1] - h / 2,
+                          centres[:, 0] + w / 2, centres[:, 1] + h / 2], axis=1)
+        good = _free_boxes(boxes, others, top, lines, dots)
+        far = [p for p in points if np.linalg.norm(p - mine) > 1e-6]
+        if far:
+            good &= np.all(_reaches(mine[None], boxes) < _reaches(np.array(far), boxes), axis=1)
+        first = np.flatnonzero(good)
+        return centres[first[0]] if len(first) else None
 
     def update_mobjects(self, dt: float) -> None:
         """manim's pass over the updaters; inside it, what the letters keep
         clear of is read once (``_obstacles``)."""
-        self._passing = {}
-        try:
-            super().update_mobjects(dt)
-        finally:
-            self._passing = None
+        self._reading_once(super().update_mobjects)(dt)
+
+    def begin_animations(self) -> None:
+        """manim's start of a play; then each animation's pass over the
+        updaters of its copies (a fading letter's start and end: they settle
+        too) reads the picture once, like the scene's pass (nothing the scene
+        shows moves between them)."""
+        super().begin_animations()
+        for animation in self.animations or ():
+            animation.update_mobjects = self._reading_once(animation.update_mobjects)
+
+    def _reading_once(self, update: Callable[[float], None]) -> Callable[[float], None]:
+        """``update`` run as one pass: the letters settling in it read the picture once."""
+        def once(dt: float) -> None:
+            if self._passing is not None:
+                return update(dt)
+            self._passing = {}
+            try:
+                update(dt)
+            finally:
+                self._passing = None
+        return once
 
     def _obstacles(self) -> tuple[np.ndarray, np.ndarray, float]:
         """Points along the drawn lines (``_samples``), the drawn dots'

@@ -492,3 +492,51 @@ def test_the_checkpoint_asks_whether_the_shadow_of_the_shadow_moves(scene):
     asked = [b for b in scene.beats if b.ask is not None]
     assert [b.key for b in asked] == ["again_say"]
     assert asked[0].ask.choices[asked[0].ask.answer] == tr(scene.lang, "shadow_projection.stays")
+
+
+def test_a_letter_moves_to_the_first_free_spot_tried():
+    """The spot search (all spots at once) finds what trying each spot in
+    turn finds: the first spot, nearest first and round from straight up,
+    that is free (``_free``) and nearer the letter's own point than any
+    other letter's point; none when no spot is, and no move when the letter
+    is already where it may stay."""
+    from manim import Rectangle
+
+    from scenes.shadow_projection import GAPS, ShadowProjection, _free, _reach
+
+    def in_turn(label, anchor, now, others, points, lines, dots, top):
+        mine, w, h = np.asarray(anchor, dtype=float)[:2], label.width, label.height
+
+        def ok(box):
+            return (all(_reach(mine, box) < _reach(p, box) for p in points if np.linalg.norm(p - mine) > 1e-6)
+                    and _free(box, others, top, lines, dots))
+        if ok(now):
+            return "stays", None
+        for gap in GAPS:
+            for k in range(16):
+                a = np.pi / 2 + k * np.pi / 8
+                u = np.array([np.cos(a), np.sin(a), 0.0])
+                c = np.asarray(anchor, dtype=float) + (gap + 0.5 * (abs(u[0]) * w + abs(u[1]) * h)) * u
+                if ok((c[0] - w / 2, c[1] - h / 2, c[0] + w / 2, c[1] + h / 2)):
+                    return ("first" if gap == GAPS[0] and k == 0 else "later"), c
+        return "none", None
+
+    rng = np.random.default_rng(7)
+    found = {"stays": 0, "first": 0, "later": 0, "none": 0}
+    for _ in range(300):
+        label = Rectangle(width=rng.uniform(0.2, 0.9), height=rng.uniform(0.2, 0.6))
+        anchor = np.array([rng.uniform(-5.5, 1.5), rng.uniform(-1.5, 2.5), 0.0])
+        label.move_to(anchor + np.array([*rng.uniform(-0.4, 0.4, 2), 0.0]))
+        lo, hi = label.get_corner(np.array([-1, -1, 0])), label.get_corner(np.array([1, 1, 0]))
+        now = (lo[0], lo[1], hi[0], hi[1])
+        others = [(x, y, x + rng.uniform(0.2, 0.8), y + rng.uniform(0.2, 0.5))
+                  for x, y in rng.uniform([-6, -2], [2, 3], (rng.integers(0, 4), 2))]
+        points = [anchor[:2] + rng.uniform(-1.5, 1.5, 2) for _ in range(rng.integers(0, 4))]
+        lines = rng.uniform([-6.5, -2.5], [2.5, 3.0], (rng.integers(0, 200), 2))
+        dots = rng.uniform([-6.5, -2.5], [2.5, 3.0], (rng.integers(0, 6), 2))
+        top = rng.uniform(2.0, 3.2)
+        kind, want = in_turn(label, anchor, now, others, points, lines, dots, top)
+        got = ShadowProjection._spot(label, anchor, now, others, points, lines, dots, top)
+        assert (got is None) if want is None else np.array_equal(got, want)
+        found[kind] += 1
+    assert all(found.values()), found       # every kind of answer was met
