@@ -595,11 +595,12 @@ class RolesEmerge(LessonScene):
         # (log10(step + 1), log10(loss))
         pl = s.plane
         picks = [s.slots.current[("pick", i)][1] for i in range(s.n)]
+        on = {id(x) for x in self.get_mobject_family_members()}
         self.key_moment(name or f"snapshot_{k}", **probes, time=self.renderer.time,
                         marker=ax.value(s.marker.get_center()),
                         curve_end=ax.value(s.curve[-1].get_end()) if len(s.curve) else None,
                         pick_colours=[m.get_color().to_hex() for m in picks],
-                        picks_on=[id(m) in {id(x) for x in self.get_mobject_family_members()} for m in picks],
+                        picks_on=[id(m) in on for m in picks],
                         q_tips=[pl.coords(a.get_end()) for a in s.q_arrows],
                         k_tips=[pl.coords(a.get_end()) for a in s.k_arrows],
                         q_tags=[t.get_center().tolist() for t in s.q_tags],

@@ -661,3 +661,42 @@ def test_centre_is_manims_centre_to_the_bit():
     label = MathTex(r"x\,P", font_size=40).shift([-3.3, 1.01, 0.0])
     for mob in (dot, label, VGroup(dot, label), Dot3D([0.5, 0.25, -1.0]), Mobject()):
         assert centre(mob).tolist() == mob.get_center().tolist(), mob
+
+
+def test_a_crossfade_sets_what_manims_setters_set():
+    """At every point of a crossfade each part's fill, stroke and outline
+    colours and opacities are what manim's ``set_fill``/``set_stroke`` give
+    (the kit writes the alpha columns itself); a part with a sheen, whose
+    colours manim's setters resize, is left to them."""
+    from scenes.kit.motion import crossfade
+    from scenes.kit.text import outline_labels
+
+    def state(mob):
+        return [(p.fill_rgbas.copy(), p.stroke_rgbas.copy(), p.background_stroke_rgbas.copy(),
+                 p.fill_opacity, p.stroke_opacity, p.background_stroke_opacity)
+                for p in mob.family_members_with_points()]
+
+    def made():
+        old = VGroup(Text("old", color="#33AAFF"), Square().set_fill("#FFAA33", opacity=0.8).set_stroke(opacity=0.5))
+        new = VGroup(Text("new"), Dot().set_sheen(0.3, np.array([1, 0, 0])))
+        outline_labels(old)
+        return old, new
+
+    old, new = made()
+    fade = crossfade(old, new)
+    ref_old, ref_new = made()
+    outline_labels(ref_new)
+    start = [(p, p.get_fill_opacity(), p.get_stroke_opacity(), p.get_stroke_opacity(background=True))
+             for m in (ref_old, ref_new) for p in m.family_members_with_points()]
+    for alpha in (0.0, 0.35, 1.0):
+        fade.interpolate(alpha)
+        eased = fade.rate_func(alpha)
+        for part, fill, stroke, outline in start:
+            weight = 1 - eased if any(part is q for q in ref_old.family_members_with_points()) else eased
+            part.set_fill(opacity=fill * weight, family=False)
+            part.set_stroke(opacity=stroke * weight, family=False)
+            part.set_stroke(opacity=outline * weight, background=True, family=False)
+        for got, want in zip(state(old) + state(new), state(ref_old) + state(ref_new), strict=True):
+            for a, b in zip(got, want, strict=True):
+                assert np.array_equal(a, b), (alpha, a, b)
+    assert len(new[1].fill_rgbas) == 2          # the sheened dot: manim's setter made its light colour

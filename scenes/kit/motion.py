@@ -52,6 +52,8 @@ def crossfade(old: Mobject, new: Mobject, **kw: Any) -> Animation:
     def update(_, alpha):
         for parts, weight in ((olds, 1 - alpha), (news, alpha)):
             for part, fill, stroke, outline in parts:
+                if isinstance(part, VMobject) and _fade(part, fill * weight, stroke * weight, outline * weight):
+                    continue
                 part.set_fill(opacity=fill * weight, family=False)
                 part.set_stroke(opacity=stroke * weight, family=False)
                 if isinstance(part, VMobject):
@@ -59,6 +61,21 @@ def crossfade(old: Mobject, new: Mobject, **kw: Any) -> Animation:
 
     update(None, 0.0)
     return UpdateFromAlphaFunc(ValueTracker(0), update, **kw)
+
+
+def _fade(part: VMobject, fill: float, stroke: float, outline: float) -> bool:
+    """``part``'s fill, stroke and outline opacities set in place: what
+    ``set_fill``/``set_stroke(opacity=...)`` write (the alpha column of
+    each colour array and the opacity attribute), without their colour
+    parsing, a crossfade's main cost.  False (nothing set) for a part with
+    an empty colour array or a sheen: manim's setters resize those."""
+    arrays = (part.fill_rgbas, part.stroke_rgbas, part.background_stroke_rgbas)
+    if any(len(a) == 0 for a in arrays) or part.get_sheen_factor() != 0:
+        return False
+    for array, value in zip(arrays, (fill, stroke, outline)):
+        array[:, 3] = value
+    part.fill_opacity, part.stroke_opacity, part.background_stroke_opacity = fill, stroke, outline
+    return True
 
 
 def swap(scene: Scene, old: Mobject | None, new: Mobject, run_time: float = 0.5) -> Mobject:
