@@ -700,3 +700,38 @@ def test_a_crossfade_sets_what_manims_setters_set():
             for a, b in zip(got, want, strict=True):
                 assert np.array_equal(a, b), (alpha, a, b)
     assert len(new[1].fill_rgbas) == 2          # the sheened dot: manim's setter made its light colour
+
+
+def test_a_family_is_the_list_manim_reads():
+    """Importing the kit makes ``get_family`` its one-walk ``family``; on
+    random trees with shared members and loops it lists what manim's own
+    walk lists (nested generators, repeats dropped keeping the last)."""
+    import random
+
+    from manim import Mobject
+    from manim.utils.iterables import remove_list_redundancies
+
+    from scenes.kit.family import family
+
+    def manims(mob):
+        return remove_list_redundancies(list(mob._iter_family(set())))
+
+    assert Mobject.get_family is family
+    rng = random.Random(5)
+    repeats = loops = 0
+    for _ in range(200):
+        nodes = [VGroup() for _ in range(rng.randint(1, 30))]
+        for node in nodes[1:]:
+            rng.choice(nodes[:nodes.index(node)]).submobjects.append(node)
+        for _ in range(rng.randint(0, 4)):           # a member shared by two groups, or a group inside itself
+            a, b = rng.choice(nodes), rng.choice(nodes)
+            a.submobjects.append(b)
+        root = nodes[0]
+        want = manims(root)
+        assert family(root) == want and root.get_family() == want
+        listed = [m for m in root._iter_family(set())]
+        repeats += len(set(listed)) < len(listed)
+        loops += any(m in m.submobjects or any(m in s.get_family() for s in m.submobjects) for m in nodes)
+    assert repeats and loops                            # both kinds of tree were met
+    label = Text("a b", color="#33AAFF")
+    assert family(label) == manims(label) and len(family(label)) > 2

@@ -13,11 +13,16 @@ reveal; ``colour`` the colour cube and swatches; ``three_d`` arrows and
 shading Cairo draws in 3-D; ``plane`` the deformable plane;
 ``scene`` ``LessonScene``; ``sections`` the lesson sections two scenes share;
 ``moments`` key moments read back for tests; ``drawing`` draws a frame with
-less Python, ``held`` converts a still wait's frame once.  Numbers are written by
+less Python, ``held`` converts a still wait's frame once, ``family`` reads a mobject's family
+with less Python.  Numbers are written by
 ``qkv_lens.numbers`` (``tex_number``, ``plain_number``), which the loader
 shares to measure what a scene will write.  Importing the kit bounds every
-LaTeX run of manim's ``MathTex`` and ``Tex`` in time (``qkv_lens.latex``).
+LaTeX run of manim's ``MathTex`` and ``Tex`` in time (``qkv_lens.latex``)
+and makes ``Mobject.get_family`` the kit's (``family``: the same list).
 """
 from qkv_lens.latex import bound_manim
 
+from .family import fast_families
+
 bound_manim()   # every formula a scene typesets runs LaTeX under a time bound (qkv_lens.latex)
+fast_families()     # every family is read by one walk (scenes/kit/family.py): the same lists
