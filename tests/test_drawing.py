@@ -220,6 +220,23 @@ def test_a_frame_on_another_background_or_view_is_drawn_whole():
     assert np.array_equal(cam.pixel_array, drawn_fresh([square], ThreeDCamera, panned))
     assert not np.array_equal(cam.pixel_array, drawn_fresh([square], ThreeDCamera))
 
+    # a mobject fixed on the screen (no longer seen in depth) after three still frames
+    with tempconfig({"quality": "low_quality"}):
+        cam = lean_drawing(ThreeDCamera())
+    high = Square(1).set_stroke(width=4).shift(2 * UP + 2 * np.array([0.0, 0.0, 1.0]))
+    for _ in range(3):
+        cam.reset()
+        cam.capture_mobjects([square, high])
+    cam.add_fixed_in_frame_mobjects(high)
+    cam.reset()
+    cam.capture_mobjects([square, high])
+    with tempconfig({"quality": "low_quality"}):
+        fresh = lean_drawing(ThreeDCamera())
+    fresh.add_fixed_in_frame_mobjects(high)
+    fresh.capture_mobjects([square, high])
+    assert np.array_equal(cam.pixel_array, fresh.pixel_array)
+    assert not np.array_equal(cam.pixel_array, drawn_fresh([square, high], ThreeDCamera))
+
 
 def test_a_fading_label_is_painted_from_pictures_made_once(monkeypatch):
     """A see-through outlined label (a fade) over a bright square: each pass

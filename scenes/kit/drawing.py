@@ -112,8 +112,7 @@ def _view(camera: Camera) -> tuple:
     project = getattr(camera, "project_points", None)
     if project is not None:
         view += (project(_PROBE.copy()).tobytes(), camera.light_source.points.tobytes(),
-                 tuple(sorted(map(id, camera.fixed_in_frame_mobjects))),
-                 tuple(sorted(map(id, camera.fixed_orientation_mobjects))))
+                 frozenset(camera.fixed_in_frame_mobjects), frozenset(camera.fixed_orientation_mobjects))
     return view
 
 
@@ -217,7 +216,10 @@ def _paint(camera: Camera, ctx, run: list[VMobject], style: tuple | None) -> Non
     ctx.new_path()
     for vm in run:
         _add_path(camera, ctx, vm)
-    _passes(camera, ctx, first, back_on, fill_on, stroke_on)
+    if style is None:
+        _passes(camera, ctx, first, back_on, fill_on, stroke_on)
+    else:
+        _paint_style(camera, ctx, style, (back_on, fill_on, stroke_on))
 
 
 def _passes(camera: Camera, ctx: cairo.Context, first: VMobject, back_on: bool, fill_on: bool,
@@ -230,6 +232,24 @@ def _passes(camera: Camera, ctx: cairo.Context, first: VMobject, back_on: bool, 
         camera.apply_fill(ctx, first)
     if stroke_on:
         camera.apply_stroke(ctx, first)
+
+
+def _paint_style(camera: Camera, ctx: cairo.Context, style: tuple, passes: tuple[bool, bool, bool]) -> None:
+    """Paint the current path in ``style`` (``_style``'s: one colour a pass),
+    its ``passes`` of outline, fill and stroke asked for: what manim's
+    ``apply_stroke``/``apply_fill`` paint for a mobject of that style."""
+    back, back_width, fill, stroke, width, joint, cap = style
+    for on, rgba, line in zip(passes, (back, fill, stroke), (back_width, None, width)):
+        if not on:
+            continue
+        ctx.set_source_rgba(*rgba[2::-1], rgba[3])     # manim's order: Cairo's pixels are BGRA
+        if line is None:
+            ctx.fill_preserve()
+        else:
+            ctx.set_line_width(line * camera.cairo_line_width_multiple)
+            ctx.set_line_join(LINE_JOIN_MAP[joint])
+            ctx.set_line_cap(CAP_STYLE_MAP[cap])
+            ctx.stroke_preserve()
 
 
 # Outlined labels as pictures: the stroke of a label's dark outline (a wide
@@ -308,18 +328,7 @@ def _picture(camera: Camera, ctx: cairo.Context, matrix: cairo.Matrix, run: list
     pic.set_matrix(matrix.multiply(cairo.Matrix(x0=-x0, y0=-y0)))
     for vm, p in zip(run, points):
         _build(pic, vm, p, p[:, :2].tolist())
-    (back, back_width, fill, stroke, width, joint, cap) = style
-    for on, rgba, line in zip(passes, (back, fill, stroke), (back_width, None, width)):
-        if not on:
-            continue
-        pic.set_source_rgba(*rgba[2::-1], rgba[3])     # manim's order: Cairo's pixels are BGRA
-        if line is None:
-            pic.fill_preserve()
-        else:
-            pic.set_line_width(line * camera.cairo_line_width_multiple)
-            pic.set_line_join(LINE_JOIN_MAP[joint])
-            pic.set_line_cap(CAP_STYLE_MAP[cap])
-            pic.stroke_preserve()
+    _paint_style(camera, pic, style, passes)
     surface.flush()
     return surface, x0, y0
 
