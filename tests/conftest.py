@@ -17,7 +17,7 @@ from _pytest.nodeid import NodeId
 from qkv_lens.app import render as render_mod
 from qkv_lens.app import segments
 from qkv_lens.registry import SCENES
-from tests.helpers import BROWSER_ARGS, CHROMIUM, ROOT, FakeRenderer, dry_run
+from tests.helpers import BROWSER_ARGS, CHROMIUM, ROOT, SHARED_MEDIA, FakeRenderer, dry_run
 
 LANGS = ("zh", "en")
 
@@ -26,6 +26,17 @@ LANGS = ("zh", "en")
 # tests/test_render_jobs.py checks the default itself with the variable unset.
 os.environ["QKV_QUALITY"] = "l"
 _DRY: dict[tuple[str, str], object] = {}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_typesetting_folders():
+    """Each test process typesets in its own folders (``SHARED_MEDIA``), also
+    outside a dry run (a test's own ``MathTex``): manim's default, media/Tex
+    under the working folder, is shared by the xdist workers, and two
+    typesetting one formula at once write and delete the same temporary SVG."""
+    from manim import config
+    config.tex_dir = str(SHARED_MEDIA / "Tex")
+    config.text_dir = str(SHARED_MEDIA / "texts")
 
 
 @pytest.fixture(scope="session")
