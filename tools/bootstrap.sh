@@ -5,39 +5,42 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES="libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base \
-texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended \
-dvisvgm fonts-noto-cjk"
-# Browser tests of the lesson page (Playwright drives Debian's Chromium).
-APT_PACKAGES="$APT_PACKAGES chromium chromium-driver"
-# The draft voice of `qkv-lens render --voice espeak` (and its tests).
-APT_PACKAGES="$APT_PACKAGES espeak-ng"
-# npm, for the course package's tests (a SCORM 1.2 runtime and the SCORM 1.2 schemas, below) and axe-core.
-APT_PACKAGES="$APT_PACKAGES nodejs npm"
-
+# Each missing piece names the Debian packages that bring it; only those are installed, so a
+# machine that already has a piece from elsewhere keeps it (a fresh machine may carry NodeSource's
+# nodejs, whose bundled npm conflicts with Debian's npm package).
 missing=()
-pkg-config --exists pangocairo 2>/dev/null || missing+=("pangocairo (libpango1.0-dev, libcairo2-dev, pkg-config)")
-command -v latex >/dev/null 2>&1 || missing+=("latex (texlive-latex-base)")
+packages=()
+need() {  # need "what is missing" package...
+  missing+=("$1"); shift; packages+=("$@")
+}
+pkg-config --exists pangocairo 2>/dev/null \
+  || need "pangocairo (libpango1.0-dev, libcairo2-dev, pkg-config)" libcairo2-dev libpango1.0-dev pkg-config
+command -v latex >/dev/null 2>&1 \
+  || need "latex (texlive-latex-base)" texlive-latex-base texlive-latex-recommended texlive-fonts-recommended
 { command -v kpsewhich >/dev/null 2>&1 && [ -n "$(kpsewhich standalone.cls 2>/dev/null)" ]; } \
-  || missing+=("standalone.cls (texlive-latex-extra)")
-command -v dvisvgm >/dev/null 2>&1 || missing+=("dvisvgm")
-[ -n "$(fc-list :lang=zh 2>/dev/null | head -n 1)" ] || missing+=("a CJK font (fonts-noto-cjk)")
-[ -x /usr/bin/chromium ] || missing+=("chromium (for the lesson-page browser tests)")
-command -v espeak-ng >/dev/null 2>&1 || missing+=("espeak-ng (the draft voice, --voice espeak)")
-command -v npm >/dev/null 2>&1 || missing+=("npm (nodejs npm, for the course package's tests)")
+  || need "standalone.cls (texlive-latex-extra)" texlive-latex-extra
+command -v dvisvgm >/dev/null 2>&1 || need "dvisvgm" dvisvgm
+[ -n "$(fc-list :lang=zh 2>/dev/null | head -n 1)" ] || need "a CJK font (fonts-noto-cjk)" fonts-noto-cjk
+# Browser tests of the lesson page (Playwright drives Debian's Chromium).
+{ [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; } \
+  || need "chromium (for the lesson-page browser tests)" chromium chromium-driver
+# The draft voice of `qkv-lens render --voice espeak` (and its tests).
+command -v espeak-ng >/dev/null 2>&1 || need "espeak-ng (the draft voice, --voice espeak)" espeak-ng
+# npm, for the course package's tests (a SCORM 1.2 runtime and the SCORM 1.2 schemas, below) and axe-core.
+command -v node >/dev/null 2>&1 || need "node (nodejs, for the course package's tests)" nodejs
+command -v npm >/dev/null 2>&1 || need "npm (for the course package's tests)" npm
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "bootstrap: missing system pieces:"
   printf '  - %s\n' "${missing[@]}"
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "bootstrap: installing with apt-get (this takes a few minutes once)"
+    echo "bootstrap: installing with apt-get (this takes a few minutes once): ${packages[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q
-    # shellcheck disable=SC2086
-    apt-get install -y -q --no-install-recommends $APT_PACKAGES
+    apt-get install -y -q --no-install-recommends "${packages[@]}"
   else
     echo "bootstrap: cannot install them here; run:"
-    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $APT_PACKAGES" | tr -s ' '
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${packages[*]}"
     exit 1
   fi
 fi
