@@ -27,7 +27,10 @@ except ImportError:  # pragma: no cover
 
 SHIPPED_TEXT = (LESSON).read_text(encoding="utf-8")
 SHIPPED = tomllib.loads(SHIPPED_TEXT)
-FAST = 1.0   # seconds: the most any refusal may take
+# seconds: the most any refusal may take, in this process's CPU time (time.process_time): what
+# the loader's work costs, never the wall time another test process on the same cores holds it
+# up for (a 5 ms parse once took 1.1 s of wall time beside the other xdist worker)
+FAST = 1.0
 
 
 def check_message(message: str, file) -> None:
@@ -43,10 +46,10 @@ def refused(tmp_path: Path, content, name: str = "bad.toml") -> str:
         bad.write_bytes(content)
     else:
         bad.write_text(content, encoding="utf-8")
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with pytest.raises(LessonError) as err:
         load_lesson(bad)
-    assert time.perf_counter() - t0 < FAST
+    assert time.process_time() - t0 < FAST
     check_message(str(err.value), bad)
     return str(err.value)
 
@@ -112,7 +115,7 @@ def test_every_path_of_the_shipped_lesson_with_every_wrong_value():
         for value in WRONG:
             cases += 1
             raw = _replaced(SHIPPED, path, value)
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             try:
                 parse_lesson(raw, Path("t.toml"))
             except LessonError as err:
@@ -126,8 +129,8 @@ def test_every_path_of_the_shipped_lesson_with_every_wrong_value():
                     problems.append(f"{_dotted(path)} = {value!r:.30}: not refused at its key: {message}")
             except Exception as err:  # noqa: BLE001 - any other exception is the failure
                 problems.append(f"{_dotted(path)} = {value!r:.30}: {type(err).__name__}: {err}")
-            if time.perf_counter() - t0 > FAST:
-                problems.append(f"{_dotted(path)} = {value!r:.30}: took {time.perf_counter() - t0:.1f} s")
+            if time.process_time() - t0 > FAST:
+                problems.append(f"{_dotted(path)} = {value!r:.30}: took {time.process_time() - t0:.1f} s of CPU")
     assert cases > 5000
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
 
@@ -470,11 +473,11 @@ def test_bad_pictures_are_refused(tmp_path, make, part):
 def test_a_large_legal_picture_loads_quickly_without_warnings(tmp_path):
     (tmp_path / "p.png").write_bytes(png_of_zeros(6000, 4000))
     lesson = _picture_lesson(tmp_path, "p.png")
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         picture = load_lesson(lesson).params["photo_filter"].picture
-    assert time.perf_counter() - t0 < 3 * FAST
+    assert time.process_time() - t0 < 3 * FAST
     assert picture.shape == (8, 8, 3) and picture.max() == 0
 
 
