@@ -64,7 +64,7 @@ from qkv_lens.cues import split_cues
 from qkv_lens.lesson.keys import Number, Params, Vector
 from qkv_lens.numbers import tex_number
 from scenes.kit import palette
-from scenes.kit.layout import bounds, centre, fix_in_frame, overlaps
+from scenes.kit.layout import bounds, centre, fix_in_frame
 from scenes.kit.legible import shrink_to_fit
 from scenes.kit.live import LiveMap, Unchanged, put_segment
 from scenes.kit.matrices import LiveMatrix, matrix_mob
@@ -453,24 +453,12 @@ SETTLED_KEPT = 16       # settlings a letter remembers (its own and its copies',
 READABLE = 0.4          # the wall numbers of x's shadow, when they can be, are at least this far from 0
 
 
-def _free(box: tuple, others: list[tuple], top: float, lines: np.ndarray | None = None,
-          dots: np.ndarray | None = None) -> bool:
-    """Whether a letter's ``box`` lies in the free picture (left of the text
-    column, above the subtitles, under ``top``), clear of ``others``, of the
-    drawn ``lines`` (points along them on screen, one a row) and of ``dots``."""
-    left, bottom = -config.frame_width / 2 + 0.1, -config.frame_height / 2 + 0.12 * config.frame_height + 0.06
-    for points, pad in ((lines, LINE_CLEARANCE), (dots, DOT_CLEARANCE)):
-        if points is not None and len(points) and np.any(
-                (points[:, 0] > box[0] - pad) & (points[:, 0] < box[2] + pad)
-                & (points[:, 1] > box[1] - pad) & (points[:, 1] < box[3] + pad)):
-            return False
-    return (left <= box[0] and box[2] <= COLUMN_X - 0.1 and bottom <= box[1] and box[3] <= top
-            and not any(overlaps(box, o, pad=0.04) for o in others))
-
-
 def _free_boxes(boxes: np.ndarray, others: list[tuple], top: float, lines: np.ndarray,
                 dots: np.ndarray) -> np.ndarray:
-    """``_free`` of each row of ``boxes`` (n, 4), at once: (n,) bools."""
+    """Which of a letter's ``boxes`` (n, 4) lie in the free picture (left of
+    the text column, above the subtitles, under ``top``), clear of ``others``,
+    of the drawn ``lines`` (points along them on screen, one a row) and of
+    ``dots``: (n,) bools."""
     left, bottom = -config.frame_width / 2 + 0.1, -config.frame_height / 2 + 0.12 * config.frame_height + 0.06
     good = ((left <= boxes[:, 0]) & (boxes[:, 2] <= COLUMN_X - 0.1) & (bottom <= boxes[:, 1])
             & (boxes[:, 3] <= top))
@@ -486,7 +474,7 @@ def _free_boxes(boxes: np.ndarray, others: list[tuple], top: float, lines: np.nd
 
 
 def _reaches(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """``_reach`` of each of ``points`` (k, 2) from each of ``boxes`` (n, 4): (n, k)."""
+    """How far each of the screen ``points`` (k, 2) is from each of ``boxes`` (n, 4), 0 inside: (n, k)."""
     lo, hi = boxes[:, None, :2], boxes[:, None, 2:]
     d = np.maximum(0.0, np.maximum(lo - points[None], points[None] - hi))
     return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1])
@@ -497,12 +485,6 @@ def _within(points: np.ndarray, region: tuple) -> np.ndarray:
     keep = ((points[:, 0] > region[0]) & (points[:, 0] < region[2])
             & (points[:, 1] > region[1]) & (points[:, 1] < region[3]))
     return points[keep]
-
-
-def _reach(point: np.ndarray, box: tuple) -> float:
-    """How far the screen ``point`` is from the ``box`` (0 inside it)."""
-    lo, hi = np.array(box[:2]), np.array(box[2:])
-    return float(np.linalg.norm(np.maximum(0.0, np.maximum(lo - point, point - hi))))
 
 
 def _clear_corner(w: _World, screen) -> int:
@@ -741,23 +723,22 @@ class ShadowProjection(LessonScene, ThreeDScene):
                   max(now[2], mine[0] + reach), max(now[3], mine[1] + reach))
         lines, dots = _within(lines, region), _within(dots, region)     # the rest can touch no box tried
 
-        def ok(box: tuple) -> bool:
-            near = all(_reach(mine, box) < _reach(p, box) for p in points if np.linalg.norm(p - mine) > 1e-6)
-            return near and _free(box, others, top, lines, dots)
+        far = np.array([p for p in points if np.linalg.norm(p - mine) > 1e-6]).reshape(-1, 2)
 
-        if ok(now):
+        def ok(boxes: np.ndarray) -> np.ndarray:      # (n, 4) -> (n,): free, and nearer its own point
+            good = _free_boxes(boxes, others, top, lines, dots)
+            if len(far):
+                good &= np.all(_reaches(mine[None], boxes) < _reaches(far, boxes), axis=1)
+            return good
+
+        if ok(np.array([now], dtype=float))[0]:
             return None
         # every spot tried at once, nearest first: the first that is ok
         gaps, units = _TRIED
         centres = np.asarray(anchor, dtype=float) + (gaps + 0.5 * (np.abs(units[:, :1]) * w
                                                                   + np.abs(units[:, 1:2]) * h)) * units
-        boxes = np.stack([centres[:, 0] - w / 2, centres[:, 1] - h / 2,
-                          centres[:, 0] + w / 2, centres[:, 1] + h / 2], axis=1)
-        good = _free_boxes(boxes, others, top, lines, dots)
-        far = [p for p in points if np.linalg.norm(p - mine) > 1e-6]
-        if far:
-            good &= np.all(_reaches(mine[None], boxes) < _reaches(np.array(far), boxes), axis=1)
-        first = np.flatnonzero(good)
+        first = np.flatnonzero(ok(np.stack([centres[:, 0] - w / 2, centres[:, 1] - h / 2,
+                                            centres[:, 0] + w / 2, centres[:, 1] + h / 2], axis=1)))
         return centres[first[0]] if len(first) else None
 
     def update_mobjects(self, dt: float) -> None:

@@ -497,19 +497,31 @@ def test_the_checkpoint_asks_whether_the_shadow_of_the_shadow_moves(scene):
 def test_a_letter_moves_to_the_first_free_spot_tried():
     """The spot search (all spots at once) finds what trying each spot in
     turn finds: the first spot, nearest first and round from straight up,
-    that is free (``_free``) and nearer the letter's own point than any
+    that is free (``free``, below) and nearer the letter's own point than any
     other letter's point; none when no spot is, and no move when the letter
     is already where it may stay."""
-    from manim import Rectangle
+    from manim import Rectangle, config
 
-    from scenes.shadow_projection import GAPS, ShadowProjection, _free, _reach
+    from scenes.kit.layout import overlaps
+    from scenes.shadow_projection import COLUMN_X, DOT_CLEARANCE, GAPS, LINE_CLEARANCE, ShadowProjection
+
+    def free(box, others, top, lines, dots):
+        """In the free picture (left of the text column, above the subtitles, under
+        ``top``), clear of ``others``, of the ``lines``' points and of the ``dots``."""
+        left, bottom = -config.frame_width / 2 + 0.1, -config.frame_height / 2 + 0.12 * config.frame_height + 0.06
+        for near, pad in ((lines, LINE_CLEARANCE), (dots, DOT_CLEARANCE)):
+            if len(near) and np.any((near[:, 0] > box[0] - pad) & (near[:, 0] < box[2] + pad)
+                                    & (near[:, 1] > box[1] - pad) & (near[:, 1] < box[3] + pad)):
+                return False
+        return (left <= box[0] and box[2] <= COLUMN_X - 0.1 and bottom <= box[1] and box[3] <= top
+                and not any(overlaps(box, o, pad=0.04) for o in others))
 
     def in_turn(label, anchor, now, others, points, lines, dots, top):
         mine, w, h = np.asarray(anchor, dtype=float)[:2], label.width, label.height
 
         def ok(box):
             return (all(_reach(mine, box) < _reach(p, box) for p in points if np.linalg.norm(p - mine) > 1e-6)
-                    and _free(box, others, top, lines, dots))
+                    and free(box, others, top, lines, dots))
         if ok(now):
             return "stays", None
         for gap in GAPS:
