@@ -124,18 +124,11 @@ def open_page(browser, site):
     assert not errors, errors
 
 
-def remembered(pg, lang: str) -> None:
-    """Wait until pg's own document reads ``lang`` as the remembered choice
-    (a page opened just after another chose may open before the browser's
-    store has the choice)."""
+def opens_in_remembered(pg, lang: str):
+    """``pg``, a page opened after another page of the same browser chose
+    ``lang``, reloaded once its own document reads that choice in the store
+    (it may open before the browser's store has it): it opens in ``lang``."""
     pg.wait_for_function(f"localStorage.getItem('qkv-lens.lang') === {lang!r}", timeout=10000)
-
-
-def opened_again(open_page, context, query: str, lang: str):
-    """A new page of the same browser (``open_page(query)``), reloaded once its
-    store holds the remembered ``lang``: it opens in ``lang``."""
-    pg = open_page(query, context=context)
-    remembered(pg, lang)
     pg.reload()
     assert pg.evaluate("document.documentElement.lang") == lang, \
         pg.evaluate("[location.href, localStorage.getItem('qkv-lens.lang')]")
@@ -568,12 +561,12 @@ def test_language_choice_is_remembered(open_page, browser):
         assert pg.title() == tr("zh", "lesson.title")
         pg.click("nav.langs button[data-lang=en]")
         assert pg.title() == tr("en", "lesson.title")
-        later = opened_again(open_page, context, "", "en")
+        later = opens_in_remembered(open_page("", context=context), "en")
         assert later.locator("footer").inner_text() == tr("en", "page.footer")
         assert later.locator("nav.langs button[aria-pressed=true]").inner_text() == tr("en", "lesson.language")
         # a link to the other language wins over the remembered choice, without changing it
         assert open_page("#zh-WorkedExample", context=context).evaluate("document.documentElement.lang") == "zh"
-        opened_again(open_page, context, "", "en")
+        opens_in_remembered(open_page("", context=context), "en")
     finally:
         context.close()
     # a fresh browser profile starts in the first language
@@ -606,10 +599,7 @@ def test_the_page_opens_in_the_lessons_language(site, tmp_path, browser):
         assert linked.evaluate("document.documentElement.lang") == "zh"
         later = context.new_page()                      # ?lang= was remembered
         later.goto(url)
-        remembered(later, "zh")
-        later.reload()
-        assert later.evaluate("document.documentElement.lang") == "zh", \
-            later.evaluate("[location.href, localStorage.getItem('qkv-lens.lang')]")
+        opens_in_remembered(later, "zh")
     finally:
         context.close()
     # a lesson in a language with no renders: the first language rendered
